@@ -1,0 +1,47 @@
+// Error: the one error value used inside every kernelhub layer.
+//
+// An Error is a closed ErrorCode (chosen so that a caller can decide "retry, fix the input, or
+// give up" from the code alone) plus a message that says what was asked, what was found and what
+// to do. Layers return Result<T>; only the edges (get_kernel, the CLI, the Python shim) turn an
+// Error into an exception (see kernelhub/errors.hpp).
+//
+// Thread safety: a value type; copies are independent.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace kernelhub {
+
+enum class ErrorCode {
+  kInvalidArgument,      // the caller's input is malformed (repo id, variant name, env value)
+  kNotFound,             // a path, repo, revision or file that does not exist
+  kNoCompatibleVariant,  // variants exist, none runs here
+  kCorruptFile,          // a file is not what it claims (not ELF, truncated, bad JSON)
+  kIntegrityMismatch,    // bytes do not match their recorded digest
+  kIncompatibleBinary,   // a well-formed binary that cannot load here (arch, glibc, torch ABI)
+  kLoadFailed,           // dlopen or op registration failed
+  kIo,                   // the operating system refused (permissions, disk full)
+  kNetwork,              // transport failure after retries
+  kUnauthorized,         // missing or wrong credentials
+  kGated,                // the repo is gated: the user must accept its conditions on the Hub
+  kOfflineMiss,          // offline (HF_HUB_OFFLINE) and the cache does not hold what was asked
+  kInternal,             // a bug in kernelhub
+};
+
+// The stable lower-case name of a code, as printed by the CLI's --json output.
+std::string_view to_string(ErrorCode code);
+
+struct Error {
+  ErrorCode code;
+  std::string message;
+
+  // Returns a copy whose message is "<context>: <message>", so callers can say what they were
+  // doing without losing what went wrong underneath.
+  Error with_context(std::string_view context) const;
+};
+
+// An Error for a failed system call: `what` names the operation and the file, errno is decoded.
+Error os_error(std::string_view what, int errno_value);
+
+}  // namespace kernelhub

@@ -1,0 +1,45 @@
+// SHA-256 over files and bytes (OpenSSL EVP), streamed: a file is read once, in chunks, and
+// never held in memory whole.
+//
+// Thread safety: free functions; a Sha256 object is used by one thread at a time.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "kernelhub/base/result.hpp"
+
+namespace kernelhub {
+
+using Sha256Digest = std::array<std::uint8_t, 32>;
+
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(Sha256&&) noexcept;
+  Sha256& operator=(Sha256&&) noexcept;
+
+  void update(const void* data, std::size_t size);
+  void update(std::string_view bytes) { update(bytes.data(), bytes.size()); }
+  Sha256Digest finish();
+
+ private:
+  struct Context;
+  std::unique_ptr<Context> context_;
+};
+
+Sha256Digest sha256(std::string_view bytes);
+
+// Hashes a file in 1 MiB chunks. Errors: kNotFound, kIo.
+Result<Sha256Digest> sha256_file(const std::filesystem::path& path);
+
+std::string to_hex(const Sha256Digest& digest);
+std::string to_base64(const Sha256Digest& digest);
+
+}  // namespace kernelhub

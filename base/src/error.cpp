@@ -1,0 +1,36 @@
+#include "kernelhub/base/error.hpp"
+
+#include <cstring>
+
+namespace kernelhub {
+
+std::string_view to_string(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument: return "invalid_argument";
+    case ErrorCode::kNotFound: return "not_found";
+    case ErrorCode::kNoCompatibleVariant: return "no_compatible_variant";
+    case ErrorCode::kCorruptFile: return "corrupt_file";
+    case ErrorCode::kIntegrityMismatch: return "integrity_mismatch";
+    case ErrorCode::kIncompatibleBinary: return "incompatible_binary";
+    case ErrorCode::kLoadFailed: return "load_failed";
+    case ErrorCode::kIo: return "io";
+    case ErrorCode::kNetwork: return "network";
+    case ErrorCode::kUnauthorized: return "unauthorized";
+    case ErrorCode::kGated: return "gated";
+    case ErrorCode::kOfflineMiss: return "offline_miss";
+    case ErrorCode::kInternal: return "internal";
+  }
+  return "internal";
+}
+
+Error Error::with_context(std::string_view context) const {
+  return Error{code, std::string(context) + ": " + message};
+}
+
+Error os_error(std::string_view what, int errno_value) {
+  const ErrorCode code = (errno_value == ENOENT || errno_value == ENOTDIR) ? ErrorCode::kNotFound
+                                                                            : ErrorCode::kIo;
+  return Error{code, std::string(what) + ": " + std::strerror(errno_value)};
+}
+
+}  // namespace kernelhub

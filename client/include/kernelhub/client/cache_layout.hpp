@@ -1,0 +1,112 @@
+// CacheLayout: the one module that knows the huggingface_hub cache layout. It builds every path
+// and performs the small atomic writes (refs, snapshot links, CACHEDIR.TAG) so that a Python
+// process sharing the cache sees exactly what huggingface_hub itself would have written
+// (mirrors `file_download.py` `hf_hub_download` docstring @ee0a451; hub-protocol.md §4):
+//
+//   <cache>/
+//     CACHEDIR.TAG
+//     .locks/kernels--org--name/<etag>.lock      flock'ed while a blob is fetched
+//     kernels--org--name/                         (models--, datasets--, spaces--)
+//       refs/main                                 40-hex commit, no newline
+//       refs/refs/pr/1                            a revision with `/` nests
+//       blobs/<etag>                              content; 40-hex git sha1 or 64-hex sha256
+//       blobs/<etag>.<8 hex>.incomplete           in-flight download, unique per writer
+//       snapshots/<commit>/<path>                 relative symlink -> ../../blobs/<etag>
+//       .no_exist/<commit>/<path>                 empty: <path> is absent at <commit>
+//       trees/<commit>.json                       tree listing (format_version 1)
+//
+// Note [Atomic publish]: nothing becomes visible under blobs/, refs/, snapshots/ or trees/
+// except by rename(2) of a complete file, so a reader (ours or Python's) never sees a partial
+// one. The .locks/ flock only saves bandwidth; correctness never depends on it.
+//
+// Thread safety: a value type; its operations are safe to run concurrently from threads and
+// processes (they rely on rename atomicity). Touches disk only in the functions that say so.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernelhub/base/result.hpp"
+#include "kernelhub/client/repo_id.hpp"
+#include "kernelhub/client/settings.hpp"
+
+namespace kernelhub::client {
+
+class CacheLayout {
+ public:
+  CacheLayout(std::filesystem::path cache_root, RepoType type, RepoId repo);
+
+  // "kernels--org--name".
+  static std::string repo_folder_name(RepoType type, const RepoId& repo);
+  // Inverse of repo_folder_name. Errors: kInvalidArgument for a folder that is not a repo's.
+  struct Parsed {
+    RepoType type;
+    RepoId repo;
+  };
+  static Result<Parsed> parse_repo_folder(std::string_view folder);
+
+  // True for a repo-relative path that stays inside the snapshot: not empty, not absolute, no
+  // `\`, no empty, `.` or `..` segment (hub-protocol.md §4.6).
+  static bool is_safe_repo_path(std::string_view path);
+  // True for a revision usable as a refs/ path: the same rules as a repo path.
+  static bool is_safe_revision(std::string_view revision) { return is_safe_repo_path(revision); }
+  // "../../blobs/<etag>" with one more "../" per directory level of `path_in_repo`.
+  static std::string blob_link_target(std::string_view path_in_repo, std::string_view etag);
+
+  const std::filesystem::path& cache_root() const { return root_; }
+  const std::filesystem::path& repo_dir() const { return repo_dir_; }
+  RepoType type() const { return type_; }
+  const RepoId& repo() const { return repo_; }
+
+  std::filesystem::path blobs_dir() const { return repo_dir_ / "blobs"; }
+  std::filesystem::path blob_path(std::string_view etag) const;
+  // blobs/<etag>.<8 random hex>.incomplete (fresh name on every call).
+  std::filesystem::path incomplete_path(std::string_view etag) const;
+  std::filesystem::path snapshot_dir(std::string_view commit) const;
+  // REQUIRES: is_safe_repo_path(path).
+  std::filesystem::path snapshot_path(std::string_view commit, std::string_view path) const;
+  std::filesystem::path ref_path(std::string_view revision) const;
+  std::filesystem::path no_exist_path(std::string_view commit, std::string_view path) const;
+  std::filesystem::path tree_path(std::string_view commit) const;
+  std::filesystem::path lock_path(std::string_view etag) const;
+  std::filesystem::path cachedir_tag_path() const { return root_ / "CACHEDIR.TAG"; }
+
+  // Disk. The commit recorded in refs/<revision>, read raw as huggingface_hub does; nullopt if
+  // absent or not a 40-hex commit.
+  std::optional<std::string> read_ref(std::string_view revision) const;
+  // Disk. Writes refs/<revision> = commit (no newline) atomically, only when it changed.
+  // Errors: kIo.
+  Status write_ref(std::string_view revision, std::string_view commit) const;
+  // Disk. Points snapshots/<commit>/<path> at blobs/<etag> with a relative symlink (replacing
+  // any older link atomically). Errors: kIo.
+  Status link_snapshot(std::string_view commit, std::string_view path, std::string_view etag) const;
+  // Disk. Creates the empty .no_exist/<commit>/<path> marker. Errors: kIo.
+  Status mark_missing(std::string_view commit, std::string_view path) const;
+  // Disk. Writes CACHEDIR.TAG at the cache root if missing (best effort, never fails).
+  void ensure_cachedir_tag() const;
+  // Disk. Names under refs/ (recursively, e.g. "main", "v1", "refs/pr/1") and commits under
+  // snapshots/, sorted; empty when the repo is not cached. For "what is cached" error text.
+  std::vector<std::string> list_refs() const;
+  std::vector<std::string> list_snapshots() const;
+
+ private:
+  std::filesystem::path root_;
+  RepoType type_;
+  RepoId repo_;
+  std::filesystem::path repo_dir_;
+};
+
+// Disk. Writes `content` to `path` through a unique temp file + rename (Note [Atomic publish]),
+// creating parent folders. Errors: kIo.
+Status write_file_atomic(const std::filesystem::path& path, std::string_view content, bool sync = false);
+
+// 8 random lower-case hex characters, for unique temp names.
+std::string random_hex8();
+
+// True for 40 lower-case hex characters (a full commit id).
+bool is_commit_hash(std::string_view text);
+
+}  // namespace kernelhub::client

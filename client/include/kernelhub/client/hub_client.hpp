@@ -1,0 +1,119 @@
+// HubClient: talks to a Hugging Face Hub (or `kernelhub serve`) and fills the shared
+// huggingface_hub cache (cache_layout.hpp). A revision is resolved to a commit once; everything
+// after that is fetched by commit. File lists come from the tree API, cached in
+// trees/<commit>.json; files are downloaded in parallel (libcurl multi, at most
+// Settings::max_parallel at once), resumed with Range after a cut, retried with backoff on
+// 408/429/5xx and network errors (Retry-After honoured), and verified while they stream: sha256
+// for LFS files, git blob sha1 otherwise. A blob becomes visible only complete and verified
+// (Note [Atomic publish] in cache_layout.hpp); a .locks/ flock makes concurrent processes,
+// ours and Python's, download each blob once.
+//
+// The token is sent to the endpoint's origin only: never to a storage host a redirect points
+// at. With Settings::offline no request is made at all; answers come from refs/, trees/ and
+// snapshots/, and a miss is kOfflineMiss naming what the cache does hold.
+//
+// Errors (every message names the repo, the revision and the file when there is one):
+//   kInvalidArgument  malformed revision, variant or path
+//   kNotFound         repo, revision, file or variant does not exist (the message says which)
+//   kGated            the repo is gated and the token has no access
+//   kUnauthorized     401/403 without a more specific code
+//   kOfflineMiss      offline, and the cache does not have it
+//   kIntegrityMismatch  bytes did not match their digest after every retry
+//   kNetwork          connection, timeout or HTTP failure after every retry
+//   kIo, kCorruptFile the local disk or cache is broken
+//
+// Thread safety: every method may be called from several threads at once. Ownership: results
+// are values; paths point into the cache and stay valid while the cache does.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernelhub/base/result.hpp"
+#include "kernelhub/client/repo_id.hpp"
+#include "kernelhub/client/repo_tree.hpp"
+#include "kernelhub/client/settings.hpp"
+#include "kernelhub/client/transport.hpp"
+
+namespace kernelhub::client {
+
+// What a download call produced.
+struct Snapshot {
+  std::filesystem::path path;      // snapshots/<commit>/build/<variant> (or the file for download_file)
+  std::filesystem::path root;      // snapshots/<commit>
+  std::string commit;
+  std::vector<std::string> files;  // repo paths, sorted
+  std::uint64_t bytes = 0;         // total size of `files`
+  std::uint64_t downloaded_bytes = 0;  // bytes fetched over the network by this call
+  int requests = 0;                // HTTP requests this call made (0: all from the cache)
+  double seconds = 0;              // wall time of the call
+};
+
+// What a metadata HEAD says about a file (hub-protocol.md §2.3).
+struct FileMetadata {
+  std::string commit;    // X-Repo-Commit
+  std::string etag;      // X-Linked-Etag or ETag, normalized: 40 or 64 hex
+  std::uint64_t size = 0;
+  std::string location;  // where to GET the bytes (the storage URL after a cross-host redirect)
+  int requests = 0;
+};
+
+struct DownloadOptions {
+  bool quiet = true;  // false: a progress line on stderr when it is a terminal
+};
+
+class HubClient {
+ public:
+  // REQUIRES: transport != nullptr (use make_curl_transport()).
+  HubClient(Settings settings, std::shared_ptr<Transport> transport);
+  // With the libcurl transport.
+  explicit HubClient(Settings settings);
+
+  const Settings& settings() const { return settings_; }
+
+  // Network unless `revision` is a full commit (then nothing) or offline (refs/ only).
+  // Resolves a branch, tag, v<N> version branch or short commit with the revision API and
+  // records it in refs/<revision>. A network failure falls back to refs/<revision>.
+  Result<std::string> resolve_revision(const RepoId& repo, RepoType type, std::string_view revision) const;
+
+  // Network (refs API), or refs/ offline. The version branches "v1", "v2", … sorted by number.
+  Result<std::vector<std::string>> list_versions(const RepoId& repo, RepoType type = RepoType::kKernel) const;
+
+  // trees/<commit>.json if cached (disk), else the tree API, recursive and paginated (network),
+  // then cached. Offline without a tree cache: rebuilt from snapshots/<commit>/.
+  // REQUIRES: is_commit_hash(commit).
+  Result<RepoTree> tree(const RepoId& repo, RepoType type, std::string_view commit) const;
+
+  // The build variants (folders under build/) at `commit`. REQUIRES: is_commit_hash(commit).
+  Result<std::vector<std::string>> list_variants(const RepoId& repo, RepoType type, std::string_view commit) const;
+
+  // HEAD /resolve with manual redirects: relative and same-origin ones are followed, a
+  // cross-origin one stops and its X-Linked-Etag/X-Linked-Size/Location are read. Network.
+  Result<FileMetadata> file_metadata(const RepoId& repo, RepoType type, std::string_view revision,
+                                     std::string_view path) const;
+
+  // One file (hf_hub_download): cache hit by commit without network, else HEAD + verified GET.
+  // On EntryNotFound the .no_exist marker is written. Snapshot::path is the file.
+  Result<Snapshot> download_file(const RepoId& repo, RepoType type, std::string_view revision,
+                                 std::string_view path, const DownloadOptions& options = {}) const;
+
+  // Every file under build/<variant>/ at `revision`, downloaded (missing ones only) and linked
+  // into snapshots/<commit>/. A pinned commit whose files are all cached makes no request.
+  Result<Snapshot> download_variant(const RepoId& repo, RepoType type, std::string_view revision,
+                                    std::string_view variant, const DownloadOptions& options = {}) const;
+
+  // Every file whose path starts with one of `prefixes` (all files when empty) at `revision`.
+  Result<Snapshot> download_prefixes(const RepoId& repo, RepoType type, std::string_view revision,
+                                     const std::vector<std::string>& prefixes,
+                                     const DownloadOptions& options = {}) const;
+
+ private:
+  Settings settings_;
+  std::shared_ptr<Transport> transport_;
+};
+
+}  // namespace kernelhub::client

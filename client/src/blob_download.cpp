@@ -1,0 +1,440 @@
+#include "blob_download.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <optional>
+
+#include "file_lock.hpp"
+#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/client/git_blob_sha1.hpp"
+#include "url.hpp"
+
+namespace kernelhub::client {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kMaxRedirects = 10;
+constexpr int kMaxIntegrityAttempts = 3;
+
+bool is_hex(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// sha256 for 64-hex etags (LFS), git blob sha1 for 40-hex ones.
+class ContentHasher {
+ public:
+  ContentHasher(std::string_view etag, std::uint64_t size) : size_(size) {
+    if (etag.size() == 64) {
+      sha256_.emplace();
+    } else {
+      sha1_.emplace(size);
+    }
+  }
+  void reset() {
+    if (sha256_) {
+      sha256_.emplace();
+    } else {
+      sha1_.emplace(size_);
+    }
+  }
+  void update(const char* data, std::size_t n) {
+    if (sha256_) {
+      sha256_->update(data, n);
+    } else {
+      sha1_->update(data, n);
+    }
+  }
+  std::string finish_hex() { return sha256_ ? to_hex(sha256_->finish()) : sha1_->finish_hex(); }
+
+ private:
+  std::uint64_t size_;
+  std::optional<Sha256> sha256_;
+  std::optional<GitBlobSha1> sha1_;
+};
+
+std::chrono::milliseconds backoff(const Settings& s, int failures) {
+  auto delay = s.backoff_base;
+  for (int i = 1; i < failures && delay < s.backoff_max; ++i) delay *= 2;
+  return std::min(delay, s.backoff_max);
+}
+
+std::string plural(int n, std::string_view word) { return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s"); }
+
+class BlobDownload;
+
+struct Job final : BodySink {
+  enum class State { kWaiting, kInFlight, kDone, kFailed };
+
+  BlobDownload* owner = nullptr;
+  BlobJob spec;
+  std::string url;
+  State state = State::kWaiting;
+  Clock::time_point ready_at{};
+  int failures = 0;            // consecutive attempts that ended without progress
+  int attempts = 0;            // every GET
+  int integrity_failures = 0;
+  int redirects = 0;
+  std::optional<FileLock> lock;
+  int fd = -1;
+  std::filesystem::path temp;
+  std::uint64_t written = 0;
+  std::optional<ContentHasher> hasher;
+  // Per attempt:
+  int status = 0;
+  bool to_file = false;
+  bool range_mismatch = false;
+  bool overflow = false;
+  bool write_failed = false;
+  int write_errno = 0;
+  std::uint64_t attempt_bytes = 0;
+  std::string error_body;
+  std::optional<Error> error;
+
+  bool begin(int code, const std::vector<Header>& headers) override;
+  bool write(const char* data, std::size_t size) override;
+
+  void restart_file() {
+    if (fd >= 0) {
+      if (::ftruncate(fd, 0) != 0) { /* the next write reports it */ }
+      ::lseek(fd, 0, SEEK_SET);
+    }
+    written = 0;
+    hasher->reset();
+  }
+  void discard_temp() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+    if (!temp.empty()) ::unlink(temp.c_str());
+    temp.clear();
+  }
+};
+
+class BlobDownload final : public Workload {
+ public:
+  BlobDownload(const CacheLayout& layout, const std::string& commit, std::vector<BlobJob> specs,
+               const Settings& settings, ProgressReporter& progress, const What& what)
+      : layout_(layout), commit_(commit), settings_(settings), progress_(progress), what_(what),
+        hub_origin_(url::origin(settings.endpoint)) {
+    jobs_.resize(specs.size());
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      jobs_[i].owner = this;
+      jobs_[i].url = specs[i].url;
+      jobs_[i].hasher.emplace(specs[i].etag, specs[i].size);
+      jobs_[i].spec = std::move(specs[i]);
+    }
+    mode_ = 0666;
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode_ &= ~mask;
+  }
+  ~BlobDownload() override {
+    for (Job& j : jobs_) j.discard_temp();
+  }
+
+  std::optional<Item> next() override {
+    const auto now = Clock::now();
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      Job& j = jobs_[i];
+      if (j.state != Job::State::kWaiting || j.ready_at > now) continue;
+      if (!j.lock) {
+        j.lock = FileLock::try_lock(layout_.lock_path(j.spec.etag));
+        if (!j.lock) {  // another process is fetching this blob: look again soon
+          fprintf(stderr, "DEBUG lock busy %s\n", j.spec.path.c_str());
+          j.ready_at = now + std::chrono::milliseconds(20);
+          continue;
+        }
+        if (blob_present(j)) {
+          publish_link(j);
+          continue;
+        }
+      }
+      if (j.fd < 0) {
+        std::error_code ec;
+        std::filesystem::create_directories(layout_.blobs_dir(), ec);
+        j.temp = layout_.incomplete_path(j.spec.etag);
+        j.fd = ::open(j.temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (j.fd < 0) {
+          fail(j, os_error("cannot create `" + j.temp.string() + "`", errno));
+          j.temp.clear();
+          continue;
+        }
+        j.written = 0;
+        j.hasher->reset();
+      }
+      Request request;
+      request.url = j.url;
+      request.connect_timeout = settings_.connect_timeout;
+      request.read_timeout = settings_.read_timeout;
+      request.headers.push_back({"User-Agent", settings_.user_agent()});
+      request.headers.push_back({"Accept-Encoding", "identity"});
+      if (settings_.token && url::origin(j.url) == hub_origin_) {
+        request.headers.push_back({"Authorization", "Bearer " + settings_.token->value()});
+      }
+      if (j.written > 0) request.headers.push_back({"Range", "bytes=" + std::to_string(j.written) + "-"});
+      j.state = Job::State::kInFlight;
+      ++j.attempts;
+      ++report_.requests;
+      return Item{i, std::move(request), &j};
+    }
+    return std::nullopt;
+  }
+
+  void finished(std::uint64_t id, Result<Response> result) override {
+    Job& j = jobs_[id];
+    j.state = Job::State::kWaiting;
+    if (j.write_failed) {
+      fail(j, os_error("cannot write `" + j.temp.string() + "`", j.write_errno));
+      return;
+    }
+    if (j.overflow) {
+      integrity_retry(j, "the server sent more than the expected " + std::to_string(j.spec.size) + " bytes");
+      return;
+    }
+    if (j.range_mismatch) {
+      j.restart_file();
+      transient(j, "the server answered the range request with another range");
+      return;
+    }
+    if (!result) {
+      transient(j, result.error().message);
+      return;
+    }
+    const Response& response = *result;
+    const int status = response.status;
+    if (status >= 300 && status < 400) {
+      const std::string* location = response.header("location");
+      if (location == nullptr || location->empty()) {
+        fail(j, Error{ErrorCode::kNetwork, "HTTP " + std::to_string(status) + " without a Location for " +
+                                               what_for(j).describe()});
+        return;
+      }
+      if (++j.redirects > kMaxRedirects) {
+        fail(j, Error{ErrorCode::kNetwork, "too many redirects (" + std::to_string(kMaxRedirects) +
+                                               ", a loop?) for " + what_for(j).describe() + ", last at `" +
+                                               url::redact(j.url) + "`"});
+        return;
+      }
+      j.url = url::resolve(j.url, *location);
+      return;  // ready now; the token goes along only if it points at the Hub's origin
+    }
+    if (status == 200 || status == 206) {
+      if (j.written < j.spec.size) {
+        transient(j, "the connection closed after " + std::to_string(j.written) + " of " +
+                         std::to_string(j.spec.size) + " bytes");
+        return;
+      }
+      complete(j);
+      return;
+    }
+    if (status == 416 && j.written > 0) {
+      j.restart_file();
+      transient(j, "HTTP 416 for a resumed range");
+      return;
+    }
+    if (is_retriable_status(status)) {
+      const auto wait = retry_after(response);
+      transient(j, "HTTP " + std::to_string(status) + " from `" + url::redact(j.url) + "`",
+                wait ? std::optional(std::min(*wait, settings_.retry_after_max)) : std::nullopt);
+      return;
+    }
+    fail(j, error_from_response(response, j.error_body, what_for(j), j.url));
+  }
+
+  bool done() const override {
+    return std::all_of(jobs_.begin(), jobs_.end(), [](const Job& j) {
+      return j.state == Job::State::kDone || j.state == Job::State::kFailed;
+    });
+  }
+
+  std::chrono::milliseconds idle_wait() const override {
+    auto wait = std::chrono::milliseconds(50);
+    const auto now = Clock::now();
+    for (const Job& j : jobs_) {
+      if (j.state != Job::State::kWaiting) continue;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(j.ready_at - now);
+      wait = std::min(wait, std::max(left, std::chrono::milliseconds(1)));
+    }
+    return wait;
+  }
+
+  Result<BlobReport> result() const {
+    for (const Job& j : jobs_) {
+      if (j.state == Job::State::kFailed) return unexpected(*j.error);
+    }
+    return report_;
+  }
+
+  void on_bytes(std::uint64_t n) {
+    report_.bytes += n;
+    progress_.add(n);
+  }
+
+ private:
+  What what_for(const Job& j) const {
+    What w = what_;
+    w.path = j.spec.path;
+    return w;
+  }
+
+  bool blob_present(const Job& j) const {
+    struct stat st {};
+    return ::stat(layout_.blob_path(j.spec.etag).c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) == j.spec.size;
+  }
+
+  void publish_link(Job& j) {
+    j.discard_temp();
+    auto linked = layout_.link_snapshot(commit_, j.spec.path, j.spec.etag);
+    j.lock.reset();
+    if (!linked) {
+      fail(j, linked.error());
+      return;
+    }
+    j.state = Job::State::kDone;
+    progress_.file_done();
+  }
+
+  // A failure worth another attempt: resume (Range) from what is written, after a backoff.
+  void transient(Job& j, const std::string& why, std::optional<std::chrono::milliseconds> wait = std::nullopt) {
+    fprintf(stderr, "DEBUG transient %s %d %s\n", j.spec.path.c_str(), j.failures, why.c_str());
+    if (j.attempt_bytes > 0) j.failures = 0;  // progress was made: the counter starts over
+    ++j.failures;
+    if (j.failures > settings_.max_retries) {
+      fail(j, Error{ErrorCode::kNetwork, "cannot download " + what_for(j).describe() + " after " +
+                                             plural(j.attempts, "attempt") + ": " + why});
+      return;
+    }
+    j.ready_at = Clock::now() + (wait ? *wait : backoff(settings_, j.failures));
+  }
+
+  void integrity_retry(Job& j, const std::string& why) {
+    j.restart_file();
+    j.url = j.spec.url;
+    j.redirects = 0;
+    if (++j.integrity_failures >= kMaxIntegrityAttempts) {
+      fail(j, Error{ErrorCode::kIntegrityMismatch, what_for(j).describe() + " failed verification " +
+                                                       plural(j.integrity_failures, "time") + ": " + why +
+                                                       "; nothing was stored. The server or a proxy is serving "
+                                                       "corrupt data; try again later or another endpoint"});
+      return;
+    }
+    j.ready_at = Clock::now() + backoff(settings_, j.integrity_failures);
+  }
+
+  void complete(Job& j) {
+    const std::string digest = j.hasher->finish_hex();
+    if (digest != j.spec.etag) {
+      integrity_retry(j, std::string(j.spec.etag.size() == 64 ? "sha256" : "git blob sha1") + " is " + digest +
+                             ", expected " + j.spec.etag);
+      return;
+    }
+    if (settings_.fsync) ::fdatasync(j.fd);
+    ::fchmod(j.fd, mode_);
+    ::close(j.fd);
+    j.fd = -1;
+    const std::filesystem::path blob = layout_.blob_path(j.spec.etag);
+    if (::rename(j.temp.c_str(), blob.c_str()) != 0) {
+      const int saved = errno;
+      ::unlink(j.temp.c_str());
+      j.temp.clear();
+      fail(j, os_error("cannot publish `" + blob.string() + "`", saved));
+      return;
+    }
+    j.temp.clear();
+    publish_link(j);
+  }
+
+  void fail(Job& j, Error error) {
+    j.discard_temp();
+    j.lock.reset();
+    j.state = Job::State::kFailed;
+    j.error = std::move(error);
+  }
+
+  const CacheLayout& layout_;
+  const std::string& commit_;
+  const Settings& settings_;
+  ProgressReporter& progress_;
+  const What& what_;
+  std::string hub_origin_;
+  std::vector<Job> jobs_;
+  BlobReport report_;
+  mode_t mode_;
+};
+
+bool Job::begin(int code, const std::vector<Header>& headers) {
+  status = code;
+  attempt_bytes = 0;
+  error_body.clear();
+  range_mismatch = overflow = write_failed = false;
+  to_file = code == 200 || code == 206;
+  if (code == 200 && written > 0) restart_file();  // the server ignored Range: start over
+  if (code == 206) {
+    // "bytes <start>-<end>/<total>": it must continue exactly where we stopped.
+    std::uint64_t start = UINT64_MAX;
+    for (const Header& h : headers) {
+      if (h.name != "content-range") continue;
+      const auto space = h.value.find(' ');
+      if (space != std::string::npos) {
+        std::from_chars(h.value.data() + space + 1, h.value.data() + h.value.size(), start);
+      }
+    }
+    if (start != written) {
+      range_mismatch = true;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Job::write(const char* data, std::size_t size) {
+  if (!to_file) {
+    if (error_body.size() < 65536) error_body.append(data, std::min<std::size_t>(size, 65536 - error_body.size()));
+    return true;
+  }
+  if (written + size > spec.size) {
+    overflow = true;
+    return false;
+  }
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(fd, data + done, size - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      write_failed = true;
+      write_errno = errno;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  hasher->update(data, size);
+  written += size;
+  attempt_bytes += size;
+  owner->on_bytes(size);
+  return true;
+}
+
+}  // namespace
+
+Result<BlobReport> download_blobs(const CacheLayout& layout, const std::string& commit, std::vector<BlobJob> jobs,
+                                  const Settings& settings, Transport& transport, ProgressReporter& progress,
+                                  const What& what) {
+  for (const BlobJob& job : jobs) {
+    if (!((job.etag.size() == 64 || job.etag.size() == 40) && is_hex(job.etag))) {
+      What w = what;
+      w.path = job.path;
+      return unexpected(ErrorCode::kCorruptFile, "the Hub reports `" + job.etag + "` as the id of " + w.describe() +
+                                                     ", which is neither a sha256 nor a git sha1: cannot verify it");
+    }
+  }
+  BlobDownload work(layout, commit, std::move(jobs), settings, progress, what);
+  transport.run(work, std::max(1, settings.max_parallel));
+  return work.result();
+}
+
+}  // namespace kernelhub::client

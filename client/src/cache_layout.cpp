@@ -1,0 +1,245 @@
+#include "kernelhub/client/cache_layout.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+namespace kernelhub::client {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string_view type_prefix(RepoType type) {
+  switch (type) {
+    case RepoType::kModel: return "models";
+    case RepoType::kDataset: return "datasets";
+    case RepoType::kSpace: return "spaces";
+    case RepoType::kKernel: return "kernels";
+  }
+  return "models";
+}
+
+void collect_refs(const fs::path& dir, const std::string& prefix, std::vector<std::string>& out) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = prefix + it->path().filename().string();
+    if (it->is_directory(ec)) {
+      collect_refs(it->path(), name + "/", out);
+    } else {
+      out.push_back(name);
+    }
+  }
+}
+
+}  // namespace
+
+std::string random_hex8() {
+  thread_local std::mt19937_64 engine{std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32)};
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::uint64_t bits = engine();
+  std::string out(8, '0');
+  for (char& c : out) {
+    c = kHex[bits & 0xf];
+    bits >>= 4;
+  }
+  return out;
+}
+
+bool is_commit_hash(std::string_view text) {
+  return text.size() == 40 && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+CacheLayout::CacheLayout(fs::path cache_root, RepoType type, RepoId repo)
+    : root_(std::move(cache_root)), type_(type), repo_(std::move(repo)),
+      repo_dir_(root_ / repo_folder_name(type_, repo_)) {}
+
+std::string CacheLayout::repo_folder_name(RepoType type, const RepoId& repo) {
+  return std::string(type_prefix(type)) + "--" + repo.org + "--" + repo.name;
+}
+
+Result<CacheLayout::Parsed> CacheLayout::parse_repo_folder(std::string_view folder) {
+  for (RepoType type : {RepoType::kModel, RepoType::kDataset, RepoType::kSpace, RepoType::kKernel}) {
+    const std::string prefix = std::string(type_prefix(type)) + "--";
+    if (!folder.starts_with(prefix)) continue;
+    const std::string_view rest = folder.substr(prefix.size());
+    const auto sep = rest.find("--");
+    if (sep == std::string_view::npos) break;
+    auto repo = RepoId::parse(std::string(rest.substr(0, sep)) + "/" + std::string(rest.substr(sep + 2)));
+    if (!repo) return unexpected(repo.error());
+    return Parsed{type, *repo};
+  }
+  return unexpected(ErrorCode::kInvalidArgument,
+                    "`" + std::string(folder) + "` is not a cache repo folder (expected e.g. kernels--org--name)");
+}
+
+bool CacheLayout::is_safe_repo_path(std::string_view path) {
+  if (path.empty() || path.front() == '/' || path.find('\\') != std::string_view::npos ||
+      path.find('\0') != std::string_view::npos) {
+    return false;
+  }
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = path.find('/', start);
+    const std::string_view segment = path.substr(start, end == std::string_view::npos ? end : end - start);
+    if (segment.empty() || segment == "." || segment == "..") return false;
+    if (end == std::string_view::npos) return true;
+    start = end + 1;
+  }
+}
+
+std::string CacheLayout::blob_link_target(std::string_view path_in_repo, std::string_view etag) {
+  std::string target = "../../";
+  for (char c : path_in_repo) {
+    if (c == '/') target += "../";
+  }
+  return target + "blobs/" + std::string(etag);
+}
+
+fs::path CacheLayout::blob_path(std::string_view etag) const { return blobs_dir() / std::string(etag); }
+
+fs::path CacheLayout::incomplete_path(std::string_view etag) const {
+  return blobs_dir() / (std::string(etag) + "." + random_hex8() + ".incomplete");
+}
+
+fs::path CacheLayout::snapshot_dir(std::string_view commit) const {
+  return repo_dir_ / "snapshots" / std::string(commit);
+}
+
+fs::path CacheLayout::snapshot_path(std::string_view commit, std::string_view path) const {
+  return snapshot_dir(commit) / std::string(path);
+}
+
+fs::path CacheLayout::ref_path(std::string_view revision) const { return repo_dir_ / "refs" / std::string(revision); }
+
+fs::path CacheLayout::no_exist_path(std::string_view commit, std::string_view path) const {
+  return repo_dir_ / ".no_exist" / std::string(commit) / std::string(path);
+}
+
+fs::path CacheLayout::tree_path(std::string_view commit) const {
+  return repo_dir_ / "trees" / (std::string(commit) + ".json");
+}
+
+fs::path CacheLayout::lock_path(std::string_view etag) const {
+  return root_ / ".locks" / repo_folder_name(type_, repo_) / (std::string(etag) + ".lock");
+}
+
+std::optional<std::string> CacheLayout::read_ref(std::string_view revision) const {
+  if (!is_safe_revision(revision)) return std::nullopt;
+  const int fd = ::open(ref_path(revision).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char buffer[64];
+  const ssize_t n = ::read(fd, buffer, sizeof buffer);
+  ::close(fd);
+  if (n != 40) return std::nullopt;  // raw, as huggingface_hub reads it: exactly the commit
+  std::string commit(buffer, 40);
+  if (!is_commit_hash(commit)) return std::nullopt;
+  return commit;
+}
+
+Status write_file_atomic(const fs::path& path, std::string_view content, bool sync) {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  const fs::path temp = path.string() + "." + random_hex8() + ".tmp";
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return unexpected(os_error("cannot create `" + temp.string() + "`", errno));
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int saved = errno;
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return unexpected(os_error("cannot write `" + temp.string() + "`", saved));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (sync) ::fdatasync(fd);
+  ::close(fd);
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(temp.c_str());
+    return unexpected(os_error("cannot rename to `" + path.string() + "`", saved));
+  }
+  return {};
+}
+
+Status CacheLayout::write_ref(std::string_view revision, std::string_view commit) const {
+  if (!is_safe_revision(revision)) {
+    return unexpected(ErrorCode::kInvalidArgument, "revision `" + std::string(revision) + "` cannot be a ref name");
+  }
+  if (read_ref(revision) == std::string(commit)) return {};
+  return write_file_atomic(ref_path(revision), commit);
+}
+
+Status CacheLayout::link_snapshot(std::string_view commit, std::string_view path, std::string_view etag) const {
+  const fs::path link = snapshot_path(commit, path);
+  const std::string target = blob_link_target(path, etag);
+  std::error_code ec;
+  fs::create_directories(link.parent_path(), ec);
+  char existing[512];
+  const ssize_t n = ::readlink(link.c_str(), existing, sizeof existing);
+  if (n > 0 && std::string_view(existing, static_cast<std::size_t>(n)) == target) return {};
+  const fs::path temp = link.string() + "." + random_hex8() + ".tmp";
+  if (::symlink(target.c_str(), temp.c_str()) != 0) {
+    return unexpected(os_error("cannot create symlink `" + temp.string() + "`", errno));
+  }
+  if (::rename(temp.c_str(), link.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(temp.c_str());
+    return unexpected(os_error("cannot rename symlink to `" + link.string() + "`", saved));
+  }
+  return {};
+}
+
+Status CacheLayout::mark_missing(std::string_view commit, std::string_view path) const {
+  if (!is_safe_repo_path(path)) return {};
+  const fs::path marker = no_exist_path(commit, path);
+  std::error_code ec;
+  fs::create_directories(marker.parent_path(), ec);
+  const int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return unexpected(os_error("cannot create `" + marker.string() + "`", errno));
+  ::close(fd);
+  return {};
+}
+
+void CacheLayout::ensure_cachedir_tag() const {
+  const fs::path tag = cachedir_tag_path();
+  struct stat st {};
+  if (::stat(tag.c_str(), &st) == 0) return;
+  // The standard signature line (https://bford.info/cachedir/), as huggingface_hub writes it.
+  (void)write_file_atomic(tag,
+                          "Signature: 8a477f597d28d172789f06886806bc55\n"
+                          "# This file is a cache directory tag created by huggingface_hub.\n"
+                          "# For information about cache directory tags, see:\n"
+                          "#\thttps://bford.info/cachedir/\n");
+}
+
+std::vector<std::string> CacheLayout::list_refs() const {
+  std::vector<std::string> out;
+  collect_refs(repo_dir_ / "refs", "", out);
+  std::erase_if(out, [](const std::string& name) { return name.ends_with(".tmp"); });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> CacheLayout::list_snapshots() const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(repo_dir_ / "snapshots", ec), end; !ec && it != end; it.increment(ec)) {
+    out.push_back(it->path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace kernelhub::client

@@ -1,0 +1,218 @@
+// The libcurl Transport: easy handles driven by a multi handle. RAII owns every curl object.
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "kernelhub/client/transport.hpp"
+
+namespace kernelhub::client {
+
+namespace {
+
+struct EasyDeleter {
+  void operator()(CURL* easy) const { curl_easy_cleanup(easy); }
+};
+struct MultiDeleter {
+  void operator()(CURLM* multi) const { curl_multi_cleanup(multi); }
+};
+struct SlistDeleter {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+using EasyHandle = std::unique_ptr<CURL, EasyDeleter>;
+using MultiHandle = std::unique_ptr<CURLM, MultiDeleter>;
+using HeaderList = std::unique_ptr<curl_slist, SlistDeleter>;
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+// One request in flight.
+struct Transfer {
+  std::uint64_t id = 0;
+  BodySink* sink = nullptr;
+  EasyHandle easy;
+  HeaderList headers;
+  std::string url;
+  Response response;
+  bool began = false;
+  bool sink_refused = false;
+  std::size_t body_bytes = 0;
+  char error[CURL_ERROR_SIZE] = {};
+};
+
+std::string trim(std::string_view text) {
+  while (!text.empty() && (text.back() == '\r' || text.back() == '\n' || text.back() == ' ' || text.back() == '\t')) {
+    text.remove_suffix(1);
+  }
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  return std::string(text);
+}
+
+size_t on_header(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::string_view line(data, size * count);
+  if (line.starts_with("HTTP/")) {
+    // A new response (e.g. after 100 Continue): start over.
+    t->response.headers.clear();
+    const auto space = line.find(' ');
+    if (space != std::string_view::npos) t->response.status = std::atoi(std::string(line.substr(space + 1, 3)).c_str());
+    return size * count;
+  }
+  const auto colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    std::string name(line.substr(0, colon));
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    t->response.headers.push_back(Header{std::move(name), trim(line.substr(colon + 1))});
+  }
+  return size * count;
+}
+
+size_t on_body(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const size_t n = size * count;
+  if (!t->began) {
+    t->began = true;
+    if (!t->sink->begin(t->response.status, t->response.headers)) {
+      t->sink_refused = true;
+      return 0;
+    }
+  }
+  if (n == 0) return 0;
+  if (!t->sink->write(data, n)) {
+    t->sink_refused = true;
+    return 0;
+  }
+  t->body_bytes += n;
+  return n;
+}
+
+std::string redact_query(const std::string& url) {
+  // Signed storage URLs carry credentials in the query: never print it.
+  const auto q = url.find('?');
+  return q == std::string::npos ? url : url.substr(0, q) + "?…";
+}
+
+std::unique_ptr<Transfer> make_transfer(Workload::Item item) {
+  auto t = std::make_unique<Transfer>();
+  t->id = item.id;
+  t->sink = item.sink;
+  t->url = item.request.url;
+  t->easy.reset(curl_easy_init());
+  CURL* e = t->easy.get();
+  curl_slist* list = nullptr;
+  for (const Header& h : item.request.headers) list = curl_slist_append(list, (h.name + ": " + h.value).c_str());
+  // No "Expect:" games, no transparent decoding: we ask for identity and check sizes exactly.
+  t->headers.reset(list);
+  curl_easy_setopt(e, CURLOPT_URL, t->url.c_str());
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, list);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &on_header);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &on_body);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error);
+  curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 512L * 1024L);
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(item.request.connect_timeout.count()));
+  // Read timeout: abort when fewer than 1 byte/s arrive for that many seconds.
+  const long read_s = std::max<long>(1, static_cast<long>((item.request.read_timeout.count() + 999) / 1000));
+  curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, read_s);
+  if (item.request.method == "HEAD") {
+    curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+  } else if (item.request.method != "GET") {
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, item.request.method.c_str());
+  }
+  curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
+  return t;
+}
+
+Result<Response> complete(Transfer& t, CURLcode code) {
+  if (code == CURLE_OK) {
+    long status = 0;
+    curl_easy_getinfo(t.easy.get(), CURLINFO_RESPONSE_CODE, &status);
+    t.response.status = static_cast<int>(status);
+    if (!t.began) {
+      // An empty body: the sink still learns the status and headers.
+      t.began = true;
+      t.sink->begin(t.response.status, t.response.headers);
+    }
+    return std::move(t.response);
+  }
+  std::string what = t.sink_refused ? "the receiver stopped the transfer"
+                                    : (t.error[0] ? std::string(t.error) : std::string(curl_easy_strerror(code)));
+  if (code == CURLE_OPERATION_TIMEDOUT && !t.sink_refused) what = "timed out: " + what;
+  return unexpected(ErrorCode::kNetwork, "`" + redact_query(t.url) + "`: " + what + " (after " +
+                                             std::to_string(t.body_bytes) + " body bytes)");
+}
+
+class CurlTransport final : public Transport {
+ public:
+  CurlTransport() { global_init(); }
+
+  void run(Workload& work, int max_parallel) override {
+    MultiHandle multi = acquire();
+    std::map<CURL*, std::unique_ptr<Transfer>> in_flight;
+    while (true) {
+      while (static_cast<int>(in_flight.size()) < max_parallel) {
+        auto item = work.next();
+        if (!item) break;
+        auto t = make_transfer(std::move(*item));
+        CURL* e = t->easy.get();
+        curl_multi_add_handle(multi.get(), e);
+        in_flight.emplace(e, std::move(t));
+      }
+      if (in_flight.empty()) {
+        if (work.done()) break;
+        std::this_thread::sleep_for(work.idle_wait());
+        continue;
+      }
+      int running = 0;
+      curl_multi_perform(multi.get(), &running);
+      int queued = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi.get(), &queued)) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        CURL* e = msg->easy_handle;
+        const CURLcode code = msg->data.result;
+        curl_multi_remove_handle(multi.get(), e);
+        auto node = in_flight.extract(e);
+        Transfer& t = *node.mapped();
+        work.finished(t.id, complete(t, code));
+      }
+      if (!in_flight.empty() && running > 0) curl_multi_poll(multi.get(), nullptr, 0, 50, nullptr);
+    }
+    release(std::move(multi));
+  }
+
+ private:
+  MultiHandle acquire() {
+    {
+      std::lock_guard lock(mutex_);
+      if (!pool_.empty()) {
+        MultiHandle m = std::move(pool_.back());
+        pool_.pop_back();
+        return m;
+      }
+    }
+    return MultiHandle(curl_multi_init());
+  }
+  void release(MultiHandle multi) {
+    std::lock_guard lock(mutex_);
+    if (pool_.size() < 8) pool_.push_back(std::move(multi));
+  }
+
+  std::mutex mutex_;
+  std::vector<MultiHandle> pool_;
+};
+
+}  // namespace
+
+std::shared_ptr<Transport> make_curl_transport() { return std::make_shared<CurlTransport>(); }
+
+}  // namespace kernelhub::client

@@ -1,0 +1,617 @@
+#include "kernelhub/client/hub_client.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "blob_download.hpp"
+#include "hub_errors.hpp"
+#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/client/progress.hpp"
+#include "url.hpp"
+
+namespace kernelhub::client {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kMaxRedirects = 10;
+
+std::string_view url_prefix(RepoType type) {
+  switch (type) {
+    case RepoType::kModel: return "";
+    case RepoType::kDataset: return "datasets/";
+    case RepoType::kSpace: return "spaces/";
+    case RepoType::kKernel: return "kernels/";
+  }
+  return "";
+}
+
+std::string api_segment(RepoType type) { return std::string(to_string(type)) + "s"; }
+
+std::string repo_label(const RepoId& repo, RepoType type) {
+  return std::string(to_string(type)) + " repo `" + repo.to_string() + "`";
+}
+
+bool is_short_commit(std::string_view text) {
+  return text.size() >= 5 && text.size() < 40 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view none = "none") {
+  if (items.empty()) return std::string(none);
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += ", ";
+    out += "`" + item + "`";
+  }
+  return out;
+}
+
+std::optional<std::string> read_small_file(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string out;
+  char buffer[65536];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+bool path_exists(const fs::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;  // follows the snapshot symlink to its blob
+}
+
+// One public call's state: the request counter and its Transport.
+struct Call {
+  const Settings& settings;
+  Transport& transport;
+  int requests = 0;
+
+  std::vector<Header> headers(const std::string& target) const {
+    std::vector<Header> out{{"User-Agent", settings.user_agent()}};
+    if (settings.token && url::origin(target) == url::origin(settings.endpoint)) {
+      out.push_back({"Authorization", "Bearer " + settings.token->value()});
+    }
+    return out;
+  }
+
+  std::chrono::milliseconds backoff(int failures) const {
+    auto delay = settings.backoff_base;
+    for (int i = 1; i < failures && delay < settings.backoff_max; ++i) delay *= 2;
+    return std::min(delay, settings.backoff_max);
+  }
+
+  // A request with retries on network errors and 408/429/5xx. 2xx/3xx come back as responses;
+  // other statuses (or the last retriable one) become errors.
+  Result<Response> send(Request request, StringSink& sink, const What& what) {
+    if (settings.offline) {
+      return unexpected(ErrorCode::kOfflineMiss, "offline mode (HF_HUB_OFFLINE) forbids the request for " + what.describe());
+    }
+    request.connect_timeout = settings.connect_timeout;
+    request.read_timeout = settings.api_timeout;
+    for (int attempt = 1;; ++attempt) {
+      ++requests;
+      auto result = transport.perform(request, sink);
+      std::optional<std::chrono::milliseconds> wait;
+      std::string why;
+      if (!result) {
+        why = result.error().message;
+      } else if (is_retriable_status(result->status)) {
+        why = "HTTP " + std::to_string(result->status);
+        wait = retry_after(*result);
+        if (wait) wait = std::min(*wait, settings.retry_after_max);
+      } else if (result->status >= 400) {
+        return unexpected(error_from_response(*result, sink.body(), what, request.url));
+      } else {
+        return result;
+      }
+      if (attempt > settings.max_retries) {
+        if (result) return unexpected(error_from_response(*result, sink.body(), what, request.url));
+        return unexpected(ErrorCode::kNetwork, "cannot reach the Hub for " + what.describe() + " after " +
+                                                   std::to_string(attempt) + " attempts: " + why);
+      }
+      std::this_thread::sleep_for(wait ? *wait : backoff(attempt));
+    }
+  }
+
+  Result<std::string> get(const std::string& target, const What& what, Response* head = nullptr) {
+    Request request;
+    request.url = target;
+    request.headers = headers(target);
+    request.headers.push_back({"Accept", "application/json"});
+    StringSink sink;
+    KH_ASSIGN_OR_RETURN(Response response, send(std::move(request), sink, what));
+    if (response.status >= 300) {
+      return unexpected(ErrorCode::kNetwork, "unexpected HTTP " + std::to_string(response.status) + " from `" +
+                                                 url::redact(target) + "` for " + what.describe());
+    }
+    if (head) *head = response;
+    return sink.take();
+  }
+};
+
+std::optional<std::string> next_link(const Response& response) {
+  const std::string* link = response.header("link");
+  if (!link) return std::nullopt;
+  // <url>; rel="next", <url2>; rel="prev"
+  std::size_t pos = 0;
+  while (pos < link->size()) {
+    const auto open = link->find('<', pos);
+    if (open == std::string::npos) break;
+    const auto close = link->find('>', open);
+    if (close == std::string::npos) break;
+    const auto end = link->find(',', close);
+    const std::string params = link->substr(close + 1, end == std::string::npos ? std::string::npos : end - close - 1);
+    if (params.find("rel=\"next\"") != std::string::npos || params.find("rel=next") != std::string::npos) {
+      return link->substr(open + 1, close - open - 1);
+    }
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  return std::nullopt;
+}
+
+bool valid_xet_hash(const std::string& text) {
+  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+// Rebuilds a tree from snapshots/<commit>/ (symlink targets name the blobs), for a cache that
+// huggingface_hub filled file by file without writing trees/.
+Result<RepoTree> tree_from_snapshot(const CacheLayout& layout, std::string_view commit) {
+  const fs::path root = layout.snapshot_dir(commit);
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return unexpected(ErrorCode::kOfflineMiss, "no snapshot");
+  RepoTree tree;
+  tree.commit = std::string(commit);
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code entry_ec;
+    const bool link = it->is_symlink(entry_ec);
+    struct stat st {};
+    if (::stat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;  // dangling or a folder
+    TreeEntry entry;
+    entry.path = it->path().lexically_relative(root).generic_string();
+    const std::string etag = link ? fs::read_symlink(it->path(), entry_ec).filename().string() : "";
+    entry.size = static_cast<std::uint64_t>(st.st_size);
+    if (etag.size() == 64) {
+      entry.lfs_sha256 = etag;
+    } else {
+      entry.blob_id = etag;
+    }
+    tree.files.push_back(std::move(entry));
+  }
+  std::sort(tree.files.begin(), tree.files.end(), [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
+  return tree;
+}
+
+std::string offline_inventory(const CacheLayout& layout) {
+  const auto refs = layout.list_refs();
+  const auto snapshots = layout.list_snapshots();
+  if (refs.empty() && snapshots.empty()) {
+    return "the cache at `" + layout.cache_root().string() + "` holds nothing for this repo";
+  }
+  return "the cache at `" + layout.cache_root().string() + "` holds refs " + join(refs) + " and snapshots " +
+         join(snapshots);
+}
+
+Error offline_miss(const CacheLayout& layout, const std::string& what) {
+  return Error{ErrorCode::kOfflineMiss, "offline mode (HF_HUB_OFFLINE) and " + what + " is not cached; " +
+                                            offline_inventory(layout) + ". Download it once online, or unset HF_HUB_OFFLINE"};
+}
+
+}  // namespace
+
+HubClient::HubClient(Settings settings, std::shared_ptr<Transport> transport)
+    : settings_(std::move(settings)), transport_(std::move(transport)) {}
+
+HubClient::HubClient(Settings settings) : HubClient(std::move(settings), make_curl_transport()) {}
+
+// ---- revisions ---------------------------------------------------------------------------
+
+namespace {
+
+Result<std::string> resolve_revision_impl(Call& call, const RepoId& repo, RepoType type, std::string_view revision) {
+  const CacheLayout layout(call.settings.cache_dir(type), type, repo);
+  What what{repo_label(repo, type), std::string(revision), ""};
+  if (revision.empty() || !CacheLayout::is_safe_revision(revision)) {
+    return unexpected(ErrorCode::kInvalidArgument, "`" + std::string(revision) + "` is not a valid revision for " +
+                                                       what.repo + " (expected a branch, tag, v<N> or commit)");
+  }
+  if (is_commit_hash(revision)) return std::string(revision);
+  auto from_cache = [&]() -> std::optional<std::string> {
+    if (auto commit = layout.read_ref(revision)) return commit;
+    if (is_short_commit(revision)) {
+      std::optional<std::string> match;
+      for (const auto& commit : layout.list_snapshots()) {
+        if (!commit.starts_with(revision)) continue;
+        if (match) return std::nullopt;  // ambiguous
+        match = commit;
+      }
+      return match;
+    }
+    return std::nullopt;
+  };
+  if (call.settings.offline) {
+    if (auto commit = from_cache()) return *commit;
+    return unexpected(offline_miss(layout, "revision `" + std::string(revision) + "` of " + what.repo));
+  }
+  const std::string target = call.settings.endpoint + "/api/" + api_segment(type) + "/" + repo.to_string() +
+                             "/revision/" + url::quote_segment(revision);
+  auto body = call.get(target, what);
+  if (!body) {
+    // Like huggingface_hub: an unreachable Hub falls back to the cache; a clear "no" does not.
+    if (body.error().code == ErrorCode::kNetwork) {
+      if (auto commit = from_cache()) return *commit;
+    }
+    return unexpected(body.error());
+  }
+  auto doc = nlohmann::json::parse(*body, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("sha") || !doc["sha"].is_string() ||
+      !is_commit_hash(doc["sha"].get<std::string>())) {
+    return unexpected(ErrorCode::kCorruptFile, "the Hub's answer for " + what.describe() +
+                                                   " has no 40-hex `sha` (`" + url::redact(target) + "`)");
+  }
+  std::string commit = doc["sha"].get<std::string>();
+  if (revision != commit) (void)layout.write_ref(revision, commit);  // best effort: the cache may be read-only
+  return commit;
+}
+
+Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::string_view commit) {
+  const CacheLayout layout(call.settings.cache_dir(type), type, repo);
+  if (auto text = read_small_file(layout.tree_path(commit))) {
+    auto tree = RepoTree::from_cache_json(commit, *text);
+    if (tree) return tree;
+  }
+  What what{repo_label(repo, type), std::string(commit), ""};
+  if (call.settings.offline) {
+    auto tree = tree_from_snapshot(layout, commit);
+    if (tree) return tree;
+    return unexpected(offline_miss(layout, "commit `" + std::string(commit) + "` of " + what.repo));
+  }
+  RepoTree tree;
+  tree.commit = std::string(commit);
+  std::string target = call.settings.endpoint + "/api/" + api_segment(type) + "/" + repo.to_string() + "/tree/" +
+                       url::quote_segment(commit) + "?recursive=true&expand=false";
+  for (int page = 0; page < 100000; ++page) {
+    Response head;
+    KH_ASSIGN_OR_RETURN(std::string body, call.get(target, what, &head));
+    auto doc = nlohmann::json::parse(body, nullptr, false);
+    if (doc.is_discarded() || !doc.is_array()) {
+      return unexpected(ErrorCode::kCorruptFile, "the tree listing of " + what.describe() + " is not a JSON array");
+    }
+    for (const auto& item : doc) {
+      if (!item.is_object() || item.value("type", "") != "file") continue;
+      TreeEntry entry;
+      entry.path = item.value("path", "");
+      entry.blob_id = item.value("oid", "");
+      entry.size = item.value("size", std::uint64_t{0});
+      if (item.contains("lfs") && item["lfs"].is_object()) {
+        entry.lfs_sha256 = item["lfs"].value("oid", "");
+        entry.size = item["lfs"].value("size", entry.size);
+      }
+      if (item.contains("xetHash") && item["xetHash"].is_string() && valid_xet_hash(item["xetHash"].get<std::string>())) {
+        entry.xet_hash = item["xetHash"].get<std::string>();
+      }
+      if (!CacheLayout::is_safe_repo_path(entry.path)) {
+        return unexpected(ErrorCode::kCorruptFile, "the tree listing of " + what.describe() + " has an unsafe path `" +
+                                                       entry.path + "`");
+      }
+      tree.files.push_back(std::move(entry));
+    }
+    auto next = next_link(head);
+    if (!next) break;
+    target = url::resolve(target, *next);
+  }
+  std::sort(tree.files.begin(), tree.files.end(), [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
+  (void)write_file_atomic(layout.tree_path(commit), tree.to_cache_json());  // best effort
+  return tree;
+}
+
+}  // namespace
+
+Result<std::string> HubClient::resolve_revision(const RepoId& repo, RepoType type, std::string_view revision) const {
+  Call call{settings_, *transport_};
+  return resolve_revision_impl(call, repo, type, revision);
+}
+
+Result<std::vector<std::string>> HubClient::list_versions(const RepoId& repo, RepoType type) const {
+  auto version_number = [](std::string_view name) -> std::optional<int> {
+    if (name.size() < 2 || name[0] != 'v') return std::nullopt;
+    int n = 0;
+    auto [end, ec] = std::from_chars(name.data() + 1, name.data() + name.size(), n);
+    if (ec != std::errc() || end != name.data() + name.size()) return std::nullopt;
+    return n;
+  };
+  std::vector<std::pair<int, std::string>> versions;
+  const CacheLayout layout(settings_.cache_dir(type), type, repo);
+  if (settings_.offline) {
+    for (const auto& ref : layout.list_refs()) {
+      if (auto n = version_number(ref)) versions.emplace_back(*n, ref);
+    }
+    if (versions.empty()) return unexpected(offline_miss(layout, "the version branches of " + repo_label(repo, type)));
+  } else {
+    Call call{settings_, *transport_};
+    What what{repo_label(repo, type), "", ""};
+    const std::string target = settings_.endpoint + "/api/" + api_segment(type) + "/" + repo.to_string() + "/refs";
+    KH_ASSIGN_OR_RETURN(std::string body, call.get(target, what));
+    auto doc = nlohmann::json::parse(body, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("branches") || !doc["branches"].is_array()) {
+      return unexpected(ErrorCode::kCorruptFile, "the refs of " + what.repo + " are not the expected JSON");
+    }
+    for (const auto& branch : doc["branches"]) {
+      const std::string name = branch.value("name", "");
+      if (auto n = version_number(name)) {
+        versions.emplace_back(*n, name);
+        const std::string commit = branch.value("targetCommit", "");
+        if (is_commit_hash(commit)) (void)layout.write_ref(name, commit);
+      }
+    }
+  }
+  std::sort(versions.begin(), versions.end());
+  std::vector<std::string> out;
+  for (auto& [n, name] : versions) out.push_back(std::move(name));
+  return out;
+}
+
+Result<RepoTree> HubClient::tree(const RepoId& repo, RepoType type, std::string_view commit) const {
+  Call call{settings_, *transport_};
+  return tree_impl(call, repo, type, commit);
+}
+
+Result<std::vector<std::string>> HubClient::list_variants(const RepoId& repo, RepoType type, std::string_view commit) const {
+  KH_ASSIGN_OR_RETURN(RepoTree tree, this->tree(repo, type, commit));
+  return tree.subfolders("build");
+}
+
+// ---- single files ------------------------------------------------------------------------
+
+namespace {
+
+struct HeadOutcome {
+  Result<FileMetadata> metadata;
+  std::string error_commit;  // X-Repo-Commit of an EntryNotFound answer
+};
+
+HeadOutcome head_impl(Call& call, const RepoId& repo, RepoType type, std::string_view revision, std::string_view path) {
+  What what{repo_label(repo, type), std::string(revision), std::string(path)};
+  std::string target = call.settings.endpoint + "/" + std::string(url_prefix(type)) + repo.to_string() + "/resolve/" +
+                       url::quote_segment(revision) + "/" + url::quote_path(path);
+  const std::string hub_origin = url::origin(call.settings.endpoint);
+  for (int hop = 0; hop <= kMaxRedirects; ++hop) {
+    Request request;
+    request.method = "HEAD";
+    request.url = target;
+    request.headers = call.headers(target);
+    request.headers.push_back({"Accept-Encoding", "identity"});
+    StringSink sink;
+    auto sent = call.send(std::move(request), sink, what);
+    if (!sent) return HeadOutcome{unexpected(sent.error()), ""};
+    const Response& response = *sent;
+    const bool redirect = response.status >= 300 && response.status < 400;
+    std::string location = target;
+    if (redirect) {
+      const std::string* next = response.header("location");
+      if (!next) return {unexpected(ErrorCode::kNetwork, "HTTP redirect without Location for " + what.describe()), ""};
+      location = url::resolve(target, *next);
+      const std::string next_origin = url::origin(location);
+      if (next_origin == url::origin(target) || next_origin == hub_origin) {
+        target = location;  // relative or same host (renamed repo, resolve-cache): follow
+        continue;
+      }
+    }
+    FileMetadata meta;
+    meta.requests = call.requests;
+    meta.location = location;
+    if (const std::string* commit = response.header("x-repo-commit")) meta.commit = *commit;
+    if (const std::string* etag = response.header("x-linked-etag")) {
+      meta.etag = normalize_etag(*etag);
+    } else if (const std::string* plain = response.header("etag")) {
+      meta.etag = normalize_etag(*plain);
+    }
+    const std::string* size = response.header("x-linked-size");
+    if (!size && !redirect) size = response.header("content-length");
+    if (size) std::from_chars(size->data(), size->data() + size->size(), meta.size);
+    if (meta.commit.empty() || meta.etag.empty() || !size) {
+      return {unexpected(ErrorCode::kCorruptFile, "the Hub's answer for " + what.describe() +
+                                                      " lacks X-Repo-Commit, ETag or size: is `" + call.settings.endpoint +
+                                                      "` a Hub?"),
+              ""};
+    }
+    return {std::move(meta), ""};
+  }
+  return {unexpected(ErrorCode::kNetwork, "too many redirects (" + std::to_string(kMaxRedirects) + ", a loop?) for " +
+                                              what.describe() + ", last at `" + url::redact(target) + "`"),
+          ""};
+}
+
+}  // namespace
+
+Result<FileMetadata> HubClient::file_metadata(const RepoId& repo, RepoType type, std::string_view revision,
+                                              std::string_view path) const {
+  if (!CacheLayout::is_safe_repo_path(path)) {
+    return unexpected(ErrorCode::kInvalidArgument, "`" + std::string(path) + "` is not a safe repo path");
+  }
+  Call call{settings_, *transport_};
+  return head_impl(call, repo, type, revision, path).metadata;
+}
+
+Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std::string_view revision,
+                                          std::string_view path, const DownloadOptions& options) const {
+  const auto started = Clock::now();
+  What what{repo_label(repo, type), std::string(revision), std::string(path)};
+  if (!CacheLayout::is_safe_repo_path(path)) {
+    return unexpected(ErrorCode::kInvalidArgument, "`" + std::string(path) + "` is not a safe repo path in " + what.repo);
+  }
+  const CacheLayout layout(settings_.cache_dir(type), type, repo);
+  auto finish = [&](std::string commit, std::uint64_t size, std::uint64_t downloaded, int requests) {
+    Snapshot s;
+    s.root = layout.snapshot_dir(commit);
+    s.path = layout.snapshot_path(commit, path);
+    s.commit = std::move(commit);
+    s.files = {std::string(path)};
+    s.bytes = size;
+    s.downloaded_bytes = downloaded;
+    s.requests = requests;
+    s.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    return s;
+  };
+  auto cached = [&](const std::string& commit) -> std::optional<Snapshot> {
+    const fs::path file = layout.snapshot_path(commit, path);
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) return std::nullopt;
+    return finish(commit, static_cast<std::uint64_t>(st.st_size), 0, 0);
+  };
+  if (is_commit_hash(revision)) {
+    if (auto hit = cached(std::string(revision))) return *hit;
+  }
+  if (settings_.offline) {
+    std::optional<std::string> commit = is_commit_hash(revision) ? std::optional(std::string(revision)) : layout.read_ref(revision);
+    if (commit) {
+      if (auto hit = cached(*commit)) return *hit;
+    }
+    return unexpected(offline_miss(layout, what.describe()));
+  }
+  Call call{settings_, *transport_};
+  auto head = head_impl(call, repo, type, revision, path);
+  if (!head.metadata) {
+    const Error& error = head.metadata.error();
+    if (error.code == ErrorCode::kNetwork) {  // unreachable: fall back to the cache
+      if (auto commit = is_commit_hash(revision) ? std::optional(std::string(revision)) : layout.read_ref(revision)) {
+        if (auto hit = cached(*commit)) return *hit;
+      }
+    }
+    return unexpected(error);
+  }
+  const FileMetadata& meta = *head.metadata;
+  if (revision != meta.commit) (void)layout.write_ref(revision, meta.commit);
+  layout.ensure_cachedir_tag();
+  if (auto hit = cached(meta.commit)) {
+    Snapshot s = *hit;
+    s.requests = call.requests;
+    return s;
+  }
+  struct stat st {};
+  std::uint64_t downloaded = 0;
+  if (::stat(layout.blob_path(meta.etag).c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) == meta.size) {
+    KH_RETURN_IF_ERROR(layout.link_snapshot(meta.commit, path, meta.etag));
+  } else {
+    // Fetch from the HEAD's final location; the token goes along only to the Hub's origin.
+    ProgressReporter progress = ProgressReporter::for_terminal(options.quiet);
+    progress.start(repo.to_string() + "/" + std::string(path), meta.size, 1);
+    auto report = download_blobs(layout, meta.commit, {BlobJob{std::string(path), meta.etag, meta.size, meta.location}},
+                                 settings_, *transport_, progress, what);
+    progress.finish();
+    if (!report) return unexpected(report.error());
+    call.requests += report->requests;
+    downloaded = report->bytes;
+  }
+  return finish(meta.commit, meta.size, downloaded, call.requests);
+}
+
+// ---- variants and prefixes ---------------------------------------------------------------
+
+namespace {
+
+Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& transport, const RepoId& repo, RepoType type,
+                                        std::string_view revision, const std::vector<std::string>& prefixes,
+                                        std::string_view variant, const DownloadOptions& options) {
+  const auto started = Clock::now();
+  Call call{settings, transport};
+  KH_ASSIGN_OR_RETURN(std::string commit, resolve_revision_impl(call, repo, type, revision));
+  const CacheLayout layout(settings.cache_dir(type), type, repo);
+  What what{repo_label(repo, type), std::string(revision), ""};
+  KH_ASSIGN_OR_RETURN(RepoTree tree, tree_impl(call, repo, type, commit));
+
+  std::vector<const TreeEntry*> selected;
+  if (prefixes.empty()) {
+    for (const TreeEntry& e : tree.files) selected.push_back(&e);
+  } else {
+    for (const std::string& prefix : prefixes) {
+      for (const TreeEntry* e : tree.under(prefix)) selected.push_back(e);
+    }
+  }
+  if (selected.empty()) {
+    if (!variant.empty()) {
+      return unexpected(ErrorCode::kNotFound, "variant `" + std::string(variant) + "` not found in " + what.repo +
+                                                  " at revision `" + what.revision + "`" +
+                                                  (revision != commit ? " (commit `" + commit + "`)" : "") + "; it has " +
+                                                  join(tree.subfolders("build"), "no variants"));
+    }
+    return unexpected(ErrorCode::kNotFound, "no file under " + join(prefixes) + " in " + what.describe());
+  }
+
+  Snapshot snapshot;
+  snapshot.commit = commit;
+  snapshot.root = layout.snapshot_dir(commit);
+  snapshot.path = variant.empty() ? snapshot.root : layout.snapshot_path(commit, "build/" + std::string(variant));
+  std::vector<BlobJob> jobs;
+  std::uint64_t missing_bytes = 0;
+  const std::string resolve_base = settings.endpoint + "/" + std::string(url_prefix(type)) + repo.to_string() +
+                                   "/resolve/" + commit + "/";
+  for (const TreeEntry* e : selected) {
+    snapshot.files.push_back(e->path);
+    snapshot.bytes += e->size;
+    if (path_exists(layout.snapshot_path(commit, e->path))) continue;  // the warm path: one stat per file
+    struct stat st {};
+    if (::stat(layout.blob_path(e->etag()).c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) == e->size) {
+      KH_RETURN_IF_ERROR(layout.link_snapshot(commit, e->path, e->etag()));
+      continue;
+    }
+    if (settings.offline) {
+      What file = what;
+      file.path = e->path;
+      return unexpected(offline_miss(layout, file.describe()));
+    }
+    jobs.push_back(BlobJob{e->path, e->etag(), e->size, resolve_base + url::quote_path(e->path)});
+    missing_bytes += e->size;
+  }
+  if (!jobs.empty()) {
+    layout.ensure_cachedir_tag();
+    ProgressReporter progress = ProgressReporter::for_terminal(options.quiet);
+    progress.start(repo.to_string() + (variant.empty() ? "" : " " + std::string(variant)), missing_bytes,
+                   static_cast<int>(jobs.size()));
+    auto report = download_blobs(layout, commit, std::move(jobs), settings, transport, progress, what);
+    progress.finish();
+    if (!report) return unexpected(report.error());
+    call.requests += report->requests;
+    snapshot.downloaded_bytes = report->bytes;
+  }
+  snapshot.requests = call.requests;
+  snapshot.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  return snapshot;
+}
+
+}  // namespace
+
+Result<Snapshot> HubClient::download_variant(const RepoId& repo, RepoType type, std::string_view revision,
+                                             std::string_view variant, const DownloadOptions& options) const {
+  if (variant.empty() || variant.find('/') != std::string_view::npos || !CacheLayout::is_safe_repo_path(variant)) {
+    return unexpected(ErrorCode::kInvalidArgument, "`" + std::string(variant) + "` is not a variant name (e.g. torch-cpu)");
+  }
+  return download_prefixes_impl(settings_, *transport_, repo, type, revision,
+                                {"build/" + std::string(variant) + "/"}, variant, options);
+}
+
+Result<Snapshot> HubClient::download_prefixes(const RepoId& repo, RepoType type, std::string_view revision,
+                                              const std::vector<std::string>& prefixes,
+                                              const DownloadOptions& options) const {
+  return download_prefixes_impl(settings_, *transport_, repo, type, revision, prefixes, "", options);
+}
+
+}  // namespace kernelhub::client

@@ -1,0 +1,106 @@
+#include "hub_errors.hpp"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "url.hpp"
+
+namespace kernelhub::client {
+
+std::string What::describe() const {
+  std::string out;
+  if (!path.empty()) out += "file `" + path + "` in ";
+  out += repo;
+  if (!revision.empty()) out += " at revision `" + revision + "`";
+  return out;
+}
+
+namespace {
+
+std::string server_message(const Response& response, std::string_view body) {
+  std::string message;
+  if (const std::string* m = response.header("x-error-message")) message = *m;
+  if (message.empty() && !body.empty()) {
+    auto doc = nlohmann::json::parse(body, nullptr, false);
+    if (!doc.is_discarded() && doc.is_object() && doc.contains("error")) {
+      if (doc["error"].is_string()) message = doc["error"].get<std::string>();
+    } else if (doc.is_discarded() && body.size() < 300 && body.find('<') == std::string_view::npos) {
+      message = std::string(body);
+    }
+  }
+  while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
+  std::string out = message.empty() ? "" : ": " + message;
+  if (const std::string* id = response.header("x-request-id")) out += " (request id " + *id + ")";
+  return out;
+}
+
+}  // namespace
+
+Error error_from_response(const Response& response, std::string_view body, const What& what, std::string_view request_url) {
+  const int status = response.status;
+  const std::string code = response.header("x-error-code") ? *response.header("x-error-code") : "";
+  const std::string http = "HTTP " + std::to_string(status) + (code.empty() ? "" : " " + code);
+  const std::string from = " from `" + url::redact(request_url) + "`";
+  const std::string detail = " (" + http + from + server_message(response, body) + ")";
+  if (code == "RevisionNotFound") {
+    return Error{ErrorCode::kNotFound, "revision `" + what.revision + "` not found in " + what.repo + detail +
+                                           "; use a branch, tag, v<N> version or commit that exists"};
+  }
+  if (code == "EntryNotFound") {
+    return Error{ErrorCode::kNotFound, what.describe() + " not found" + detail};
+  }
+  if (code == "GatedRepo") {
+    return Error{ErrorCode::kGated, what.repo + " is gated" + detail +
+                                        "; accept its conditions on the Hub and use a token (HF_TOKEN) that has access"};
+  }
+  if (code == "RepoNotFound" || (status == 404 && code.empty() && what.path.empty())) {
+    return Error{ErrorCode::kNotFound, what.repo + " not found" + detail +
+                                           "; check the name, or set HF_TOKEN if the repo is private"};
+  }
+  if (status == 401) {
+    return Error{ErrorCode::kUnauthorized, "not authorized to read " + what.describe() + detail +
+                                               "; set HF_TOKEN to a valid token"};
+  }
+  if (status == 403) {
+    return Error{ErrorCode::kUnauthorized, "access to " + what.describe() + " denied" + detail +
+                                               "; make sure your token has read permission for this repo"};
+  }
+  if (status == 404) {
+    return Error{ErrorCode::kNotFound, what.describe() + " not found" + detail};
+  }
+  if (status == 400) {
+    return Error{ErrorCode::kInvalidArgument, "the Hub rejected the request for " + what.describe() + detail};
+  }
+  return Error{ErrorCode::kNetwork, "request for " + what.describe() + " failed" + detail};
+}
+
+bool is_retriable_status(int status) {
+  return status == 408 || status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
+}
+
+std::optional<std::chrono::milliseconds> retry_after(const Response& response) {
+  if (const std::string* limit = response.header("ratelimit")) {
+    // "api";r=0;t=55 -> wait t+1 seconds when nothing remains.
+    const auto r = limit->find("r=");
+    const auto t = limit->find("t=");
+    if (r != std::string::npos && t != std::string::npos && limit->compare(r, 3, "r=0") == 0) {
+      long seconds = 0;
+      std::from_chars(limit->data() + t + 2, limit->data() + limit->size(), seconds);
+      return std::chrono::milliseconds((seconds + 1) * 1000);
+    }
+  }
+  if (const std::string* value = response.header("retry-after")) {
+    long seconds = -1;
+    auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), seconds);
+    if (ec == std::errc() && seconds >= 0) return std::chrono::milliseconds(seconds * 1000);
+  }
+  return std::nullopt;
+}
+
+std::string normalize_etag(std::string_view etag) {
+  if (etag.starts_with("W/")) etag.remove_prefix(2);
+  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') etag = etag.substr(1, etag.size() - 2);
+  return std::string(etag);
+}
+
+}  // namespace kernelhub::client

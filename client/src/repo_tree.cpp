@@ -1,0 +1,68 @@
+#include "kernelhub/client/repo_tree.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace kernelhub::client {
+
+std::vector<const TreeEntry*> RepoTree::under(std::string_view prefix) const {
+  std::vector<const TreeEntry*> out;
+  auto it = std::lower_bound(files.begin(), files.end(), prefix,
+                             [](const TreeEntry& e, std::string_view p) { return e.path < p; });
+  for (; it != files.end() && std::string_view(it->path).starts_with(prefix); ++it) out.push_back(&*it);
+  return out;
+}
+
+std::vector<std::string> RepoTree::subfolders(std::string_view folder) const {
+  const std::string prefix = std::string(folder) + "/";
+  std::set<std::string> names;
+  for (const TreeEntry* e : under(prefix)) {
+    const std::string_view rest = std::string_view(e->path).substr(prefix.size());
+    const auto slash = rest.find('/');
+    if (slash != std::string_view::npos && slash > 0) names.emplace(rest.substr(0, slash));
+  }
+  return {names.begin(), names.end()};
+}
+
+std::string RepoTree::to_cache_json() const {
+  nlohmann::json files_json = nlohmann::json::object();
+  for (const TreeEntry& e : files) {
+    nlohmann::json info = {{"size", e.size}, {"blob_id", e.blob_id}};
+    if (e.lfs_sha256) {
+      info["lfs_sha256"] = *e.lfs_sha256;
+      info["lfs_size"] = e.size;
+    }
+    if (e.xet_hash) info["xet_hash"] = *e.xet_hash;
+    files_json[e.path] = std::move(info);
+  }
+  nlohmann::json doc = {{"format_version", 1}, {"files", std::move(files_json)}};
+  return doc.dump(1);
+}
+
+Result<RepoTree> RepoTree::from_cache_json(std::string_view commit, std::string_view text) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || doc.value("format_version", 0) != 1 ||
+      !doc.contains("files") || !doc["files"].is_object()) {
+    return unexpected(ErrorCode::kCorruptFile, "tree cache for commit `" + std::string(commit) +
+                                                   "` is not format_version 1 JSON");
+  }
+  RepoTree tree;
+  tree.commit = std::string(commit);
+  for (auto& [path, info] : doc["files"].items()) {
+    if (!info.is_object() || !info.contains("size") || !info.contains("blob_id")) {
+      return unexpected(ErrorCode::kCorruptFile, "tree cache entry `" + path + "` lacks size or blob_id");
+    }
+    TreeEntry e;
+    e.path = path;
+    e.size = info["size"].get<std::uint64_t>();
+    e.blob_id = info["blob_id"].get<std::string>();
+    if (info.contains("lfs_sha256") && info["lfs_sha256"].is_string()) e.lfs_sha256 = info["lfs_sha256"].get<std::string>();
+    if (info.contains("xet_hash") && info["xet_hash"].is_string()) e.xet_hash = info["xet_hash"].get<std::string>();
+    tree.files.push_back(std::move(e));
+  }
+  std::sort(tree.files.begin(), tree.files.end(), [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
+  return tree;
+}
+
+}  // namespace kernelhub::client

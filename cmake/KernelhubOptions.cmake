@@ -1,0 +1,27 @@
+# kernelhub_target_defaults(<target>): the warning and sanitizer policy for our own code.
+# Third-party headers (torch, curl, json) come in as SYSTEM includes, so -Werror applies to
+# what we write and not to what we depend on.
+function(kernelhub_target_defaults target)
+  if(KERNELHUB_DEVELOPER)
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Werror -Wno-unused-parameter
+                                             -Wno-missing-field-initializers)
+  endif()
+  if(KERNELHUB_SANITIZE)
+    target_compile_options(${target} PRIVATE -fsanitize=${KERNELHUB_SANITIZE} -fno-omit-frame-pointer
+                                             -fno-sanitize-recover=all)
+    target_link_options(${target} PRIVATE -fsanitize=${KERNELHUB_SANITIZE})
+  endif()
+endfunction()
+
+# kernelhub_layer(<name> SOURCES ... LINK_PUBLIC ... LINK_PRIVATE ...): one folder, one target,
+# one namespace per layer: <name>/include/kernelhub/<name>/*.hpp is public, <name>/src private.
+function(kernelhub_layer name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINK_PUBLIC;LINK_PRIVATE" ${ARGN})
+  add_library(kernelhub_${name} STATIC ${ARG_SOURCES})
+  add_library(kernelhub::${name} ALIAS kernelhub_${name})
+  target_include_directories(kernelhub_${name}
+    PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  target_link_libraries(kernelhub_${name} PUBLIC ${ARG_LINK_PUBLIC} PRIVATE ${ARG_LINK_PRIVATE})
+  kernelhub_target_defaults(kernelhub_${name})
+endfunction()

@@ -1,0 +1,48 @@
+// Gets the reference kernels through kernelhub and checks rms_norm against a float64 reference.
+//
+//   LOCAL_KERNELS=kernelhub/reference-kernels=build/kernels build/bin/rms_norm_example
+#include <torch/torch.h>
+
+#include <cstdio>
+
+#include "kernelhub/kernelhub.hpp"
+
+namespace {
+
+// Qwen3RMSNorm in float64: the reference every dtype is compared against.
+torch::Tensor reference(const torch::Tensor& x, const torch::Tensor& w, double eps) {
+  const auto x64 = x.to(torch::kFloat64);
+  const auto inv = torch::rsqrt(x64.pow(2).mean(-1, /*keepdim=*/true) + eps);
+  return x64 * inv * w.to(torch::kFloat64);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* repo = argc > 1 ? argv[1] : "kernelhub/reference-kernels";
+  try {
+    const kernelhub::Kernel kernel = kernelhub::get_kernel(repo, {.version = 1});
+    std::printf("variant %s, namespace %s\n", kernel.variant().c_str(), kernel.ns().c_str());
+    auto rms_norm =
+        kernel.op<void(at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&, double)>("rms_norm");
+    int failures = 0;
+    for (auto [dtype, name, tolerance] : {std::tuple{torch::kFloat32, "fp32", 1e-5},
+                                          std::tuple{torch::kBFloat16, "bf16", 1e-2}}) {
+      const auto x = torch::randn({64, 4096}).to(dtype);
+      const auto w = (1 + 0.1 * torch::randn({4096})).to(dtype);
+      auto out = torch::full_like(x, std::numeric_limits<float>::quiet_NaN());  // poisoned
+      rms_norm.call(out, x, w, 1e-6);
+      const auto ref = reference(x, w, 1e-6);
+      const double max_error = (out.to(torch::kFloat64) - ref).abs().max().item<double>();
+      const double rel_error = ((out.to(torch::kFloat64) - ref).norm() / ref.norm()).item<double>();
+      const bool ok = rel_error < tolerance && std::isfinite(max_error);
+      std::printf("rms_norm %s [64, 4096]: max abs error %.3g, relative error %.3g (tolerance %.0e) %s\n", name,
+                  max_error, rel_error, tolerance, ok ? "ok" : "FAILED");
+      failures += ok ? 0 : 1;
+    }
+    return failures == 0 ? 0 : 1;
+  } catch (const kernelhub::KernelhubError& e) {
+    std::fprintf(stderr, "rms_norm_example: %s\n", e.what());
+    return 1;
+  }
+}

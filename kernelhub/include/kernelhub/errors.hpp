@@ -1,0 +1,40 @@
+// The exceptions get_kernel and the CLI throw: one class per failure a user can act on, all
+// derived from kernelhub::KernelhubError (itself a std::runtime_error). Inside the library,
+// errors are values (kernelhub::Error); raise_for() is the one place that turns them into these.
+#pragma once
+
+#include <stdexcept>
+
+#include "kernelhub/base/error.hpp"
+
+namespace kernelhub {
+
+class KernelhubError : public std::runtime_error {
+ public:
+  KernelhubError(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ErrorCode code() const { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+// Malformed input: a repo id, a LOCAL_KERNELS value, an option.
+struct InvalidArgumentError : KernelhubError { using KernelhubError::KernelhubError; };
+// A repo, revision, file or local path that does not exist.
+struct NotFoundError : KernelhubError { using KernelhubError::KernelhubError; };
+// Variants exist but none can run here; the message carries the decision trace.
+struct NoCompatibleVariantError : KernelhubError { using KernelhubError::KernelhubError; };
+// A file that is not what it claims to be (not ELF, truncated, bad metadata.json).
+struct CorruptFileError : KernelhubError { using KernelhubError::KernelhubError; };
+// Bytes that do not match their recorded digest.
+struct IntegrityError : KernelhubError { using KernelhubError::KernelhubError; };
+// A well-formed binary that cannot load here: another cpu, glibc, torch or missing library.
+struct IncompatibleBinaryError : KernelhubError { using KernelhubError::KernelhubError; };
+// dlopen or op registration failed.
+struct LoadError : KernelhubError { using KernelhubError::KernelhubError; };
+// Network, credentials, I/O and anything else.
+struct HubError : KernelhubError { using KernelhubError::KernelhubError; };
+
+[[noreturn]] void raise_for(const Error& error);
+
+}  // namespace kernelhub

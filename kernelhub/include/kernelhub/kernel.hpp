@@ -1,0 +1,72 @@
+// Kernel: a loaded Hub kernel variant and its ops, callable through the c10 dispatcher.
+//
+// Obtained from get_kernel() / get_local_kernel(). Cheap to copy (shares the loaded library).
+// Thread safety: immutable; ops may be called from any thread, as any torch op.
+#pragma once
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernelhub/loader/op_library.hpp"
+#include "kernelhub/metadata.hpp"
+#include "kernelhub/resolver/select.hpp"
+
+namespace kernelhub {
+
+class Kernel {
+ public:
+  Kernel(std::shared_ptr<const loader::OpLibrary> library, Metadata metadata, std::string variant,
+         std::string revision, std::filesystem::path path, std::vector<resolver::Decision> decisions)
+      : library_(std::move(library)),
+        metadata_(std::move(metadata)),
+        variant_(std::move(variant)),
+        revision_(std::move(revision)),
+        path_(std::move(path)),
+        decisions_(std::move(decisions)) {}
+
+  // Ops registered by the kernel under its namespace, with their schemas.
+  const std::vector<loader::OpInfo>& ops() const { return library_->ops(); }
+
+  // A typed handle, e.g. op<void(at::Tensor&, const at::Tensor&, const at::Tensor&, double)>("rms_norm").
+  // Throws c10::Error if the op does not exist or the signature does not match its schema.
+  template <typename Signature>
+  c10::TypedOperatorHandle<Signature> op(std::string_view name) const {
+    return handle(name).typed<Signature>();
+  }
+
+  // Calls an op with boxed arguments; returns its outputs.
+  template <typename... Args>
+  std::vector<c10::IValue> call(std::string_view name, Args&&... args) const {
+    torch::jit::Stack stack;
+    (stack.emplace_back(std::forward<Args>(args)), ...);
+    handle(name).callBoxed(stack);
+    return stack;
+  }
+
+  const std::string& ns() const { return library_->ns(); }
+  const std::string& variant() const { return variant_; }    // e.g. torch215-cxx11-cpu-x86_64-linux
+  const std::string& revision() const { return revision_; }  // commit, or "local"
+  const std::filesystem::path& path() const { return path_; }  // the variant directory
+  const Metadata& metadata() const { return metadata_; }
+  const std::vector<resolver::Decision>& decisions() const { return decisions_; }
+
+ private:
+  c10::OperatorHandle handle(std::string_view name) const {
+    return c10::Dispatcher::singleton().findSchemaOrThrow((ns() + "::" + std::string(name)).c_str(), "");
+  }
+
+  std::shared_ptr<const loader::OpLibrary> library_;
+  Metadata metadata_;
+  std::string variant_;
+  std::string revision_;
+  std::filesystem::path path_;
+  std::vector<resolver::Decision> decisions_;
+};
+
+}  // namespace kernelhub

@@ -1,0 +1,50 @@
+// kernelhub: get GPU kernels from a Hub into a running C++ program.
+//
+//   auto kernel = kernelhub::get_kernel("kernelhub/reference-kernels", {.version = 1});
+//   auto rms_norm = kernel.op<void(at::Tensor&, const at::Tensor&, const at::Tensor&, double)>("rms_norm");
+//   rms_norm.call(out, x, weight, 1e-6);
+//
+// get_kernel detects this machine (resolver::Environment), picks the variant that runs here
+// (resolver::select, whose full trace the error carries when nothing fits), verifies its files
+// against metadata.json `digest`, checks the library can load (loader pre-flight) and loads it.
+// Errors are thrown as the exception classes of kernelhub/errors.hpp.
+//
+// Configuration is read once per call from the process environment: LOCAL_KERNELS, the
+// KERNELHUB_* environment overrides (resolver/environment.hpp).
+// Thread safety: get_kernel may be called from several threads; loads are serialised.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/errors.hpp"
+#include "kernelhub/kernel.hpp"
+#include "kernelhub/resolver/environment.hpp"
+
+namespace kernelhub {
+
+struct GetKernelOptions {
+  std::optional<std::string> revision;  // branch, tag or commit
+  std::optional<int> version;           // major version: branch v<N>
+  std::optional<std::string> backend;   // "cpu" or the detected backend, as in the kernels package
+  bool offline = false;
+};
+
+// The environment as get_kernel sees it: this process's LibTorch and machine, plus overrides.
+resolver::Environment detect_environment(const EnvironmentSource& env = process_environment());
+
+// Loads `repo_id`, from LOCAL_KERNELS when it names the repo. Throws (errors.hpp).
+Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options = {});
+
+// Loads the best variant under a local directory: `path/<variant>/`, `path/build/<variant>/`,
+// or `path` itself when it is a variant directory. Throws (errors.hpp).
+Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend = std::nullopt);
+
+// The same, with errors as values and configuration passed in.
+Result<Kernel> load_local_kernel(const std::filesystem::path& path, const resolver::Environment& environment,
+                                 const EnvironmentSource& env);
+
+}  // namespace kernelhub

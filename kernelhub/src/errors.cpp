@@ -1,0 +1,18 @@
+#include "kernelhub/errors.hpp"
+
+namespace kernelhub {
+
+void raise_for(const Error& error) {
+  switch (error.code) {
+    case ErrorCode::kInvalidArgument: throw InvalidArgumentError(error.code, error.message);
+    case ErrorCode::kNotFound: throw NotFoundError(error.code, error.message);
+    case ErrorCode::kNoCompatibleVariant: throw NoCompatibleVariantError(error.code, error.message);
+    case ErrorCode::kCorruptFile: throw CorruptFileError(error.code, error.message);
+    case ErrorCode::kIntegrityMismatch: throw IntegrityError(error.code, error.message);
+    case ErrorCode::kIncompatibleBinary: throw IncompatibleBinaryError(error.code, error.message);
+    case ErrorCode::kLoadFailed: throw LoadError(error.code, error.message);
+    default: throw HubError(error.code, error.message);
+  }
+}
+
+}  // namespace kernelhub

@@ -1,0 +1,174 @@
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "kernelhub/client/repo_id.hpp"
+#include "kernelhub/kernelhub.hpp"
+#include "kernelhub/loader/torch_runtime.hpp"
+#include "kernelhub/local_kernels.hpp"
+
+namespace kernelhub {
+
+namespace {
+
+// The op namespace from `_ops.py` (`ops = torch.ops._name_cpu_uid`), for variants without
+// metadata.json (kernels built before kernel-builder wrote one).
+std::optional<std::string> namespace_from_ops_py(const std::filesystem::path& dir) {
+  std::ifstream in(dir / "_ops.py");
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  static const std::regex ops_re(R"(torch\.ops\.([A-Za-z_][A-Za-z0-9_]*))");
+  std::smatch m;
+  const std::string s = text.str();
+  if (std::regex_search(s, m, ops_re)) return m[1].str();
+  return std::nullopt;
+}
+
+// The op library of a variant: `<id>.abi3.so` (kernel-builder's name), else the only `.so` in the
+// directory, else the only one in `<pkg>/` (the layout before Nov 2025).
+Result<std::filesystem::path> find_library(const std::filesystem::path& dir, const std::string& ns) {
+  for (const char* suffix : {".abi3.so", ".so"}) {
+    const auto named = dir / (ns + suffix);
+    if (std::filesystem::is_regular_file(named)) return named;
+  }
+  std::vector<std::filesystem::path> found;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".so") found.push_back(entry.path());
+    if (entry.is_directory()) {
+      for (const auto& inner : std::filesystem::directory_iterator(entry.path(), ec)) {
+        if (inner.is_regular_file() && inner.path().extension() == ".so") found.push_back(inner.path());
+      }
+    }
+  }
+  if (found.size() == 1) return found.front();
+  if (found.empty()) {
+    return unexpected(ErrorCode::kNotFound, "variant directory `" + dir.string() + "` has no op library (`" + ns +
+                                                ".abi3.so` or another `.so`)");
+  }
+  return unexpected(ErrorCode::kCorruptFile, "variant directory `" + dir.string() +
+                                                 "` has several `.so` files and none is named `" + ns + ".abi3.so`");
+}
+
+std::vector<std::string> subdirectories(const std::filesystem::path& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.is_directory(ec)) out.push_back(entry.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool any_parses(const std::vector<std::string>& names) {
+  return std::any_of(names.begin(), names.end(),
+                     [](const std::string& n) { return resolver::Variant::parse(n).has_value(); });
+}
+
+Result<Kernel> load_variant_dir(const std::filesystem::path& dir, std::string variant, std::string revision,
+                                std::vector<resolver::Decision> decisions, const EnvironmentSource& env) {
+  auto metadata = Metadata::read(dir);
+  if (!metadata) {
+    if (metadata.error().code != ErrorCode::kNotFound) return unexpected(metadata.error());
+    auto ns = namespace_from_ops_py(dir);
+    if (!ns) {
+      return unexpected(ErrorCode::kNotFound, "variant directory `" + dir.string() +
+                                                  "` has neither metadata.json nor _ops.py, so its op namespace is unknown");
+    }
+    Metadata fallback;
+    fallback.id = *ns;
+    fallback.name = dir.filename().string();
+    metadata = std::move(fallback);
+  }
+  if (!metadata->digest.empty()) KH_RETURN_IF_ERROR(verify_digest(dir, *metadata));
+  KH_ASSIGN_OR_RETURN(std::filesystem::path library_path, find_library(dir, metadata->id));
+  auto library = loader::OpLibrary::open(library_path, metadata->id, env);
+  if (!library) return unexpected(library.error());
+  return Kernel(*library, std::move(*metadata), std::move(variant), std::move(revision), dir, std::move(decisions));
+}
+
+resolver::Environment with_backend(resolver::Environment environment, const std::optional<std::string>& backend) {
+  if (!backend) return environment;
+  auto parsed = resolver::Backend::parse_environment(*backend);
+  if (!parsed && *backend == environment.torch_backend.kind_name()) parsed = environment.torch_backend;
+  if (!parsed) raise_for(parsed.error());
+  if (parsed->kind == resolver::BackendKind::kCuda && !parsed->version) parsed = environment.torch_backend;
+  environment.backend = *parsed;
+  environment.backend_reason = "requested by the caller";
+  return environment;
+}
+
+}  // namespace
+
+resolver::Environment detect_environment(const EnvironmentSource& env) {
+  auto environment = resolver::Environment::detect(loader::torch_runtime(), env);
+  if (!environment) raise_for(environment.error());
+  return *environment;
+}
+
+Result<Kernel> load_local_kernel(const std::filesystem::path& path, const resolver::Environment& environment,
+                                 const EnvironmentSource& env) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) {
+    return unexpected(ErrorCode::kNotFound, "kernel directory `" + path.string() + "` does not exist");
+  }
+  std::filesystem::path root = path;
+  std::vector<std::string> names = subdirectories(root);
+  if (!any_parses(names) && std::filesystem::is_directory(path / "build", ec)) {
+    root = path / "build";
+    names = subdirectories(root);
+  }
+  if (!any_parses(names)) {
+    // `path` itself may be a variant directory.
+    if (std::filesystem::exists(path / "metadata.json", ec) || std::filesystem::exists(path / "_ops.py", ec)) {
+      return load_variant_dir(path, path.filename().string(), "local", {}, env);
+    }
+    return unexpected(ErrorCode::kNotFound, "Could not find kernel in `" + path.string() +
+                                                "`: no build variant directories (e.g. build/torch215-cxx11-cpu-x86_64-linux/) "
+                                                "in it or in its build/ subdirectory");
+  }
+  auto decisions = resolver::select(names, environment, {.native_only = true});
+  const resolver::Decision* best = resolver::chosen(decisions);
+  if (best == nullptr) {
+    return unexpected(ErrorCode::kNoCompatibleVariant,
+                      "Cannot find a build variant for this system in `" + path.string() + "`:\n\n" +
+                          resolver::format_trace(decisions));
+  }
+  const std::string name = best->name;
+  return load_variant_dir(root / name, name, "local", std::move(decisions), env);
+}
+
+Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend) {
+  const EnvironmentSource env = process_environment();
+  const resolver::Environment environment = with_backend(detect_environment(env), backend);
+  auto kernel = load_local_kernel(path, environment, env);
+  if (!kernel) raise_for(kernel.error());
+  return *std::move(kernel);
+}
+
+Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
+  const EnvironmentSource env = process_environment();
+  auto repo = client::RepoId::parse(repo_id);
+  if (!repo) raise_for(repo.error());
+  if (options.revision && options.version) {
+    raise_for(Error{ErrorCode::kInvalidArgument, "give either a revision or a version for `" + repo->to_string() +
+                                                     "`, not both"});
+  }
+  if (auto local = env("LOCAL_KERNELS")) {
+    auto map = parse_local_kernels(*local);
+    if (!map) raise_for(map.error());
+    if (auto it = map->find(repo->to_string()); it != map->end()) {
+      const resolver::Environment environment = with_backend(detect_environment(env), options.backend);
+      auto kernel = load_local_kernel(it->second, environment, env);
+      if (!kernel) raise_for(kernel.error().with_context("LOCAL_KERNELS entry for `" + repo->to_string() + "`"));
+      return *std::move(kernel);
+    }
+  }
+  raise_for(Error{ErrorCode::kNotFound,
+                  "`" + repo->to_string() +
+                      "` is not in LOCAL_KERNELS, and downloading from a Hub is not available in this build yet; "
+                      "set LOCAL_KERNELS=" + repo->to_string() + "=/path/to/kernel"});
+}
+
+}  // namespace kernelhub

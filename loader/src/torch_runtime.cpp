@@ -1,0 +1,71 @@
+#include "kernelhub/loader/torch_runtime.hpp"
+
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <link.h>
+#include <torch/version.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+namespace kernelhub::loader {
+
+namespace {
+
+std::filesystem::path loaded_c10_dir() {
+  std::filesystem::path out;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        const std::filesystem::path p(info->dlpi_name ? info->dlpi_name : "");
+        if (p.filename() == "libc10.so") {
+          *static_cast<std::filesystem::path*>(data) = p.parent_path();
+          return 1;
+        }
+        return 0;
+      },
+      &out);
+  return out;
+}
+
+// Reads `cuda = '13.2'` (or hip/xpu) from torch/version.py next to torch/lib.
+std::optional<resolver::Backend> backend_from_version_py() {
+  const auto dir = loaded_c10_dir();
+  if (dir.empty()) return std::nullopt;
+  std::ifstream in(dir.parent_path() / "version.py");
+  if (!in) return std::nullopt;
+  const std::regex line_re(R"(^(cuda|hip|xpu)\s*(?::[^=]*)?=\s*'([0-9.]+)[^']*')");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (!std::regex_search(line, m, line_re)) continue;
+    auto version = resolver::Version::parse(m[2].str());
+    if (!version) continue;
+    const std::string kind = m[1].str();
+    if (kind == "cuda") return resolver::Backend{resolver::BackendKind::kCuda, *version};
+    if (kind == "hip") return resolver::Backend{resolver::BackendKind::kRocm, *version};
+    return resolver::Backend{resolver::BackendKind::kXpu, *version};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+resolver::TorchRuntime torch_runtime() {
+  resolver::TorchRuntime rt;
+  rt.version = resolver::Version{TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR};
+  rt.cxx11_abi = _GLIBCXX_USE_CXX11_ABI != 0;
+  try {
+    const long cudart = at::detail::getCUDAHooks().versionCUDART();
+    if (cudart > 0) {
+      rt.backend = resolver::Backend{resolver::BackendKind::kCuda,
+                                     resolver::Version{static_cast<int>(cudart / 1000), static_cast<int>(cudart % 1000 / 10)}};
+      return rt;
+    }
+  } catch (const std::exception&) {
+    // libtorch_cuda is not loaded: fall through to version.py.
+  }
+  if (auto backend = backend_from_version_py()) rt.backend = *backend;
+  return rt;
+}
+
+}  // namespace kernelhub::loader

@@ -1,0 +1,70 @@
+// Environment: what the machine that will run a kernel is, as variant selection sees it.
+//
+// detect() probes, in order, and any field set by an override wins over its probe:
+//   1. os, cpu            uname(2)
+//   2. glibc              gnu_get_libc_version()
+//   3. torch, C++ ABI,    given by the caller (TorchRuntime): the resolver never links torch;
+//      torch backend      the loader layer reports the LibTorch this process runs with
+//   4. CUDA driver, GPUs  libcuda.so.1 through dlopen (see cuda_probe.hpp); absent → empty
+//   5. overrides          KERNELHUB_OS, KERNELHUB_CPU, KERNELHUB_GLIBC, KERNELHUB_PYTHON,
+//                         KERNELHUB_TORCH, KERNELHUB_CXX11_ABI, KERNELHUB_BACKEND,
+//                         KERNELHUB_CUDA_DRIVER, KERNELHUB_GPUS
+// The selected backend is torch's backend, except that a CUDA torch on a machine without a CUDA
+// driver selects cpu: the `kernels` package would pick a CUDA variant there that cannot run.
+//
+// Thread safety: a value type. detect() may be called from any thread.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/base/result.hpp"
+#include "kernelhub/resolver/variant.hpp"
+#include "kernelhub/resolver/version.hpp"
+
+namespace kernelhub::resolver {
+
+// What the LibTorch of this process is; filled by the loader layer or by overrides.
+struct TorchRuntime {
+  std::optional<Version> version;  // 2.15
+  std::optional<bool> cxx11_abi;   // _GLIBCXX_USE_CXX11_ABI of the build
+  Backend backend;                 // cuda13.2 for the PyPI wheel, cpu for a CPU build
+};
+
+struct ComputeCapability {
+  int major = 0;
+  int minor = 0;
+  static Result<ComputeCapability> parse(std::string_view text);  // "9.0"
+  std::string to_string() const;
+  auto operator<=>(const ComputeCapability&) const = default;
+};
+
+struct Environment {
+  std::string os;                         // linux, darwin, windows
+  std::string cpu;                        // x86_64, aarch64
+  std::optional<Version> glibc;           // 2.36
+  std::optional<Version> python;          // 3.11, when a Python runs this process or is named
+  bool python_free_threaded = false;      // a free-threaded (no-GIL) CPython
+  std::optional<Version> torch;           // 2.15
+  std::optional<bool> cxx11_abi;         // true for every torch since 2.7
+  Backend torch_backend;                  // what torch was built with
+  Backend backend;                        // what selection uses (see the header comment)
+  std::string backend_reason;             // why `backend` differs from `torch_backend`, if it does
+  std::optional<Version> cuda_driver;     // the CUDA version the driver supports, 13.0
+  std::vector<ComputeCapability> gpus;    // every visible GPU, CUDA_VISIBLE_DEVICES honoured
+
+  // Probes this machine, then applies overrides from `env`. Errors: kInvalidArgument when an
+  // override does not parse (naming the variable and the expected form).
+  static Result<Environment> detect(const TorchRuntime& torch, const EnvironmentSource& env);
+
+  // Applies the KERNELHUB_* overrides in `env` to this environment.
+  Status apply_overrides(const EnvironmentSource& env);
+
+  // The variant name a kernel built for exactly this environment has, as kernel-builder names it:
+  // torch<M><m>-cxx11-<backend>-<cpu>-<os>. None without torch.
+  std::optional<Variant> native_variant() const;
+};
+
+}  // namespace kernelhub::resolver

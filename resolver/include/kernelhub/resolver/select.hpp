@@ -1,0 +1,47 @@
+// select(): which of a repo's build variants can run here, best first, with a reason for each.
+//
+// Acceptance and order mirror the `kernels` package (kernels/src/kernels/variants.py
+// `_check_variants` and `_sort_variants`):
+//   accept  cpu and os equal; torch major.minor equal (arch builds); a cxx11/cxx98 tag equal to
+//           the runtime ABI (untagged fits any); stable-ABI version <= torch; CUDA variant of the
+//           same major with minor <= the environment's; other backends exactly equal; noarch
+//           torch-<kind> of the selected backend's kind; torch-universal always; no arch build
+//           on free-threaded Python < 3.15.
+//   order   stable ABI (newest first), torch arch (untagged before tagged, newer backend minor
+//           first), tvm-ffi, noarch, universal; rejected last.
+// With `native_only` (a C++ process without Python), pure-Python variants (noarch, universal)
+// and tvm-ffi builds are rejected, since nothing here can import them.
+//
+// Selection is data: nothing throws, unknown names are rejected with the parser's reason.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernelhub/resolver/environment.hpp"
+#include "kernelhub/resolver/variant.hpp"
+
+namespace kernelhub::resolver {
+
+struct Decision {
+  std::string name;                // the directory name as listed
+  std::optional<Variant> variant;  // none when the name does not parse
+  bool accepted = false;
+  std::string reason;              // why rejected; for accepted ones, "compatible"
+};
+
+struct SelectOptions {
+  bool native_only = false;
+};
+
+std::vector<Decision> select(const std::vector<std::string>& names, const Environment& env,
+                             const SelectOptions& options = {});
+
+// The first accepted decision, if any.
+const Decision* chosen(const std::vector<Decision>& decisions);
+
+// One line per decision: "<name>: <reason>" or "<name>: compatible, preferred ✅" for the chosen.
+std::string format_trace(const std::vector<Decision>& decisions);
+
+}  // namespace kernelhub::resolver

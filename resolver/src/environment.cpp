@@ -1,0 +1,140 @@
+#include "kernelhub/resolver/environment.hpp"
+
+#include <gnu/libc-version.h>
+#include <sys/utsname.h>
+
+#include <charconv>
+
+#include "kernelhub/resolver/cuda_probe.hpp"
+
+namespace kernelhub::resolver {
+
+namespace {
+
+Unexpected bad_override(std::string_view name, std::string_view value, std::string_view expected) {
+  return unexpected(ErrorCode::kInvalidArgument, std::string(name) + "=`" + std::string(value) +
+                                                     "` does not parse; expected " + std::string(expected));
+}
+
+std::string normalise_cpu(std::string cpu) {
+  if (cpu == "arm64") return "aarch64";
+  if (cpu == "AMD64" || cpu == "amd64") return "x86_64";
+  return cpu;
+}
+
+void choose_backend(Environment& env) {
+  env.backend = env.torch_backend;
+  env.backend_reason.clear();
+  if (env.torch_backend.kind == BackendKind::kCuda && !env.cuda_driver) {
+    env.backend = Backend{BackendKind::kCpu, {}};
+    env.backend_reason = "torch is built with CUDA " +
+                         (env.torch_backend.version ? env.torch_backend.version->to_string() : std::string("?")) +
+                         " but no CUDA driver was found, so CPU variants are selected";
+  }
+}
+
+}  // namespace
+
+Result<ComputeCapability> ComputeCapability::parse(std::string_view text) {
+  auto v = Version::parse(text);
+  if (!v) {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "`" + std::string(text) + "` is not a compute capability; expected e.g. 9.0");
+  }
+  return ComputeCapability{v->major, v->minor};
+}
+
+std::string ComputeCapability::to_string() const { return std::to_string(major) + "." + std::to_string(minor); }
+
+Result<Environment> Environment::detect(const TorchRuntime& torch, const EnvironmentSource& env) {
+  Environment e;
+  utsname name{};
+  if (uname(&name) == 0) {
+    std::string sys = name.sysname;
+    for (char& c : sys) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    e.os = sys;
+    e.cpu = normalise_cpu(name.machine);
+  }
+  if (auto glibc = Version::parse(gnu_get_libc_version())) e.glibc = *glibc;
+  e.torch = torch.version;
+  e.cxx11_abi = torch.cxx11_abi;
+  e.torch_backend = torch.backend;
+  // An explicit GPU list skips the driver probe (and its child process) entirely.
+  if (!env("KERNELHUB_GPUS") || !env("KERNELHUB_CUDA_DRIVER")) {
+    CudaProbe probe = probe_cuda();
+    e.cuda_driver = probe.driver;
+    e.gpus = std::move(probe.gpus);
+  }
+  KH_RETURN_IF_ERROR(e.apply_overrides(env));
+  return e;
+}
+
+Status Environment::apply_overrides(const EnvironmentSource& env) {
+  if (auto v = env("KERNELHUB_OS")) os = *v;
+  if (auto v = env("KERNELHUB_CPU")) cpu = normalise_cpu(*v);
+  if (auto v = env("KERNELHUB_GLIBC")) {
+    auto parsed = Version::parse(*v);
+    if (!parsed) return bad_override("KERNELHUB_GLIBC", *v, "MAJOR.MINOR, e.g. 2.28");
+    glibc = *parsed;
+  }
+  if (auto v = env("KERNELHUB_PYTHON")) {
+    std::string text = *v;
+    python_free_threaded = !text.empty() && text.back() == 't';
+    if (python_free_threaded) text.pop_back();
+    auto parsed = Version::parse(text);
+    if (!parsed) return bad_override("KERNELHUB_PYTHON", *v, "MAJOR.MINOR, e.g. 3.12 (3.13t: free-threaded)");
+    python = *parsed;
+  }
+  if (auto v = env("KERNELHUB_TORCH")) {
+    auto parsed = Version::parse(*v);
+    if (!parsed) return bad_override("KERNELHUB_TORCH", *v, "MAJOR.MINOR, e.g. 2.13");
+    torch = *parsed;
+  }
+  if (auto v = env("KERNELHUB_CXX11_ABI")) {
+    if (*v != "0" && *v != "1") return bad_override("KERNELHUB_CXX11_ABI", *v, "0 or 1");
+    cxx11_abi = *v == "1";
+  }
+  if (auto v = env("KERNELHUB_CUDA_DRIVER")) {
+    auto parsed = Version::parse(*v);
+    if (!parsed) return bad_override("KERNELHUB_CUDA_DRIVER", *v, "MAJOR.MINOR, e.g. 13.0");
+    cuda_driver = *parsed;
+  }
+  if (auto v = env("KERNELHUB_GPUS")) {
+    gpus.clear();
+    std::string_view rest = *v;
+    while (!rest.empty()) {
+      const std::size_t comma = rest.find(',');
+      const std::string_view item = rest.substr(0, comma);
+      auto cc = ComputeCapability::parse(item);
+      if (!cc) return bad_override("KERNELHUB_GPUS", *v, "compute capabilities separated by commas, e.g. 9.0,8.0");
+      gpus.push_back(*cc);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  if (auto v = env("KERNELHUB_BACKEND")) {
+    auto parsed = Backend::parse_environment(*v);
+    if (!parsed) return bad_override("KERNELHUB_BACKEND", *v, "cpu, cuda12.8, rocm7.1, xpu2025.3, metal, ...");
+    torch_backend = *parsed;
+    // An explicit backend is what the user wants selected, driver or not.
+    backend = *parsed;
+    backend_reason = "set by KERNELHUB_BACKEND";
+    return {};
+  }
+  choose_backend(*this);
+  return {};
+}
+
+std::optional<Variant> Environment::native_variant() const {
+  if (!torch) return std::nullopt;
+  Variant v;
+  v.framework = Framework::kTorch;
+  v.framework_version = *torch;
+  if (os == "linux") v.cxx11_abi = cxx11_abi.value_or(true);
+  v.backend = backend;
+  v.cpu = cpu;
+  v.os = os;
+  return v;
+}
+
+}  // namespace kernelhub::resolver

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Installs what building and testing kernelhub needs, and is quick when it is already there.
+#
+#   scripts/bootstrap.sh            Debian packages + the Python environment
+#   scripts/bootstrap.sh --apt      Debian packages only
+#   scripts/bootstrap.sh --venv     the Python environment only
+#
+# The Python environment (torch is ~3 GB) lives outside the checkout, in
+# ${KERNELHUB_TOOLS_CACHE:-$HOME/.cache/kernelhub}/venv-<key>, where <key> hashes
+# requirements-dev.txt and the Python version, so a warm machine reuses it and a change of
+# requirements builds a new one. `.venv` in the checkout is a link to it.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+apt_packages=(
+  build-essential cmake ninja-build pkg-config git
+  libcurl4-openssl-dev libssl-dev nlohmann-json3-dev catch2 libcpp-httplib-dev
+  python3-venv
+)
+
+say() { printf '\033[1m[bootstrap]\033[0m %s\n' "$*" >&2; }
+
+install_apt() {
+  local missing=()
+  for p in "${apt_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -eq 0 ]; then
+    return 0
+  fi
+  say "installing Debian packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+pick_python() {
+  # A Python with its headers (the abi3 kernel library includes Python.h).
+  for candidate in "${KERNELHUB_PYTHON:-}" python3.12 python3.11 python3; do
+    [ -n "$candidate" ] || continue
+    if command -v "$candidate" >/dev/null 2>&1 &&
+      "$candidate" -c 'import sysconfig,os,sys; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_paths()["include"],"Python.h")) else 1)' 2>/dev/null; then
+      command -v "$candidate"
+      return 0
+    fi
+  done
+  say "no Python 3 with development headers found; install python3-dev"
+  return 1
+}
+
+install_venv() {
+  local python key cache venv
+  python="$(pick_python)"
+  key="$( (cat requirements-dev.txt; "$python" -c 'import sys; print(sys.version)') | sha256sum | cut -c1-16)"
+  cache="${KERNELHUB_TOOLS_CACHE:-$HOME/.cache/kernelhub}"
+  venv="$cache/venv-$key"
+  if [ ! -f "$venv/.complete" ]; then
+    say "building the Python environment in $venv (first time only; torch is large)"
+    rm -rf "$venv"
+    mkdir -p "$cache"
+    "$python" -m venv "$venv"
+    "$venv/bin/python" -m pip install -q --upgrade pip
+    "$venv/bin/python" -m pip install -q --progress-bar off -r requirements-dev.txt
+    touch "$venv/.complete"
+  fi
+  if [ "$(readlink .venv 2>/dev/null || true)" != "$venv" ]; then
+    rm -rf .venv
+    ln -s "$venv" .venv
+  fi
+}
+
+case "${1:-all}" in
+  --apt) install_apt ;;
+  --venv) install_venv ;;
+  all) install_apt; install_venv ;;
+  *) echo "usage: $0 [--apt|--venv]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,110 @@
+// Private: the state behind Server and the helpers every route file shares.
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernelhub/server/access_policy.hpp"
+#include "kernelhub/server/server.hpp"
+#include "kernelhub/server/store.hpp"
+
+namespace kernelhub::server {
+
+using nlohmann::json;
+
+// One request, parsed once: decoded path segments, query, caller identity, small body.
+struct Call {
+  const httplib::Request& req;
+  httplib::Response& res;
+  std::vector<std::string> segs;                    // decoded path segments
+  std::multimap<std::string, std::string> query;    // decoded query
+  const TokenInfo* who = nullptr;                   // nullptr = anonymous
+  std::string body;                                 // POST/PUT/DELETE body (bounded)
+
+  bool query_flag(const std::string& key) const;    // ?key=1|true
+  std::string query_value(const std::string& key) const;
+};
+
+// Hub-style error answers (hub-protocol.md §6): status, X-Error-Code, X-Error-Message, JSON.
+void send_error(httplib::Response& res, int status, std::string_view code, std::string_view message,
+                std::string_view repo_commit = {});
+void send_json(httplib::Response& res, int status, const json& body);
+std::string dump_json(const json& value);
+
+struct Server::Impl {
+  ServerOptions options;
+  std::unique_ptr<Store> store;
+  AccessPolicy policy;
+  httplib::Server http;
+  std::thread thread;
+  int port = 0;
+  std::string public_url;
+  std::string storage_url;
+  std::atomic<bool> running{false};
+  std::mutex faults_mutex;
+  std::set<std::string> faulted_blobs;  // blobs whose first storage GET was cut (fault injection)
+
+  void install_routes();
+  void dispatch(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* reader);
+  void route(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* reader);
+
+  // --- access (each answers the Hub's error itself and returns nullptr on refusal) --------
+  std::shared_ptr<const RepoState> readable_repo(Call& call, const RepoKey& key);
+  std::shared_ptr<const RepoState> writable_repo(Call& call, const RepoKey& key);
+  bool check_gate(Call& call, const RepoState& repo);
+  // Resolves `revision` to a commit of `repo`, or answers 404 RevisionNotFound.
+  std::shared_ptr<const Commit> commit_at(Call& call, const RepoState& repo, const std::string& revision);
+
+  // --- URLs --------------------------------------------------------------------------------
+  std::string repo_url(const RepoKey& key) const;  // {public}/{prefix}{id}
+  std::string api_base(const RepoKey& key) const;  // {public}/api/{T}s/{id}
+  std::string sign(std::string_view message) const;
+  bool check_signature(Call& call, std::string_view message);
+
+  // --- routes (routes_download.cpp) ------------------------------------------------------
+  void resolve_file(Call& call, const RepoKey& key, const std::string& revision, const std::string& path);
+  void storage_get(Call& call, const std::string& sha256);
+  void serve_blob(Call& call, const std::string& sha256, std::uint64_t size, bool allow_fault);
+
+  // --- routes (routes_api.cpp) ------------------------------------------------------------
+  void repo_info(Call& call, const RepoKey& key, const std::string& revision);
+  void tree(Call& call, const RepoKey& key, const std::string& revision, const std::string& path);
+  void paths_info(Call& call, const RepoKey& key, const std::string& revision);
+  void refs(Call& call, const RepoKey& key);
+  void whoami(Call& call);
+  void organization_overview(Call& call, const std::string& org);
+  void create_repo(Call& call);
+  void validate_yaml(Call& call);
+  void delete_repo(Call& call);
+  void update_settings(Call& call, const RepoKey& key);
+  void create_branch(Call& call, const RepoKey& key, const std::string& branch);
+  void delete_ref(Call& call, const RepoKey& key, Store::RefKind kind, const std::string& name);
+  void create_tag(Call& call, const RepoKey& key, const std::string& revision);
+
+  // --- routes (routes_upload.cpp) ---------------------------------------------------------
+  void preupload(Call& call, const RepoKey& key, const std::string& revision);
+  void lfs_batch(Call& call, const RepoKey& key);
+  void lfs_verify(Call& call, const RepoKey& key);
+  void commit(Call& call, const RepoKey& key, const std::string& revision);
+  void lfs_upload(Call& call, const httplib::ContentReader& reader, const std::string& sha256);
+  void lfs_upload_part(Call& call, const httplib::ContentReader& reader, const std::string& sha256,
+                       const std::string& part);
+  void lfs_complete(Call& call, const std::string& sha256);
+};
+
+void drop_ranges_unless_file(const httplib::Request& req, const httplib::Response& res);
+
+// The tree/paths-info entry for a file (hub-protocol.md §3.2).
+json file_entry_json(const std::string& path, const FileEntry& entry);
+std::string lfs_pointer_text(std::string_view sha256, std::uint64_t size);
+
+}  // namespace kernelhub::server

@@ -1,0 +1,403 @@
+#include "kernelhub/server/store.hpp"
+
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include "durable_file.hpp"
+#include "git_hash.hpp"
+#include "http_text.hpp"
+#include "kernelhub/base/sha256.hpp"
+
+namespace kernelhub::server {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// The `.gitattributes` the Hub puts in every new repo (abridged to the patterns that matter for
+// kernels and models), so a fresh repo has a `main` with one commit, as on the Hub.
+constexpr std::string_view kInitialGitattributes =
+    "*.bin filter=lfs diff=lfs merge=lfs -text\n"
+    "*.pt filter=lfs diff=lfs merge=lfs -text\n"
+    "*.safetensors filter=lfs diff=lfs merge=lfs -text\n"
+    "*.so filter=lfs diff=lfs merge=lfs -text\n"
+    "*.zip filter=lfs diff=lfs merge=lfs -text\n";
+
+std::string lfs_pointer(std::string_view sha256, std::uint64_t size) {
+  return "version https://git-lfs.github.com/spec/v1\noid sha256:" + std::string(sha256) + "\nsize " +
+         std::to_string(size) + "\n";
+}
+
+std::string_view type_dir(RepoType type) {
+  switch (type) {
+    case RepoType::kModel: return "models";
+    case RepoType::kDataset: return "datasets";
+    case RepoType::kSpace: return "spaces";
+    case RepoType::kKernel: return "kernels";
+  }
+  return "models";
+}
+
+json commit_to_json(const Commit& c) {
+  json files = json::object();
+  for (const auto& [path, e] : c.files) {
+    files[path] = {{"sha256", e.sha256}, {"git_sha1", e.git_sha1}, {"size", e.size}, {"lfs", e.lfs}};
+  }
+  return {{"parent", c.parent}, {"title", c.title}, {"message", c.message}, {"date", c.date}, {"files", files}};
+}
+
+Result<Commit> commit_from_json(std::string_view text, const std::string& id) {
+  const json j = json::parse(text, nullptr, false);
+  try {
+    if (j.is_discarded() || !j.is_object()) throw std::runtime_error("not a JSON object");
+    Commit c;
+    c.id = id;
+    c.parent = j.at("parent").get<std::string>();
+    c.title = j.at("title").get<std::string>();
+    c.message = j.at("message").get<std::string>();
+    c.date = j.at("date").get<std::string>();
+    for (const auto& [path, e] : j.at("files").items()) {
+      c.files[path] = FileEntry{e.at("sha256").get<std::string>(), e.at("git_sha1").get<std::string>(),
+                                e.at("size").get<std::uint64_t>(), e.at("lfs").get<bool>()};
+    }
+    return c;
+  } catch (const std::exception& e) {
+    return unexpected(ErrorCode::kCorruptFile, "commit `" + id + "` is unreadable: " + e.what());
+  }
+}
+
+Status make_dirs(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return unexpected(ErrorCode::kIo, "cannot create `" + dir.string() + "`: " + ec.message());
+  return {};
+}
+
+}  // namespace
+
+Store::Store(fs::path root, Options options) : root_(std::move(root)), options_(options) {}
+Store::~Store() = default;
+
+Result<std::unique_ptr<Store>> Store::open(const fs::path& root, Options options) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(root, ec);
+  if (ec) return unexpected(ErrorCode::kIo, "cannot resolve `" + root.string() + "`: " + ec.message());
+  std::unique_ptr<Store> store(new Store(absolute, options));  // private constructor
+  for (const char* sub : {"blobs", "repos", "tmp"}) KH_RETURN_IF_ERROR(make_dirs(absolute / sub));
+  // Leftovers of writes interrupted by a crash: never referenced, safe to drop.
+  for (const auto& entry : fs::directory_iterator(absolute / "tmp", ec)) fs::remove_all(entry.path(), ec);
+  auto secret = read_small_file(absolute / "secret");
+  if (secret && secret->size() >= 32) {
+    store->secret_ = *secret;
+  } else {
+    store->secret_ = random_hex(32);
+    KH_RETURN_IF_ERROR(write_file_durably(absolute / "secret", store->secret_, store->tmp_dir()));
+    ::chmod((absolute / "secret").c_str(), 0600);
+  }
+  KH_RETURN_IF_ERROR(store->load_all());
+  return store;
+}
+
+fs::path Store::repo_dir(const RepoKey& key) const {
+  return root_ / "repos" / std::string(type_dir(key.type)) / (key.ns.empty() ? std::string("-") : key.ns) /
+         key.name;
+}
+
+Status Store::load_all() {
+  std::error_code ec;
+  for (RepoType type : {RepoType::kModel, RepoType::kDataset, RepoType::kSpace, RepoType::kKernel}) {
+    const fs::path type_root = root_ / "repos" / std::string(type_dir(type));
+    if (!fs::is_directory(type_root, ec)) continue;
+    for (const auto& ns_entry : fs::directory_iterator(type_root, ec)) {
+      if (!ns_entry.is_directory()) continue;
+      for (const auto& repo_entry : fs::directory_iterator(ns_entry.path(), ec)) {
+        if (!repo_entry.is_directory()) continue;
+        const std::string ns = ns_entry.path().filename() == "-" ? "" : ns_entry.path().filename().string();
+        auto key = parse_repo_key(type, ns.empty() ? repo_entry.path().filename().string()
+                                                   : ns + "/" + repo_entry.path().filename().string());
+        if (!key) continue;  // not ours
+        auto meta_text = read_small_file(repo_entry.path() / "repo.json");
+        auto refs_text = read_small_file(repo_entry.path() / "refs.json");
+        if (!meta_text || !refs_text) continue;  // a create that crashed before its refs: not a repo
+        auto state = std::make_shared<RepoState>();
+        state->key = *key;
+        try {
+          const json m = json::parse(*meta_text);
+          state->meta.is_private = m.at("private").get<bool>();
+          state->meta.gated = m.value("gated", "");
+          state->meta.gated_access = m.value("gatedAccess", std::vector<std::string>{});
+          state->meta.created_at = m.value("createdAt", "");
+          const json r = json::parse(*refs_text);
+          state->branches = r.at("branches").get<std::map<std::string, std::string>>();
+          state->tags = r.at("tags").get<std::map<std::string, std::string>>();
+          state->last_modified = r.value("lastModified", state->meta.created_at);
+        } catch (const std::exception& e) {
+          return unexpected(ErrorCode::kCorruptFile,
+                            "repo files under `" + repo_entry.path().string() + "` do not parse: " + e.what());
+        }
+        repos_[*key] = std::move(state);
+      }
+    }
+  }
+  return {};
+}
+
+std::shared_ptr<const RepoState> Store::repo(const RepoKey& key) const {
+  std::shared_lock lock(state_mutex_);
+  auto it = repos_.find(key);
+  return it == repos_.end() ? nullptr : it->second;
+}
+
+void Store::publish(std::shared_ptr<const RepoState> state) {
+  std::unique_lock lock(state_mutex_);
+  repos_[state->key] = std::move(state);
+}
+
+Status Store::write_repo_files(const RepoState& state, bool write_meta) {
+  const fs::path dir = repo_dir(state.key);
+  if (write_meta) {
+    const json m = {{"private", state.meta.is_private},
+                    {"gated", state.meta.gated},
+                    {"gatedAccess", state.meta.gated_access},
+                    {"createdAt", state.meta.created_at}};
+    KH_RETURN_IF_ERROR(write_file_durably(dir / "repo.json", m.dump(1), tmp_dir()));
+  }
+  const json r = {{"branches", state.branches}, {"tags", state.tags}, {"lastModified", state.last_modified}};
+  return write_file_durably(dir / "refs.json", r.dump(1), tmp_dir());
+}
+
+Result<std::shared_ptr<const Commit>> Store::write_commit(const RepoKey& key, Commit commit) {
+  json j = commit_to_json(commit);
+  // The id covers the repo too, so equal histories in two repos never share a cache slot.
+  commit.id = sha1_hex(std::string(to_string(key.type)) + ":" + key.id() + "\n" + j.dump());
+  const fs::path dir = repo_dir(key) / "commits";
+  KH_RETURN_IF_ERROR(make_dirs(dir));
+  KH_RETURN_IF_ERROR(write_file_durably(dir / (commit.id + ".json"), j.dump(1), tmp_dir()));
+  auto shared = std::make_shared<const Commit>(std::move(commit));
+  std::lock_guard lock(commits_mutex_);
+  commits_[repo_dir(key).string() + "@" + shared->id] = shared;
+  return shared;
+}
+
+Result<bool> Store::create_repo(const RepoKey& key, RepoMeta meta) {
+  std::lock_guard write_lock(write_mutex_);
+  if (repo(key)) return false;
+  const fs::path dir = repo_dir(key);
+  std::error_code ec;
+  fs::remove_all(dir, ec);  // a create that crashed half-way left no refs.json: not a repo yet
+  KH_RETURN_IF_ERROR(make_dirs(dir / "commits"));
+  KH_ASSIGN_OR_RETURN(std::string sha, put_blob(kInitialGitattributes));
+  Commit initial;
+  initial.title = "initial commit";
+  initial.date = iso8601_now();
+  initial.files[".gitattributes"] =
+      FileEntry{sha, git_blob_sha1(kInitialGitattributes), kInitialGitattributes.size(), false};
+  KH_ASSIGN_OR_RETURN(auto commit, write_commit(key, std::move(initial)));
+  auto state = std::make_shared<RepoState>();
+  state->key = key;
+  meta.created_at = commit->date;
+  state->meta = std::move(meta);
+  state->branches["main"] = commit->id;
+  state->last_modified = commit->date;
+  // repo.json first, refs.json last: refs.json is what makes the directory a repo.
+  KH_RETURN_IF_ERROR(write_repo_files(*state, true));
+  publish(std::move(state));
+  return true;
+}
+
+Result<bool> Store::delete_repo(const RepoKey& key) {
+  std::lock_guard write_lock(write_mutex_);
+  if (!repo(key)) return false;
+  const fs::path dir = repo_dir(key);
+  const fs::path trash = tmp_dir() / ("deleted-" + random_hex(8));
+  if (::rename(dir.c_str(), trash.c_str()) != 0) {
+    return unexpected(os_error("cannot remove repo folder `" + dir.string() + "`", errno));
+  }
+  KH_RETURN_IF_ERROR(fsync_directory(dir.parent_path()));
+  {
+    std::unique_lock lock(state_mutex_);
+    repos_.erase(key);
+  }
+  std::error_code ec;
+  fs::remove_all(trash, ec);
+  return true;
+}
+
+Result<bool> Store::update_meta(const RepoKey& key, const RepoMeta& meta) {
+  std::lock_guard write_lock(write_mutex_);
+  auto current = repo(key);
+  if (!current) return false;
+  auto next = std::make_shared<RepoState>(*current);
+  const std::string created = next->meta.created_at;
+  next->meta = meta;
+  next->meta.created_at = created;
+  KH_RETURN_IF_ERROR(write_repo_files(*next, true));
+  publish(std::move(next));
+  return true;
+}
+
+std::optional<std::string> Store::resolve(const RepoState& repo, std::string_view revision) const {
+  // Full ref names, as `kernels` sends them (`refs/heads/v1`); `refs/pr/N` is stored as is.
+  if (revision.starts_with("refs/heads/")) {
+    auto it = repo.branches.find(std::string(revision.substr(11)));
+    return it == repo.branches.end() ? std::nullopt : std::optional<std::string>(it->second);
+  }
+  if (revision.starts_with("refs/tags/")) {
+    auto it = repo.tags.find(std::string(revision.substr(10)));
+    return it == repo.tags.end() ? std::nullopt : std::optional<std::string>(it->second);
+  }
+  if (auto it = repo.branches.find(std::string(revision)); it != repo.branches.end()) return it->second;
+  if (auto it = repo.tags.find(std::string(revision)); it != repo.tags.end()) return it->second;
+  if (revision.size() < 7 || revision.size() > 40 || !is_hex(revision)) return std::nullopt;
+  const fs::path dir = repo_dir(repo.key) / "commits";
+  std::error_code ec;
+  if (revision.size() == 40) {
+    if (fs::exists(dir / (std::string(revision) + ".json"), ec)) return std::string(revision);
+    return std::nullopt;
+  }
+  std::optional<std::string> found;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().stem().string();
+    if (name.starts_with(revision)) {
+      if (found) return std::nullopt;  // ambiguous prefix
+      found = name;
+    }
+  }
+  return found;
+}
+
+Result<std::shared_ptr<const Commit>> Store::commit(const RepoKey& key, std::string_view commit_id) const {
+  const std::string cache_key = repo_dir(key).string() + "@" + std::string(commit_id);
+  {
+    std::lock_guard lock(commits_mutex_);
+    if (auto it = commits_.find(cache_key); it != commits_.end()) return it->second;
+  }
+  if (commit_id.size() != 40 || !is_hex(commit_id)) {
+    return unexpected(ErrorCode::kNotFound, "no commit `" + std::string(commit_id) + "`");
+  }
+  auto text = read_small_file(repo_dir(key) / "commits" / (std::string(commit_id) + ".json"));
+  if (!text) return unexpected(text.error());
+  KH_ASSIGN_OR_RETURN(Commit c, commit_from_json(*text, std::string(commit_id)));
+  auto shared = std::make_shared<const Commit>(std::move(c));
+  std::lock_guard lock(commits_mutex_);
+  commits_.emplace(cache_key, shared);
+  return shared;
+}
+
+Result<Store::RefChange> Store::set_ref(const RepoKey& key, RefKind kind, const std::string& name,
+                                        std::optional<std::string> target, bool must_not_exist) {
+  std::lock_guard write_lock(write_mutex_);
+  auto current = repo(key);
+  if (!current) return RefChange::kRepoNotFound;
+  auto next = std::make_shared<RepoState>(*current);
+  auto& refs = kind == RefKind::kBranch ? next->branches : next->tags;
+  if (target) {
+    if (refs.contains(name) && must_not_exist) return RefChange::kExists;
+    refs[name] = *target;
+  } else {
+    if (refs.erase(name) == 0) return RefChange::kNotFound;
+  }
+  next->last_modified = iso8601_now();
+  KH_RETURN_IF_ERROR(write_repo_files(*next, false));
+  publish(std::move(next));
+  return RefChange::kDone;
+}
+
+Result<CommitOutcome> Store::apply_commit(const RepoKey& key, const CommitRequest& request) {
+  using S = CommitOutcome::Status;
+  std::lock_guard write_lock(write_mutex_);
+  auto current = repo(key);
+  if (!current) return CommitOutcome{S::kRepoNotFound, {}, key.id()};
+  auto head_it = current->branches.find(request.branch);
+  if (head_it == current->branches.end()) return CommitOutcome{S::kBranchNotFound, {}, request.branch};
+  const std::string head = head_it->second;
+  if (request.parent_commit && !head.starts_with(*request.parent_commit)) {
+    return CommitOutcome{S::kParentMismatch, {}, head};
+  }
+  KH_ASSIGN_OR_RETURN(auto parent, commit(key, head));
+  Commit next;
+  next.parent = head;
+  next.title = request.title;
+  next.message = request.message;
+  next.date = iso8601_now();
+  next.files = parent->files;
+  for (const CommitOperation& op : request.operations) {
+    switch (op.kind) {
+      case CommitOperation::Kind::kAddBlob: {
+        const auto size = blob_size(op.sha256);
+        if (!size) return CommitOutcome{S::kMissingBlob, {}, op.path + " (sha256 " + op.sha256 + ")"};
+        if (op.size && *op.size != *size) {
+          return CommitOutcome{S::kSizeMismatch, {},
+                               op.path + ": announced " + std::to_string(*op.size) + " bytes, stored object has " +
+                                   std::to_string(*size)};
+        }
+        FileEntry entry{op.sha256, {}, *size, op.lfs || *size >= options_.lfs_threshold};
+        if (entry.lfs) {
+          entry.git_sha1 = git_blob_sha1(lfs_pointer(op.sha256, *size));
+        } else {
+          KH_ASSIGN_OR_RETURN(entry.git_sha1, git_sha1_of_blob(op.sha256));
+        }
+        // A file replaces a folder of the same name and vice versa only through explicit deletes.
+        next.files[op.path] = std::move(entry);
+        break;
+      }
+      case CommitOperation::Kind::kDeleteFile:
+        if (next.files.erase(op.path) == 0) return CommitOutcome{S::kEntryNotFound, {}, op.path};
+        break;
+      case CommitOperation::Kind::kDeleteFolder: {
+        const std::string prefix = op.path + "/";
+        auto it = next.files.lower_bound(prefix);
+        if (it == next.files.end() || !it->first.starts_with(prefix)) {
+          return CommitOutcome{S::kEntryNotFound, {}, op.path + "/"};
+        }
+        while (it != next.files.end() && it->first.starts_with(prefix)) it = next.files.erase(it);
+        break;
+      }
+    }
+  }
+  KH_ASSIGN_OR_RETURN(auto written, write_commit(key, std::move(next)));
+  auto state = std::make_shared<RepoState>(*current);
+  state->branches[request.branch] = written->id;
+  state->last_modified = written->date;
+  KH_RETURN_IF_ERROR(write_repo_files(*state, false));
+  publish(std::move(state));
+  return CommitOutcome{S::kCommitted, written->id, {}};
+}
+
+fs::path Store::blob_path(std::string_view sha256) const {
+  return root_ / "blobs" / std::string(sha256.substr(0, 2)) / std::string(sha256);
+}
+
+std::optional<std::uint64_t> Store::blob_size(std::string_view sha256) const {
+  if (!is_sha256_hex(sha256)) return std::nullopt;
+  struct stat st {};
+  if (::stat(blob_path(sha256).c_str(), &st) != 0) return std::nullopt;
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+Result<std::string> Store::put_blob(std::string_view bytes) {
+  const std::string sha = to_hex(sha256(bytes));
+  if (blob_size(sha)) return sha;
+  KH_RETURN_IF_ERROR(make_dirs(blob_path(sha).parent_path()));
+  KH_RETURN_IF_ERROR(write_file_durably(blob_path(sha), bytes, tmp_dir()));
+  return sha;
+}
+
+Status Store::adopt_blob(const fs::path& temp_file, std::string_view sha256) {
+  const fs::path target = blob_path(sha256);
+  KH_RETURN_IF_ERROR(make_dirs(target.parent_path()));
+  if (::rename(temp_file.c_str(), target.c_str()) != 0) {
+    return unexpected(os_error("cannot move upload into `" + target.string() + "`", errno));
+  }
+  return fsync_directory(target.parent_path());
+}
+
+Result<std::string> Store::git_sha1_of_blob(std::string_view sha256) const {
+  const auto size = blob_size(sha256);
+  if (!size) return unexpected(ErrorCode::kNotFound, "no blob `" + std::string(sha256) + "`");
+  return git_blob_sha1_file(blob_path(sha256), *size);
+}
+
+}  // namespace kernelhub::server

@@ -1,0 +1,80 @@
+#include "kernelhub/client/cache_layout.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "kernelhub/client/git_blob_sha1.hpp"
+#include "test_support.hpp"
+
+using namespace kernelhub;
+using namespace kernelhub::client;
+
+TEST_CASE("CacheLayout: folder names round-trip") {
+  const RepoId repo{"kernels-community", "activation"};
+  CHECK(CacheLayout::repo_folder_name(RepoType::kKernel, repo) == "kernels--kernels-community--activation");
+  CHECK(CacheLayout::repo_folder_name(RepoType::kModel, repo) == "models--kernels-community--activation");
+  auto parsed = CacheLayout::parse_repo_folder("kernels--kernels-community--activation");
+  REQUIRE(parsed);
+  CHECK(parsed->type == RepoType::kKernel);
+  CHECK(parsed->repo == repo);
+  CHECK_FALSE(CacheLayout::parse_repo_folder("snapshots"));
+}
+
+TEST_CASE("CacheLayout: paths are huggingface_hub's") {
+  const CacheLayout layout("/c", RepoType::kKernel, RepoId{"org", "kern"});
+  const std::string commit(40, 'a');
+  CHECK(layout.blob_path("abc") == "/c/kernels--org--kern/blobs/abc");
+  CHECK(layout.snapshot_path(commit, "build/x/y.so") == "/c/kernels--org--kern/snapshots/" + commit + "/build/x/y.so");
+  CHECK(layout.ref_path("refs/pr/1") == "/c/kernels--org--kern/refs/refs/pr/1");
+  CHECK(layout.no_exist_path(commit, "a.json") == "/c/kernels--org--kern/.no_exist/" + commit + "/a.json");
+  CHECK(layout.tree_path(commit) == "/c/kernels--org--kern/trees/" + commit + ".json");
+  CHECK(layout.lock_path("e") == "/c/.locks/kernels--org--kern/e.lock");
+  const std::string temp = layout.incomplete_path("e").filename().string();
+  CHECK(temp.size() == std::string("e.12345678.incomplete").size());
+  CHECK(temp.ends_with(".incomplete"));
+  CHECK(CacheLayout::blob_link_target("a", "e") == "../../blobs/e");
+  CHECK(CacheLayout::blob_link_target("build/torch-cpu/x", "e") == "../../../../blobs/e");
+}
+
+TEST_CASE("CacheLayout: unsafe repo paths are refused") {
+  for (const char* bad : {"", "/etc/passwd", "../x", "a/../../x", "a//b", "a\\b", "./a", "a/."}) {
+    CHECK_FALSE(CacheLayout::is_safe_repo_path(bad));
+  }
+  for (const char* good : {"a", "build/torch-cpu/_ops.py", "a..b/c"}) CHECK(CacheLayout::is_safe_repo_path(good));
+}
+
+TEST_CASE("CacheLayout: refs without newline, relative links, CACHEDIR.TAG") {
+  testing::TempDir dir;
+  const CacheLayout layout(dir.path(), RepoType::kKernel, RepoId{"org", "kern"});
+  const std::string commit = git_blob_sha1("x");
+  REQUIRE(layout.write_ref("main", commit));
+  CHECK(testing::read_file(layout.ref_path("main")) == commit);
+  CHECK(layout.read_ref("main") == commit);
+  CHECK_FALSE(layout.read_ref("nope"));
+  REQUIRE(layout.write_ref("refs/pr/1", commit));
+  CHECK(layout.list_refs() == std::vector<std::string>{"main", "refs/pr/1"});
+
+  std::filesystem::create_directories(layout.blobs_dir());
+  { std::ofstream(layout.blob_path("e")) << "hello"; }
+  REQUIRE(layout.link_snapshot(commit, "build/v/f.txt", "e"));
+  REQUIRE(layout.link_snapshot(commit, "build/v/f.txt", "e"));  // idempotent
+  CHECK(std::filesystem::read_symlink(layout.snapshot_path(commit, "build/v/f.txt")) == "../../../../blobs/e");
+  CHECK(testing::read_file(layout.snapshot_path(commit, "build/v/f.txt")) == "hello");
+  CHECK(layout.list_snapshots() == std::vector<std::string>{commit});
+
+  layout.ensure_cachedir_tag();
+  CHECK(testing::read_file(dir.path() / "CACHEDIR.TAG").starts_with("Signature: 8a477f597d28d172789f06886806bc55\n"));
+  CHECK(testing::cache_problems(dir.path()).find("temp file") == std::string::npos);
+}
+
+TEST_CASE("git blob sha1 matches git hash-object") {
+  CHECK(git_blob_sha1("") == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+  CHECK(git_blob_sha1("hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a");
+  GitBlobSha1 streamed(6);
+  streamed.update("hel", 3);
+  streamed.update("lo\n", 3);
+  CHECK(streamed.finish_hex() == "ce013625030ba8dba906f756967f9e9ca394464a");
+}

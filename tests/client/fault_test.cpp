@@ -1,0 +1,154 @@
+// Fault injection on loopback: each run ends in success or a typed error, the cache never holds
+// a blob whose hash is wrong, and no temp file is left behind.
+#include <catch2/catch.hpp>
+#include <chrono>
+
+#include "fake_hub.hpp"
+#include "kernelhub/client/hub_client.hpp"
+#include "test_support.hpp"
+
+using namespace kernelhub;
+using namespace kernelhub::client;
+using namespace kernelhub::client::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+const RepoId kRepo{"org", "kern"};
+const std::string kBig = random_bytes(2'500'000, 7);
+const std::string kSmall = random_bytes(300'000, 8);  // a regular (git) file, served by the Hub itself
+
+struct Fixture {
+  FakeHub hub;
+  TempDir dir;
+  fs::path cache = dir.path() / "hub";
+  Fixture() {
+    hub.add_kernel("org/kern", {{"build/torch-cpu/big.so", kBig, true}, {"build/torch-cpu/small.bin", kSmall, false}});
+  }
+  Result<Snapshot> download(const Faults& faults) {
+    hub.set_faults(faults);
+    return HubClient(test_settings(cache, hub.endpoint())).download_variant(kRepo, RepoType::kKernel, "main", "torch-cpu");
+  }
+  void check_complete(const Result<Snapshot>& snap) {
+    REQUIRE(snap);
+    CHECK(read_file(snap->path / "big.so") == kBig);
+    CHECK(read_file(snap->path / "small.bin") == kSmall);
+    CHECK(cache_problems(cache).empty());
+  }
+  void check_nothing_bad(const Result<Snapshot>& snap, ErrorCode code) {
+    REQUIRE_FALSE(snap);
+    CHECK(snap.error().code == code);
+    CHECK(cache_problems(cache).empty());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("faults: 500/502/503 bursts are retried") {
+  Fixture f;
+  Faults faults;
+  faults.statuses = {500, 502, 503, 500};
+  f.check_complete(f.download(faults));
+}
+
+TEST_CASE("faults: 429 with Retry-After is honoured") {
+  Fixture f;
+  Faults faults;
+  faults.statuses = {429};
+  faults.retry_after_s = 1;
+  const auto start = std::chrono::steady_clock::now();
+  f.check_complete(f.download(faults));
+  CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(950));
+}
+
+TEST_CASE("faults: a connection reset mid-body resumes with Range") {
+  Fixture f;
+  Faults faults;
+  faults.resets = 3;
+  faults.reset_after = 200'000;
+  auto snap = f.download(faults);
+  f.check_complete(snap);
+  // Resumed, not restarted: far fewer bytes than a restart per cut would fetch.
+  CHECK(snap->downloaded_bytes == kBig.size() + kSmall.size());
+}
+
+TEST_CASE("faults: a response slower than the read timeout is retried") {
+  Fixture f;
+  Faults faults;
+  faults.slow = 1;
+  faults.slow_ms = 2500;
+  f.check_complete(f.download(faults));
+}
+
+TEST_CASE("faults: a flipped byte is caught and fetched again") {
+  Fixture f;
+  Faults faults;
+  faults.flips = 1;
+  f.check_complete(f.download(faults));
+}
+
+TEST_CASE("faults: bytes that never verify end in kIntegrityMismatch, nothing stored") {
+  Fixture f;
+  Faults faults;
+  faults.flips = 1000;
+  auto snap = f.download(faults);
+  f.check_nothing_bad(snap, ErrorCode::kIntegrityMismatch);
+  CHECK(snap.error().message.find("failed verification 3 times") != std::string::npos);
+  CHECK(snap.error().message.find("build/torch-cpu/") != std::string::npos);
+  CHECK_FALSE(fs::exists(f.cache / "kernels--org--kern/blobs" / sha256_hex(kBig)));
+}
+
+TEST_CASE("faults: a short body with a long Content-Length ends in kNetwork") {
+  Fixture f;
+  Faults faults;
+  faults.short_body_always = true;
+  auto snap = f.download(faults);
+  f.check_nothing_bad(snap, ErrorCode::kNetwork);
+  CHECK(snap.error().message.find("kernel repo `org/kern` at revision `main`") != std::string::npos);
+}
+
+TEST_CASE("faults: a 503 that never ends gives kNetwork after the retries") {
+  Fixture f;
+  Faults faults;
+  faults.statuses = std::vector<int>(100, 503);
+  auto snap = f.download(faults);
+  f.check_nothing_bad(snap, ErrorCode::kNetwork);
+  CHECK(snap.error().message.find("attempts: HTTP 503") != std::string::npos);
+}
+
+TEST_CASE("faults: a redirect loop is cut") {
+  Fixture f;
+  Faults faults;
+  faults.redirect_loop = true;
+  auto snap = f.download(faults);
+  f.check_nothing_bad(snap, ErrorCode::kNetwork);
+  CHECK(snap.error().message.find("too many redirects") != std::string::npos);
+  HubClient client(test_settings(f.cache, f.hub.endpoint()));
+  auto head = client.file_metadata(kRepo, RepoType::kKernel, "main", "build/torch-cpu/small.bin");
+  REQUIRE_FALSE(head);
+  CHECK(head.error().message.find("too many redirects") != std::string::npos);
+}
+
+TEST_CASE("faults: the storage host never sees the token") {
+  Fixture f;
+  Faults faults;
+  faults.cross_host_regular = true;
+  f.check_complete(f.download(faults));
+  int storage = 0;
+  for (const auto& r : f.hub.requests()) {
+    if (r.host != "storage") continue;
+    ++storage;
+    CHECK(r.authorization.empty());
+  }
+  CHECK(storage == 2);
+}
+
+TEST_CASE("faults: an unreachable Hub is kNetwork naming the repo") {
+  TempDir dir;
+  Settings s = test_settings(dir.path(), "http://127.0.0.1:9");
+  s.max_retries = 1;
+  auto snap = HubClient(s).download_variant(kRepo, RepoType::kKernel, "main", "torch-cpu");
+  REQUIRE_FALSE(snap);
+  CHECK(snap.error().code == ErrorCode::kNetwork);
+  CHECK(snap.error().message.starts_with("cannot reach the Hub for kernel repo `org/kern` at revision `main` after 2 attempts"));
+}

@@ -1,0 +1,33 @@
+// Shared helpers for client tests: a temp cache, Settings pointed at a FakeHub, and a check that
+// a cache holds no partial file and no blob whose content does not match its name.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "kernelhub/client/settings.hpp"
+
+namespace kernelhub::client::testing {
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Fast retries, 1 s timeouts, no fsync, a token.
+Settings test_settings(const std::filesystem::path& cache, const std::string& endpoint);
+
+// Empty when clean; else what is wrong (temp files, blobs whose hash is not their name).
+std::string cache_problems(const std::filesystem::path& cache);
+
+std::string read_file(const std::filesystem::path& path);
+
+// Deterministic pseudo-random bytes.
+std::string random_bytes(std::size_t size, unsigned seed);
+
+}  // namespace kernelhub::client::testing

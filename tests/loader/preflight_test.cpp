@@ -1,0 +1,65 @@
+#include "kernelhub/loader/preflight.hpp"
+
+#include <elf.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace kernelhub::loader {
+namespace {
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::filesystem::path write_temp(const std::string& name, const std::string& bytes) {
+  const auto dir = std::filesystem::temp_directory_path() / ("kh_preflight_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+TEST_CASE("a kernel built for this machine and torch passes, and asks for the Python stub") {
+  const auto report = check_loadable(KERNELHUB_BINDNOW_FIXTURE, map_environment({})).value();
+  CHECK(report.problems.empty());
+  CHECK(report.bind_now);
+  CHECK(report.needs_python_stub);
+  CHECK(std::find(report.python_symbols.begin(), report.python_symbols.end(), "PyModule_Create2") !=
+        report.python_symbols.end());
+}
+
+TEST_CASE("a kernel for another cpu is refused before dlopen, naming both machines") {
+  std::string bytes = read_bytes(KERNELHUB_BINDNOW_FIXTURE);
+  const std::uint16_t aarch64 = EM_AARCH64;
+  std::memcpy(bytes.data() + offsetof(Elf64_Ehdr, e_machine), &aarch64, sizeof(aarch64));
+  const auto r = check_loadable(write_temp("arm.so", bytes), map_environment({}));
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code == ErrorCode::kIncompatibleBinary);
+  CHECK_THAT(r.error().message, Catch::Contains("built for aarch64, this process is x86_64"));
+}
+
+TEST_CASE("a missing library, a newer glibc and a foreign torch symbol are each named") {
+  std::string bytes = read_bytes(KERNELHUB_BINDNOW_FIXTURE);
+  auto patch = [&](const std::string& from, const std::string& to) {
+    REQUIRE(from.size() == to.size());
+    const auto pos = bytes.find(from + '\0');
+    REQUIRE(pos != std::string::npos);
+    bytes.replace(pos, from.size(), to);
+  };
+  patch("libtorch_cpu.so", "libtorch_xyz.so");  // a NEEDED entry that exists nowhere
+  patch("GLIBC_2.14", "GLIBC_9.99");            // memcpy@GLIBC_2.14 is needed by every C++ library
+  const auto r = check_loadable(write_temp("bad.so", bytes), map_environment({}));
+  REQUIRE_FALSE(r.has_value());
+  CHECK_THAT(r.error().message, Catch::Contains("needs `libtorch_xyz.so`"));
+  CHECK_THAT(r.error().message, Catch::Contains("needs GLIBC_9.99 but this system has GLIBC_2."));
+}
+
+}  // namespace
+}  // namespace kernelhub::loader

@@ -1,0 +1,78 @@
+#include "kernelhub/resolver/select.hpp"
+
+#include <catch2/catch.hpp>
+
+namespace kernelhub::resolver {
+namespace {
+
+Environment cuda_machine(Version cuda = {12, 8}) {
+  Environment e;
+  e.os = "linux";
+  e.cpu = "x86_64";
+  e.torch = Version{2, 15};
+  e.cxx11_abi = true;
+  e.torch_backend = Backend{BackendKind::kCuda, cuda};
+  e.backend = e.torch_backend;
+  e.cuda_driver = Version{13, 0};
+  return e;
+}
+
+std::vector<std::string> order(const std::vector<Decision>& ds) {
+  std::vector<std::string> out;
+  for (const auto& d : ds) out.push_back(d.name + (d.accepted ? "" : " x"));
+  return out;
+}
+
+TEST_CASE("CUDA variants of the same major with an older or equal minor are accepted, newest first") {
+  const auto ds = select({"torch215-cxx11-cu126-x86_64-linux", "torch215-cxx11-cu128-x86_64-linux",
+                          "torch215-cxx11-cu129-x86_64-linux", "torch215-cxx11-cu130-x86_64-linux"},
+                         cuda_machine({12, 8}));
+  CHECK(order(ds) == std::vector<std::string>{"torch215-cxx11-cu128-x86_64-linux", "torch215-cxx11-cu126-x86_64-linux",
+                                              "torch215-cxx11-cu129-x86_64-linux x",
+                                              "torch215-cxx11-cu130-x86_64-linux x"});
+  CHECK(ds[2].reason == "CUDA version (12.9) is not compatible with system CUDA version (12.8)");
+}
+
+TEST_CASE("stable ABI before arch, untagged before tagged, noarch and universal last") {
+  const auto ds = select({"torch-universal", "torch-cuda", "torch215-cxx11-cu128-x86_64-linux",
+                          "torch215-cu128-x86_64-linux", "torch-stable-abi211-cu128-x86_64-linux",
+                          "torch-stable-abi213-cu128-x86_64-linux", "torch-stable-abi216-cu128-x86_64-linux"},
+                         cuda_machine());
+  CHECK(order(ds) == std::vector<std::string>{
+                         "torch-stable-abi213-cu128-x86_64-linux", "torch-stable-abi211-cu128-x86_64-linux",
+                         "torch215-cu128-x86_64-linux", "torch215-cxx11-cu128-x86_64-linux", "torch-cuda",
+                         "torch-universal", "torch-stable-abi216-cu128-x86_64-linux x"});
+}
+
+TEST_CASE("wrong torch, ABI, cpu, os and free-threaded Python are rejected with a reason") {
+  Environment env = cuda_machine();
+  env.python = Version{3, 13};
+  env.python_free_threaded = true;
+  const auto ft = select({"torch215-cxx11-cu128-x86_64-linux", "torch-cuda"}, env);
+  CHECK(ft[0].name == "torch-cuda");
+  CHECK(ft[1].reason == "arch kernel not supported on free-threaded Python <3.15");
+
+  env = cuda_machine();
+  const auto ds = select({"torch214-cxx11-cu128-x86_64-linux", "torch215-cxx98-cu128-x86_64-linux",
+                          "torch215-cxx11-cu128-aarch64-linux", "torch215-cxx11-cu128-x86_64-windows",
+                          "torch215-cxx11-cpu-x86_64-linux", "not-a-variant"},
+                         env);
+  for (const auto& d : ds) CHECK_FALSE(d.accepted);
+  CHECK(chosen(ds) == nullptr);
+  const std::string trace = format_trace(ds);
+  CHECK_THAT(trace, Catch::Contains("Torch version (2.14) does not match environment Torch version (2.15)"));
+  CHECK_THAT(trace, Catch::Contains("C++ ABI (cxx98) does not match environment C++ ABI (cxx11)"));
+  CHECK_THAT(trace, Catch::Contains("CPU (aarch64) does not match system CPU (x86_64)"));
+  CHECK_THAT(trace, Catch::Contains("OS (windows) does not match system OS (linux)"));
+  CHECK_THAT(trace, Catch::Contains("backend (cpu) does not match selected backend (cuda12.8)"));
+  CHECK_THAT(trace, Catch::Contains("not-a-variant: `not-a-variant` is not a build variant name"));
+}
+
+TEST_CASE("a C++ process without Python rejects pure-Python variants") {
+  const auto ds = select({"torch-universal", "torch-cuda"}, cuda_machine(), {.native_only = true});
+  CHECK(chosen(ds) == nullptr);
+  CHECK(ds[0].reason == "pure-Python variant; only a Python process can load it");
+}
+
+}  // namespace
+}  // namespace kernelhub::resolver
