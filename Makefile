@@ -34,5 +34,26 @@ demo: build
 test: build
 	@scripts/test.sh $(BUILD_DIR)
 
+# make fuzz: libFuzzer (clang-14, ASan+UBSan) on the untrusted-input parsers — variant names,
+# ELF, CUDA fatbinary — FUZZ_SECONDS each, in build-fuzz/ (see fuzz/CMakeLists.txt). New inputs
+# go to build-fuzz/corpus/<name>/, crashes to build-fuzz/<name>-crash-*; seeds are fuzz/corpus/.
+FUZZ_SECONDS ?= 60
+FUZZ_DIR ?= build-fuzz
+FUZZERS := variant elf fatbin
+
+.PHONY: fuzz
+fuzz:
+	@command -v clang++-14 >/dev/null || { echo "make fuzz needs clang-14 (apt-get install clang-14)"; exit 1; }
+	CC=clang-14 CXX=clang++-14 cmake -S fuzz -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKERNELHUB_FUZZ=ON
+	cmake --build $(FUZZ_DIR) -j $(JOBS)
+	@for f in $(FUZZERS); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$f; \
+	  echo "== $$f fuzzer, $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_DIR)/$${f}_fuzzer -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/$$f- \
+	    $$( [ $$f = variant ] || echo -dict=fuzz/fatbin.dict ) \
+	    $(FUZZ_DIR)/corpus/$$f fuzz/corpus/$$f || exit 1; \
+	done
+
 clean:
 	rm -rf build build-san

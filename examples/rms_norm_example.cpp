@@ -22,19 +22,23 @@ int main(int argc, char** argv) {
   const char* repo = argc > 1 ? argv[1] : "kernelhub/reference-kernels";
   try {
     const kernelhub::Kernel kernel = kernelhub::get_kernel(repo, {.version = 1});
-    std::printf("variant %s, namespace %s\n", kernel.variant().c_str(), kernel.ns().c_str());
+    // A CUDA variant runs on the GPU: get_kernel loaded torch's CUDA half for it.
+    const torch::Device device = kernel.metadata().backend == "cuda" ? torch::kCUDA : torch::kCPU;
+    std::printf("variant %s, namespace %s, device %s\n", kernel.variant().c_str(), kernel.ns().c_str(),
+                device.str().c_str());
     auto rms_norm =
         kernel.op<void(at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&, double)>("rms_norm");
     int failures = 0;
     for (auto [dtype, name, tolerance] : {std::tuple{torch::kFloat32, "fp32", 1e-5},
                                           std::tuple{torch::kBFloat16, "bf16", 1e-2}}) {
-      const auto x = torch::randn({64, 4096}).to(dtype);
-      const auto w = (1 + 0.1 * torch::randn({4096})).to(dtype);
+      const auto x = torch::randn({64, 4096}).to(device, dtype);
+      const auto w = (1 + 0.1 * torch::randn({4096})).to(device, dtype);
       auto out = torch::full_like(x, std::numeric_limits<float>::quiet_NaN());  // poisoned
       rms_norm.call(out, x, w, 1e-6);
-      const auto ref = reference(x, w, 1e-6);
-      const double max_error = (out.to(torch::kFloat64) - ref).abs().max().item<double>();
-      const double rel_error = ((out.to(torch::kFloat64) - ref).norm() / ref.norm()).item<double>();
+      const auto ref = reference(x.cpu(), w.cpu(), 1e-6);
+      const auto got = out.cpu().to(torch::kFloat64);
+      const double max_error = (got - ref).abs().max().item<double>();
+      const double rel_error = ((got - ref).norm() / ref.norm()).item<double>();
       const bool ok = rel_error < tolerance && std::isfinite(max_error);
       std::printf("rms_norm %s [64, 4096]: max abs error %.3g, relative error %.3g (tolerance %.0e) %s\n", name,
                   max_error, rel_error, tolerance, ok ? "ok" : "FAILED");

@@ -8,7 +8,7 @@ cd "$root"
 
 status=0
 echo "== ctest ($build)"
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" || status=1
+ctest --test-dir "$build" --output-on-failure --timeout 600 -j "$(nproc)" || status=1
 echo
 echo "== pytest"
 KERNELHUB_BUILD_DIR="$root/$build" .venv/bin/python -m pytest tests/python -q -p no:cacheprovider || status=1

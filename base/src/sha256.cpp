@@ -1,4 +1,5 @@
 #include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/unique_file.hpp"
 
 #include <openssl/evp.h>
 
@@ -37,7 +38,7 @@ Sha256Digest sha256(std::string_view bytes) {
 }
 
 Result<Sha256Digest> sha256_file(const std::filesystem::path& path) {
-  std::unique_ptr<FILE, decltype(&std::fclose)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  UniqueFile file = open_file(path, "rb");
   if (!file) return unexpected(os_error("cannot open `" + path.string() + "`", errno));
   Sha256 hasher;
   std::vector<char> buffer(1 << 20);

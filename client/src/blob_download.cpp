@@ -8,8 +8,10 @@
 #include <cerrno>
 #include <charconv>
 #include <optional>
+#include <thread>
 
 #include "file_lock.hpp"
+#include "hash_pipeline.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/client/git_blob_sha1.hpp"
 #include "url.hpp"
@@ -21,6 +23,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kMaxRedirects = 10;
 constexpr int kMaxIntegrityAttempts = 3;
+constexpr std::uint64_t kWritebackChunk = 8u << 20;
 
 bool is_hex(std::string_view text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
@@ -64,6 +67,14 @@ std::chrono::milliseconds backoff(const Settings& s, int failures) {
   return std::min(delay, s.backoff_max);
 }
 
+// Hash on worker threads only where cores are to spare (measured: on 2 busy cores the copy
+// into the queue costs more than the overlap gains).
+int hash_workers(const Settings& settings) {
+  if (settings.hash_threads >= 0) return settings.hash_threads;
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores >= 4 ? static_cast<int>(std::min(cores / 2, 4u)) : 0;
+}
+
 std::string plural(int n, std::string_view word) { return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s"); }
 
 class BlobDownload;
@@ -72,6 +83,9 @@ struct Job final : BodySink {
   enum class State { kWaiting, kInFlight, kDone, kFailed };
 
   BlobDownload* owner = nullptr;
+  HashPipeline* pipeline = nullptr;
+  std::size_t stream = 0;  // this job's stream in `pipeline`
+  bool sync_enabled = false;
   BlobJob spec;
   std::string url;
   State state = State::kWaiting;
@@ -99,13 +113,26 @@ struct Job final : BodySink {
   bool begin(int code, const std::vector<Header>& headers) override;
   bool write(const char* data, std::size_t size) override;
 
+  // Per-attempt state starts clean even when no body byte (and so no begin()) ever comes.
+  void start_attempt() {
+    status = 0;
+    to_file = false;
+    attempt_bytes = 0;
+    error_body.clear();
+    range_mismatch = overflow = write_failed = false;
+  }
+
   void restart_file() {
     if (fd >= 0) {
       if (::ftruncate(fd, 0) != 0) { /* the next write reports it */ }
       ::lseek(fd, 0, SEEK_SET);
     }
     written = 0;
+    drain();
     hasher->reset();
+  }
+  void drain() {
+    if (pipeline) pipeline->drain(stream);
   }
   void discard_temp() {
     if (fd >= 0) ::close(fd);
@@ -120,10 +147,17 @@ class BlobDownload final : public Workload {
   BlobDownload(const CacheLayout& layout, const std::string& commit, std::vector<BlobJob> specs,
                const Settings& settings, ProgressReporter& progress, const What& what)
       : layout_(layout), commit_(commit), settings_(settings), progress_(progress), what_(what),
-        hub_origin_(url::origin(settings.endpoint)) {
+        hub_origin_(url::origin(settings.endpoint)),
+        pipeline_(hash_workers(settings) > 0 ? std::make_unique<HashPipeline>(hash_workers(settings)) : nullptr) {
     jobs_.resize(specs.size());
     for (std::size_t i = 0; i < specs.size(); ++i) {
       jobs_[i].owner = this;
+      jobs_[i].sync_enabled = settings.fsync;
+      if (pipeline_) {
+        jobs_[i].pipeline = pipeline_.get();
+        Job* job = &jobs_[i];
+        jobs_[i].stream = pipeline_->add_stream([job](const char* data, std::size_t n) { job->hasher->update(data, n); });
+      }
       jobs_[i].url = specs[i].url;
       jobs_[i].hasher.emplace(specs[i].etag, specs[i].size);
       jobs_[i].spec = std::move(specs[i]);
@@ -145,7 +179,6 @@ class BlobDownload final : public Workload {
       if (!j.lock) {
         j.lock = FileLock::try_lock(layout_.lock_path(j.spec.etag));
         if (!j.lock) {  // another process is fetching this blob: look again soon
-          fprintf(stderr, "DEBUG lock busy %s\n", j.spec.path.c_str());
           j.ready_at = now + std::chrono::milliseconds(20);
           continue;
         }
@@ -153,6 +186,7 @@ class BlobDownload final : public Workload {
           publish_link(j);
           continue;
         }
+        remove_stale_temps(j);
       }
       if (j.fd < 0) {
         std::error_code ec;
@@ -165,6 +199,7 @@ class BlobDownload final : public Workload {
           continue;
         }
         j.written = 0;
+        j.drain();
         j.hasher->reset();
       }
       Request request;
@@ -178,6 +213,7 @@ class BlobDownload final : public Workload {
       }
       if (j.written > 0) request.headers.push_back({"Range", "bytes=" + std::to_string(j.written) + "-"});
       j.state = Job::State::kInFlight;
+      j.start_attempt();
       ++j.attempts;
       ++report_.requests;
       return Item{i, std::move(request), &j};
@@ -287,6 +323,18 @@ class BlobDownload final : public Workload {
     return ::stat(layout_.blob_path(j.spec.etag).c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) == j.spec.size;
   }
 
+  // Temp files of this blob left by a writer that died: whoever writes a blob holds its lock,
+  // and we hold it now, so every <etag>.*.incomplete (and the older shared <etag>.incomplete)
+  // is abandoned.
+  void remove_stale_temps(const Job& j) const {
+    const std::string prefix = j.spec.etag + ".";
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(layout_.blobs_dir(), ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.starts_with(prefix) && name.ends_with(".incomplete")) ::unlink(it->path().c_str());
+    }
+  }
+
   void publish_link(Job& j) {
     j.discard_temp();
     auto linked = layout_.link_snapshot(commit_, j.spec.path, j.spec.etag);
@@ -301,7 +349,6 @@ class BlobDownload final : public Workload {
 
   // A failure worth another attempt: resume (Range) from what is written, after a backoff.
   void transient(Job& j, const std::string& why, std::optional<std::chrono::milliseconds> wait = std::nullopt) {
-    fprintf(stderr, "DEBUG transient %s %d %s\n", j.spec.path.c_str(), j.failures, why.c_str());
     if (j.attempt_bytes > 0) j.failures = 0;  // progress was made: the counter starts over
     ++j.failures;
     if (j.failures > settings_.max_retries) {
@@ -327,6 +374,7 @@ class BlobDownload final : public Workload {
   }
 
   void complete(Job& j) {
+    j.drain();
     const std::string digest = j.hasher->finish_hex();
     if (digest != j.spec.etag) {
       integrity_retry(j, std::string(j.spec.etag.size() == 64 ? "sha256" : "git blob sha1") + " is " + digest +
@@ -365,13 +413,13 @@ class BlobDownload final : public Workload {
   std::vector<Job> jobs_;
   BlobReport report_;
   mode_t mode_;
+  // After jobs_: its workers stop before the jobs they hash go away. None on a small machine,
+  // where a hashing thread only competes with the transfer for the same cores.
+  std::unique_ptr<HashPipeline> pipeline_;
 };
 
 bool Job::begin(int code, const std::vector<Header>& headers) {
   status = code;
-  attempt_bytes = 0;
-  error_body.clear();
-  range_mismatch = overflow = write_failed = false;
   to_file = code == 200 || code == 206;
   if (code == 200 && written > 0) restart_file();  // the server ignored Range: start over
   if (code == 206) {
@@ -412,7 +460,17 @@ bool Job::write(const char* data, std::size_t size) {
     }
     done += static_cast<std::size_t>(n);
   }
-  hasher->update(data, size);
+  if (pipeline) {
+    pipeline->push(stream, data, size);
+  } else {
+    hasher->update(data, size);
+  }
+  if (sync_enabled && written / kWritebackChunk != (written + size) / kWritebackChunk) {
+    // Start writeback of the finished chunk now, so the fdatasync before publishing finds
+    // little left to flush (the disk works while the network does).
+    const std::uint64_t chunk_end = (written + size) / kWritebackChunk * kWritebackChunk;
+    ::sync_file_range(fd, static_cast<off_t>(chunk_end - kWritebackChunk), kWritebackChunk, SYNC_FILE_RANGE_WRITE);
+  }
   written += size;
   attempt_bytes += size;
   owner->on_bytes(size);

@@ -81,6 +81,7 @@ struct Call {
   const Settings& settings;
   Transport& transport;
   int requests = 0;
+  std::optional<Response> last_error_response;  // the last HTTP error answer, for its headers
 
   std::vector<Header> headers(const std::string& target) const {
     std::vector<Header> out{{"User-Agent", settings.user_agent()}};
@@ -116,6 +117,7 @@ struct Call {
         wait = retry_after(*result);
         if (wait) wait = std::min(*wait, settings.retry_after_max);
       } else if (result->status >= 400) {
+        last_error_response = *result;
         return unexpected(error_from_response(*result, sink.body(), what, request.url));
       } else {
         return result;
@@ -383,12 +385,7 @@ Result<std::vector<std::string>> HubClient::list_variants(const RepoId& repo, Re
 
 namespace {
 
-struct HeadOutcome {
-  Result<FileMetadata> metadata;
-  std::string error_commit;  // X-Repo-Commit of an EntryNotFound answer
-};
-
-HeadOutcome head_impl(Call& call, const RepoId& repo, RepoType type, std::string_view revision, std::string_view path) {
+Result<FileMetadata> head_impl(Call& call, const RepoId& repo, RepoType type, std::string_view revision, std::string_view path) {
   What what{repo_label(repo, type), std::string(revision), std::string(path)};
   std::string target = call.settings.endpoint + "/" + std::string(url_prefix(type)) + repo.to_string() + "/resolve/" +
                        url::quote_segment(revision) + "/" + url::quote_path(path);
@@ -401,13 +398,13 @@ HeadOutcome head_impl(Call& call, const RepoId& repo, RepoType type, std::string
     request.headers.push_back({"Accept-Encoding", "identity"});
     StringSink sink;
     auto sent = call.send(std::move(request), sink, what);
-    if (!sent) return HeadOutcome{unexpected(sent.error()), ""};
+    if (!sent) return unexpected(sent.error());
     const Response& response = *sent;
     const bool redirect = response.status >= 300 && response.status < 400;
     std::string location = target;
     if (redirect) {
       const std::string* next = response.header("location");
-      if (!next) return {unexpected(ErrorCode::kNetwork, "HTTP redirect without Location for " + what.describe()), ""};
+      if (!next) return unexpected(ErrorCode::kNetwork, "HTTP redirect without Location for " + what.describe());
       location = url::resolve(target, *next);
       const std::string next_origin = url::origin(location);
       if (next_origin == url::origin(target) || next_origin == hub_origin) {
@@ -428,16 +425,14 @@ HeadOutcome head_impl(Call& call, const RepoId& repo, RepoType type, std::string
     if (!size && !redirect) size = response.header("content-length");
     if (size) std::from_chars(size->data(), size->data() + size->size(), meta.size);
     if (meta.commit.empty() || meta.etag.empty() || !size) {
-      return {unexpected(ErrorCode::kCorruptFile, "the Hub's answer for " + what.describe() +
-                                                      " lacks X-Repo-Commit, ETag or size: is `" + call.settings.endpoint +
-                                                      "` a Hub?"),
-              ""};
+      return unexpected(ErrorCode::kCorruptFile, "the Hub's answer for " + what.describe() +
+                                                     " lacks X-Repo-Commit, ETag or size: is `" + call.settings.endpoint +
+                                                     "` a Hub?");
     }
-    return {std::move(meta), ""};
+    return meta;
   }
-  return {unexpected(ErrorCode::kNetwork, "too many redirects (" + std::to_string(kMaxRedirects) + ", a loop?) for " +
-                                              what.describe() + ", last at `" + url::redact(target) + "`"),
-          ""};
+  return unexpected(ErrorCode::kNetwork, "too many redirects (" + std::to_string(kMaxRedirects) + ", a loop?) for " +
+                                             what.describe() + ", last at `" + url::redact(target) + "`");
 }
 
 }  // namespace
@@ -448,7 +443,7 @@ Result<FileMetadata> HubClient::file_metadata(const RepoId& repo, RepoType type,
     return unexpected(ErrorCode::kInvalidArgument, "`" + std::string(path) + "` is not a safe repo path");
   }
   Call call{settings_, *transport_};
-  return head_impl(call, repo, type, revision, path).metadata;
+  return head_impl(call, repo, type, revision, path);
 }
 
 Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std::string_view revision,
@@ -489,8 +484,17 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
   }
   Call call{settings_, *transport_};
   auto head = head_impl(call, repo, type, revision, path);
-  if (!head.metadata) {
-    const Error& error = head.metadata.error();
+  if (!head) {
+    const Error& error = head.error();
+    if (call.last_error_response) {
+      // EntryNotFound at a known commit: remember it, as huggingface_hub does (.no_exist/).
+      const std::string* code = call.last_error_response->header("x-error-code");
+      const std::string* commit = call.last_error_response->header("x-repo-commit");
+      if (code && *code == "EntryNotFound" && commit && is_commit_hash(*commit)) {
+        (void)layout.mark_missing(*commit, path);
+        if (revision != *commit) (void)layout.write_ref(revision, *commit);
+      }
+    }
     if (error.code == ErrorCode::kNetwork) {  // unreachable: fall back to the cache
       if (auto commit = is_commit_hash(revision) ? std::optional(std::string(revision)) : layout.read_ref(revision)) {
         if (auto hit = cached(*commit)) return *hit;
@@ -498,7 +502,7 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
     }
     return unexpected(error);
   }
-  const FileMetadata& meta = *head.metadata;
+  const FileMetadata& meta = *head;
   if (revision != meta.commit) (void)layout.write_ref(revision, meta.commit);
   layout.ensure_cachedir_tag();
   if (auto hit = cached(meta.commit)) {
@@ -536,6 +540,12 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
   KH_ASSIGN_OR_RETURN(std::string commit, resolve_revision_impl(call, repo, type, revision));
   const CacheLayout layout(settings.cache_dir(type), type, repo);
   What what{repo_label(repo, type), std::string(revision), ""};
+  std::string_view asked = revision;
+  if (!options.asked_revision.empty() && options.asked_revision != revision) {
+    asked = options.asked_revision;
+    what.revision = options.asked_revision;
+    what.commit = commit;
+  }
   KH_ASSIGN_OR_RETURN(RepoTree tree, tree_impl(call, repo, type, commit));
 
   std::vector<const TreeEntry*> selected;
@@ -549,8 +559,8 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
   if (selected.empty()) {
     if (!variant.empty()) {
       return unexpected(ErrorCode::kNotFound, "variant `" + std::string(variant) + "` not found in " + what.repo +
-                                                  " at revision `" + what.revision + "`" +
-                                                  (revision != commit ? " (commit `" + commit + "`)" : "") + "; it has " +
+                                                  " at revision `" + std::string(asked) + "`" +
+                                                  (asked != commit ? " (commit `" + commit + "`)" : "") + "; it has " +
                                                   join(tree.subfolders("build"), "no variants"));
     }
     return unexpected(ErrorCode::kNotFound, "no file under " + join(prefixes) + " in " + what.describe());

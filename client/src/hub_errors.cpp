@@ -12,6 +12,7 @@ std::string What::describe() const {
   if (!path.empty()) out += "file `" + path + "` in ";
   out += repo;
   if (!revision.empty()) out += " at revision `" + revision + "`";
+  if (!commit.empty() && commit != revision) out += " (commit `" + commit + "`)";
   return out;
 }
 

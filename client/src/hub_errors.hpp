@@ -18,6 +18,7 @@ struct What {
   std::string repo;      // "kernel repo `org/name`"
   std::string revision;  // may be empty
   std::string path;      // may be empty
+  std::string commit;    // what `revision` resolved to, when it is known and differs
   std::string describe() const;  // "file `p` in kernel repo `org/name` at revision `r`"
 };
 

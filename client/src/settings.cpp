@@ -2,6 +2,7 @@
 
 #include <sys/utsname.h>
 
+#include <cctype>
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -119,6 +120,20 @@ Result<Settings> Settings::from_env(const EnvironmentSource& env) {
   KH_ASSIGN_OR_RETURN(s.api_timeout, seconds_var(env, env_vars::kHfHubEtagTimeout, s.api_timeout));
   KH_ASSIGN_OR_RETURN(s.read_timeout, seconds_var(env, env_vars::kHfHubDownloadTimeout, s.read_timeout));
   KH_ASSIGN_OR_RETURN(s.connect_timeout, seconds_var(env, env_vars::kKernelhubConnectTimeout, s.connect_timeout));
+  if (auto v = env(env_vars::kKernelhubFsync)) {
+    std::string lower = *v;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    s.fsync = !(lower == "0" || lower == "off" || lower == "no" || lower == "false");
+  }
+  if (auto v = env(env_vars::kKernelhubHashThreads)) {
+    int n = 0;
+    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+    if (ec != std::errc() || end != v->data() + v->size() || n < 0 || n > 64) {
+      return unexpected(ErrorCode::kInvalidArgument,
+                        "`KERNELHUB_HASH_THREADS=" + *v + "` is not a number from 0 to 64");
+    }
+    s.hash_threads = n;
+  }
   if (auto v = env(env_vars::kKernelhubMaxParallel)) {
     int n = 0;
     auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);

@@ -1,15 +1,22 @@
+#include <chrono>
 #include <fstream>
 #include <regex>
 #include <sstream>
 
+#include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/kernelhub.hpp"
+#include "kernelhub/loader/torch_backend.hpp"
 #include "kernelhub/loader/torch_runtime.hpp"
 #include "kernelhub/local_kernels.hpp"
 
 namespace kernelhub {
 
 namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 // The op namespace from `_ops.py` (`ops = torch.ops._name_cpu_uid`), for variants without
 // metadata.json (kernels built before kernel-builder wrote one).
@@ -67,7 +74,9 @@ bool any_parses(const std::vector<std::string>& names) {
 }
 
 Result<Kernel> load_variant_dir(const std::filesystem::path& dir, std::string variant, std::string revision,
-                                std::vector<resolver::Decision> decisions, const EnvironmentSource& env) {
+                                std::vector<resolver::Decision> decisions, const EnvironmentSource& env,
+                                LoadTimings timings = {}) {
+  auto verify_start = std::chrono::steady_clock::now();
   auto metadata = Metadata::read(dir);
   if (!metadata) {
     if (metadata.error().code != ErrorCode::kNotFound) return unexpected(metadata.error());
@@ -83,9 +92,19 @@ Result<Kernel> load_variant_dir(const std::filesystem::path& dir, std::string va
   }
   if (!metadata->digest.empty()) KH_RETURN_IF_ERROR(verify_digest(dir, *metadata));
   KH_ASSIGN_OR_RETURN(std::filesystem::path library_path, find_library(dir, metadata->id));
+  // A CUDA kernel needs torch's CUDA half in the process, as `import torch` would provide it.
+  const auto parsed = resolver::Variant::parse(variant);
+  if (metadata->backend == "cuda" || (parsed && parsed->backend.kind == resolver::BackendKind::kCuda)) {
+    KH_RETURN_IF_ERROR(loader::ensure_torch_cuda_loaded());
+  }
+  timings.verify = seconds_since(verify_start);
+  const auto load_start = std::chrono::steady_clock::now();
   auto library = loader::OpLibrary::open(library_path, metadata->id, env);
   if (!library) return unexpected(library.error());
-  return Kernel(*library, std::move(*metadata), std::move(variant), std::move(revision), dir, std::move(decisions));
+  timings.load = seconds_since(load_start);  // includes the ELF pre-flight, done inside open()
+  Kernel kernel(*library, std::move(*metadata), std::move(variant), std::move(revision), dir, std::move(decisions));
+  kernel.set_timings(timings);
+  return kernel;
 }
 
 resolver::Environment with_backend(resolver::Environment environment, const std::optional<std::string>& backend) {
@@ -147,6 +166,65 @@ Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::st
   return *std::move(kernel);
 }
 
+Result<Kernel> load_hub_kernel(const client::RepoId& repo, const GetKernelOptions& options,
+                               const resolver::Environment& environment, const EnvironmentSource& env) {
+  const auto resolve_start = std::chrono::steady_clock::now();
+  KH_ASSIGN_OR_RETURN(client::Settings settings, client::Settings::from_env(env));
+  if (options.offline) settings.offline = true;
+  const client::HubClient hub(std::move(settings));
+  constexpr auto kType = client::RepoType::kKernel;
+
+  std::string revision;
+  if (options.revision) {
+    revision = *options.revision;
+  } else if (options.version) {
+    revision = "v" + std::to_string(*options.version);
+  } else {
+    // As the kernels package: no implicit `main`; say which versions exist and what to write.
+    auto versions = hub.list_versions(repo, kType);
+    std::string listed = "none";
+    std::string example = "1";
+    if (versions && !versions->empty()) {
+      listed.clear();
+      for (const auto& v : *versions) listed += (listed.empty() ? "" : ", ") + v;
+      example = versions->back().substr(1);
+    }
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "a kernel version or revision must be given for `" + repo.to_string() +
+                          "`; available versions: " + listed + ". Write get_kernel(\"" + repo.to_string() +
+                          "\", {.version = " + example + "}) (CLI: --version " + example + ")");
+  }
+  auto commit = hub.resolve_revision(repo, kType, revision);
+  if (!commit) {
+    if (commit.error().code == ErrorCode::kNotFound && options.version) {
+      auto versions = hub.list_versions(repo, kType);
+      if (versions) {
+        std::string listed;
+        for (const auto& v : *versions) listed += (listed.empty() ? "" : ", ") + v;
+        return unexpected(ErrorCode::kNotFound, "Version " + std::to_string(*options.version) + " of `" +
+                                                    repo.to_string() + "` not found, available versions: " +
+                                                    (listed.empty() ? std::string("none") : listed));
+      }
+    }
+    return unexpected(commit.error());
+  }
+  KH_ASSIGN_OR_RETURN(std::vector<std::string> names, hub.list_variants(repo, kType, *commit));
+  auto decisions = resolver::select(names, environment, {.native_only = true});
+  const resolver::Decision* best = resolver::chosen(decisions);
+  if (best == nullptr) {
+    return unexpected(ErrorCode::kNoCompatibleVariant,
+                      "Cannot find a build variant for this system in `" + repo.to_string() + "` (revision: " +
+                          revision + "):\n\n" + resolver::format_trace(decisions));
+  }
+  const std::string name = best->name;
+  LoadTimings timings;
+  timings.resolve = seconds_since(resolve_start);
+  KH_ASSIGN_OR_RETURN(client::Snapshot snapshot, hub.download_variant(repo, kType, *commit, name));
+  timings.download = snapshot.seconds;
+  timings.requests = snapshot.requests;
+  return load_variant_dir(snapshot.path, name, *commit, std::move(decisions), env, timings);
+}
+
 Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
   const EnvironmentSource env = process_environment();
   auto repo = client::RepoId::parse(repo_id);
@@ -165,10 +243,10 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
       return *std::move(kernel);
     }
   }
-  raise_for(Error{ErrorCode::kNotFound,
-                  "`" + repo->to_string() +
-                      "` is not in LOCAL_KERNELS, and downloading from a Hub is not available in this build yet; "
-                      "set LOCAL_KERNELS=" + repo->to_string() + "=/path/to/kernel"});
+  const resolver::Environment environment = with_backend(detect_environment(env), options.backend);
+  auto kernel = load_hub_kernel(*repo, options, environment, env);
+  if (!kernel) raise_for(kernel.error());
+  return *std::move(kernel);
 }
 
 }  // namespace kernelhub

@@ -53,8 +53,10 @@ std::string family(std::string_view version) {
 
 std::string demangle(const std::string& name) {
   int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
-                                                   &std::free);
+  struct FreeDeleter {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, FreeDeleter> out(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status));
   return status == 0 && out ? std::string(out.get()) : name;
 }
 

@@ -1,7 +1,8 @@
 #include "kernelhub/loader/torch_runtime.hpp"
 
+#include "kernelhub/loader/torch_backend.hpp"
+
 #include <ATen/detail/CUDAHooksInterface.h>
-#include <link.h>
 #include <torch/version.h>
 
 #include <filesystem>
@@ -12,24 +13,9 @@ namespace kernelhub::loader {
 
 namespace {
 
-std::filesystem::path loaded_c10_dir() {
-  std::filesystem::path out;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) -> int {
-        const std::filesystem::path p(info->dlpi_name ? info->dlpi_name : "");
-        if (p.filename() == "libc10.so") {
-          *static_cast<std::filesystem::path*>(data) = p.parent_path();
-          return 1;
-        }
-        return 0;
-      },
-      &out);
-  return out;
-}
-
 // Reads `cuda = '13.2'` (or hip/xpu) from torch/version.py next to torch/lib.
 std::optional<resolver::Backend> backend_from_version_py() {
-  const auto dir = loaded_c10_dir();
+  const auto dir = torch_library_dir();
   if (dir.empty()) return std::nullopt;
   std::ifstream in(dir.parent_path() / "version.py");
   if (!in) return std::nullopt;

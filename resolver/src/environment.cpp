@@ -94,6 +94,11 @@ Status Environment::apply_overrides(const EnvironmentSource& env) {
     if (*v != "0" && *v != "1") return bad_override("KERNELHUB_CXX11_ABI", *v, "0 or 1");
     cxx11_abi = *v == "1";
   }
+  if (auto v = env("KERNELHUB_TVM_FFI")) {
+    auto parsed = Version::parse(*v);
+    if (!parsed) return bad_override("KERNELHUB_TVM_FFI", *v, "MAJOR.MINOR, e.g. 0.1");
+    tvm_ffi = *parsed;
+  }
   if (auto v = env("KERNELHUB_CUDA_DRIVER")) {
     auto parsed = Version::parse(*v);
     if (!parsed) return bad_override("KERNELHUB_CUDA_DRIVER", *v, "MAJOR.MINOR, e.g. 13.0");

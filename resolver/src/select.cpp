@@ -7,9 +7,12 @@ namespace kernelhub::resolver {
 
 namespace {
 
-std::string opt_version(const std::optional<Version>& v) { return v ? v->to_string() : "none"; }
+// Versions and ABI flags as the `kernels` package prints them in its reasons (str(None) = "None").
+std::string opt_version(const std::optional<Version>& v) { return v ? v->to_string() : "None"; }
+std::string opt_bool(const std::optional<bool>& b) { return b ? (*b ? "True" : "False") : "None"; }
 
-// Returns the rejection reason, or an empty string when `v` can run in `env`.
+// Returns the rejection reason, or an empty string when `v` can run in `env`. The checks run in
+// the order of `_check_variants`, and the reasons are its wording (backends as variant tokens).
 std::string check(const Variant& v, const Environment& env, const SelectOptions& options) {
   if (v.is_arch()) {
     if (env.python_free_threaded && env.python && *env.python < Version{3, 15}) {
@@ -18,50 +21,55 @@ std::string check(const Variant& v, const Environment& env, const SelectOptions&
     if (v.cpu != env.cpu) return "CPU (" + v.cpu + ") does not match system CPU (" + env.cpu + ")";
     if (v.os != env.os) return "OS (" + v.os + ") does not match system OS (" + env.os + ")";
     switch (v.framework) {
-      case Framework::kTorch:
+      case Framework::kTorch: {
         if (!env.torch || v.framework_version != *env.torch) {
           return "Torch version (" + v.framework_version.to_string() +
                  ") does not match environment Torch version (" + opt_version(env.torch) + ")";
         }
-        if (v.cxx11_abi && env.cxx11_abi && *v.cxx11_abi != *env.cxx11_abi) {
-          return std::string("C++ ABI (") + (*v.cxx11_abi ? "cxx11" : "cxx98") +
-                 ") does not match environment C++ ABI (" + (*env.cxx11_abi ? "cxx11" : "cxx98") + ")";
+        // The kernels package knows the ABI only on Linux (None elsewhere), so an ABI-tagged
+        // variant fits only a Linux torch of that ABI.
+        const std::optional<bool> env_abi = env.os == "linux" ? env.cxx11_abi : std::nullopt;
+        if (v.cxx11_abi && v.cxx11_abi != env_abi) {
+          return "Torch CXX11 ABI (" + opt_bool(v.cxx11_abi) + ") does not match environment Torch CXX11 ABI (" +
+                 opt_bool(env_abi) + ")";
         }
         break;
+      }
       case Framework::kTorchStableAbi:
         if (!env.torch || v.framework_version > *env.torch) {
           return "Torch stable ABI version (" + v.framework_version.to_string() +
-                 ") is newer than environment Torch version (" + opt_version(env.torch) + ")";
+                 ") is too new for environment Torch version (" + opt_version(env.torch) + ")";
         }
         break;
       case Framework::kTvmFfi:
-        return "tvm-ffi builds are not loadable by kernelhub";
+        if (options.native_only) return "tvm-ffi builds are not loadable by kernelhub";
+        if (!env.tvm_ffi || v.framework_version != *env.tvm_ffi) {
+          return "tvm-ffi version (" + v.framework_version.to_string() +
+                 ") does not match environment tvm-ffi version (" + opt_version(env.tvm_ffi) + ")";
+        }
+        break;
       default:
         break;
     }
     const Backend& want = env.backend;
-    if (v.backend.kind != want.kind) {
-      return "backend (" + v.backend.to_environment() + ") does not match selected backend (" +
-             want.to_environment() + ")";
-    }
-    if (v.backend.kind == BackendKind::kCuda) {
+    if (v.backend.kind == BackendKind::kCuda && want.kind == BackendKind::kCuda) {
       if (!want.version || !v.backend.version || v.backend.version->major != want.version->major ||
           v.backend.version->minor > want.version->minor) {
         return "CUDA version (" + opt_version(v.backend.version) + ") is not compatible with system CUDA version (" +
                opt_version(want.version) + ")";
       }
-    } else if (v.backend.version != want.version) {
-      return "backend (" + v.backend.to_environment() + ") does not match selected backend (" +
-             want.to_environment() + ")";
+    } else if (v.backend.to_token() != want.to_token()) {
+      return "backend (" + v.backend.to_token() + ") does not match selected backend (" + want.to_token() + ")";
     }
     return {};
   }
   if (options.native_only) return "pure-Python variant; only a Python process can load it";
   if (v.framework == Framework::kTorchUniversal) return {};
-  BackendKind want = env.backend.kind == BackendKind::kCann ? BackendKind::kNpu : env.backend.kind;
-  if (v.backend.kind != want) {
-    return "noarch backend (" + std::string(v.backend.kind_name()) + ") does not match selected backend (" +
-           std::string(Backend{want, {}}.kind_name()) + ")";
+  const std::string_view want =
+      env.backend.kind == BackendKind::kCann ? std::string_view("npu") : env.backend.kind_name();
+  if (v.backend.kind_name() != want) {
+    return "backend (" + std::string(v.backend.kind_name()) + ") does not match system backend (" +
+           std::string(want) + ") and is not universal";
   }
   return {};
 }

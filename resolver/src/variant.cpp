@@ -34,8 +34,11 @@ bool all_digits(std::string_view s) {
 }
 
 // "128" → 12.8; the minor is the last digit, as the `kernels` regex splits it.
+// Leading zeros are refused (kernel-builder never writes them), so that to_string() prints back
+// exactly what parse() read: "torch106" would otherwise read as 1.6 and print as "torch16".
 std::optional<Version> split_packed_version(std::string_view digits) {
   if (digits.size() < 2 || !all_digits(digits) || digits.size() > 9) return std::nullopt;
+  if (digits.size() > 2 && digits[0] == '0') return std::nullopt;
   Version v;
   std::from_chars(digits.data(), digits.data() + digits.size() - 1, v.major);
   v.minor = digits.back() - '0';
@@ -45,6 +48,7 @@ std::optional<Version> split_packed_version(std::string_view digits) {
 // torch versions: one-digit major, the rest is the minor ("215" → 2.15), regex torch(\d)(\d+).
 std::optional<Version> split_framework_version(std::string_view digits) {
   if (digits.size() < 2 || !all_digits(digits) || digits.size() > 9) return std::nullopt;
+  if (digits.size() > 2 && digits[1] == '0') return std::nullopt;
   Version v;
   v.major = digits[0] - '0';
   std::from_chars(digits.data() + 1, digits.data() + digits.size(), v.minor);
@@ -159,8 +163,9 @@ Result<Variant> Variant::parse(std::string_view name) {
   } else if (parts.size() >= 2 && parts[0] == "tvm" && parts[1].starts_with("ffi")) {
     v.framework = Framework::kTvmFfi;
     const std::string_view digits = parts[1].substr(3);
-    // tvm-ffi versions are written as two digits, major first ("01" = 0.1).
-    auto ver = split_packed_version(digits);
+    // Regex tvm-ffi(\d+?)(\d+) in the kernels package: the lazy first group takes one digit, so
+    // the major is the first digit and the rest the minor ("01" = 0.1, "012" = 0.12).
+    auto ver = split_framework_version(digits);
     if (!ver) return bad_variant(name, "bad tvm-ffi version `" + std::string(parts[1]) + "`");
     v.framework_version = *ver;
     next = 2;
@@ -202,7 +207,7 @@ std::string Variant::to_string() const {
   } else if (framework == Framework::kTorchStableAbi) {
     out = "torch-stable-abi" + std::to_string(framework_version.major) + std::to_string(framework_version.minor);
   } else {
-    out = "tvm-ffi" + pack(framework_version);
+    out = "tvm-ffi" + std::to_string(framework_version.major) + std::to_string(framework_version.minor);
   }
   return out + "-" + backend.to_token() + "-" + cpu + "-" + os;
 }

@@ -37,7 +37,8 @@ Result<AccessPolicy> AccessPolicy::parse(std::string_view json_text) {
         for (const auto& org : value["orgs"]) {
           if (!org.is_string()) return corrupt("`orgs` of user `" + info.user + "` must hold strings");
           info.orgs.push_back(org.get<std::string>());
-          policy.organizations_.try_emplace(info.orgs.back(), OrganizationInfo{info.orgs.back(), info.orgs.back(), false});
+          policy.organizations_.try_emplace(info.orgs.back(),
+                                            OrganizationInfo{info.orgs.back(), info.orgs.back(), false});
         }
       }
       if (value.contains("write")) {
@@ -49,7 +50,8 @@ Result<AccessPolicy> AccessPolicy::parse(std::string_view json_text) {
   }
   if (json.contains("organizations")) {
     const auto& orgs = json["organizations"];
-    if (!orgs.is_object()) return corrupt("`organizations` must be an object of name → {fullname, trustedKernelPublisher}");
+    if (!orgs.is_object())
+      return corrupt("`organizations` must be an object of name → {fullname, trustedKernelPublisher}");
     for (const auto& [name, value] : orgs.items()) {
       if (!value.is_object()) return corrupt("organization `" + name + "` must be an object");
       OrganizationInfo info{name, value.value("fullname", name), false};
@@ -71,7 +73,8 @@ const TokenInfo* AccessPolicy::find(std::string_view token) const {
 }
 
 void AccessPolicy::trust_publisher(std::string_view org) {
-  auto [it, inserted] = organizations_.try_emplace(std::string(org), OrganizationInfo{std::string(org), std::string(org), true});
+  auto [it, inserted] =
+      organizations_.try_emplace(std::string(org), OrganizationInfo{std::string(org), std::string(org), true});
   it->second.trusted_kernel_publisher = true;
 }
 

@@ -1,4 +1,5 @@
 #include "git_hash.hpp"
+#include "kernelhub/base/unique_file.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -31,7 +32,9 @@ Sha1::Sha1() : context_(std::make_unique<Context>()) {
 Sha1::~Sha1() = default;
 Sha1::Sha1(Sha1&&) noexcept = default;
 
-void Sha1::update(const void* data, std::size_t size) { EVP_DigestUpdate(context_->ctx.get(), data, size); }
+void Sha1::update(const void* data, std::size_t size) {
+  EVP_DigestUpdate(context_->ctx.get(), data, size);
+}
 
 std::string Sha1::finish_hex() {
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -55,7 +58,7 @@ std::string git_blob_sha1(std::string_view content) {
 }
 
 Result<std::string> git_blob_sha1_file(const std::filesystem::path& path, std::uint64_t size) {
-  std::unique_ptr<FILE, decltype(&std::fclose)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  UniqueFile file = open_file(path, "rb");
   if (!file) return unexpected(os_error("cannot open `" + path.string() + "`", errno));
   Sha1 h;
   const std::string header = "blob " + std::to_string(size);
@@ -75,8 +78,8 @@ Result<std::string> git_blob_sha1_file(const std::filesystem::path& path, std::u
 std::string hmac_hex(std::string_view key, std::string_view message) {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(message.data()), message.size(), out, &size);
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(message.data()),
+       message.size(), out, &size);
   return hex(out, 16);
 }
 
@@ -87,6 +90,8 @@ bool is_hex(std::string_view s) {
   return !s.empty();
 }
 
-bool is_sha256_hex(std::string_view s) { return s.size() == 64 && is_hex(s); }
+bool is_sha256_hex(std::string_view s) {
+  return s.size() == 64 && is_hex(s);
+}
 
 }  // namespace kernelhub::server

@@ -39,8 +39,8 @@ std::string percent_encode(std::string_view text, bool keep_slash) {
   std::string out;
   out.reserve(text.size());
   for (unsigned char c : text) {
-    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                            c == '-' || c == '.' || c == '_' || c == '~' || (keep_slash && c == '/');
+    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                            c == '.' || c == '_' || c == '~' || (keep_slash && c == '/');
     if (unreserved) {
       out.push_back(static_cast<char>(c));
     } else {
@@ -81,8 +81,8 @@ std::optional<std::multimap<std::string, std::string>> parse_form(std::string_vi
     if (!pair.empty()) {
       const std::size_t eq = pair.find('=');
       auto key = percent_decode(pair.substr(0, eq), true);
-      auto value = eq == std::string_view::npos ? std::optional<std::string>("")
-                                                 : percent_decode(pair.substr(eq + 1), true);
+      auto value =
+          eq == std::string_view::npos ? std::optional<std::string>("") : percent_decode(pair.substr(eq + 1), true);
       if (!key || !value) return std::nullopt;
       out.emplace(std::move(*key), std::move(*value));
     }
@@ -100,11 +100,16 @@ std::optional<std::string> base64_decode(std::string_view text) {
   std::size_t padding = 0;
   for (char c : text) {
     int value;
-    if (c >= 'A' && c <= 'Z') value = c - 'A';
-    else if (c >= 'a' && c <= 'z') value = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') value = c - '0' + 52;
-    else if (c == '+') value = 62;
-    else if (c == '/') value = 63;
+    if (c >= 'A' && c <= 'Z')
+      value = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      value = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      value = c - '0' + 52;
+    else if (c == '+')
+      value = 62;
+    else if (c == '/')
+      value = 63;
     else if (c == '=') {
       ++padding;
       continue;
@@ -130,8 +135,8 @@ std::string iso8601_now() {
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[96];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
   return buf;
 }
 

@@ -38,7 +38,9 @@ std::string_view url_prefix(RepoType type) {
   return "";
 }
 
-std::string RepoKey::id() const { return ns.empty() ? name : ns + "/" + name; }
+std::string RepoKey::id() const {
+  return ns.empty() ? name : ns + "/" + name;
+}
 
 Status validate_repo_id_part(std::string_view part) {
   auto bad = [&](std::string_view rule) {
@@ -47,8 +49,8 @@ Status validate_repo_id_part(std::string_view part) {
   };
   if (part.empty() || part.size() > 96) return bad("must be 1 to 96 characters long");
   for (char c : part) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-                    c == '-' || c == '.';
+    const bool ok =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
     if (!ok) return bad("may only contain letters, digits, `_`, `-` and `.`");
   }
   if (part.front() == '-' || part.front() == '.' || part.back() == '-' || part.back() == '.') {

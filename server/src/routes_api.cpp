@@ -33,7 +33,8 @@ bool is_directory(const Commit& commit, const std::string& dir) {
 
 // The entries of a tree listing, in the order the Hub gives them: each folder right before its
 // contents (recursive), or folders then files (one level).
-std::vector<std::pair<std::string, bool>> list_entries(const Commit& commit, const std::string& folder, bool recursive) {
+std::vector<std::pair<std::string, bool>> list_entries(const Commit& commit, const std::string& folder,
+                                                       bool recursive) {
   std::vector<std::pair<std::string, bool>> dirs, files;  // (path, is_dir)
   std::vector<std::pair<std::string, bool>> ordered;
   std::set<std::string> seen;
@@ -98,7 +99,8 @@ void Server::Impl::repo_info(Call& call, const RepoKey& key, const std::string& 
         s["size"] = entry.size;
         s["blobId"] = entry.git_sha1;
         if (entry.lfs) {
-          s["lfs"] = {{"size", entry.size}, {"sha256", entry.sha256},
+          s["lfs"] = {{"size", entry.size},
+                      {"sha256", entry.sha256},
                       {"pointerSize", lfs_pointer_text(entry.sha256, entry.size).size()}};
         }
       }
@@ -223,23 +225,26 @@ void Server::Impl::whoami(Call& call) {
   json orgs = json::array();
   for (const auto& org : call.who->orgs) {
     const auto info = policy.organization(org);
-    orgs.push_back({{"type", "org"}, {"name", org}, {"fullname", info ? info->fullname : org},
+    orgs.push_back({{"type", "org"},
+                    {"name", org},
+                    {"fullname", info ? info->fullname : org},
                     {"roleInOrg", call.who->write ? "write" : "read"}});
   }
-  send_json(call.res, 200,
-            {{"type", "user"},
-             {"id", sha1_hex("user:" + call.who->user).substr(0, 24)},
-             {"name", call.who->user},
-             {"fullname", call.who->user},
-             {"email", nullptr},
-             {"emailVerified", false},
-             {"isPro", false},
-             {"canPay", false},
-             {"avatarUrl", ""},
-             {"orgs", orgs},
-             {"auth",
-              {{"type", "access_token"},
-               {"accessToken", {{"displayName", "kernelhub serve token"}, {"role", call.who->write ? "write" : "read"}}}}}});
+  send_json(
+      call.res, 200,
+      {{"type", "user"},
+       {"id", sha1_hex("user:" + call.who->user).substr(0, 24)},
+       {"name", call.who->user},
+       {"fullname", call.who->user},
+       {"email", nullptr},
+       {"emailVerified", false},
+       {"isPro", false},
+       {"canPay", false},
+       {"avatarUrl", ""},
+       {"orgs", orgs},
+       {"auth",
+        {{"type", "access_token"},
+         {"accessToken", {{"displayName", "kernelhub serve token"}, {"role", call.who->write ? "write" : "read"}}}}}});
 }
 
 void Server::Impl::organization_overview(Call& call, const std::string& org) {
@@ -324,9 +329,9 @@ void Server::Impl::create_repo(Call& call) {
     call.res.status = 409;
     call.res.set_header("X-Error-Code", "RepoExists");
     call.res.set_header("X-Error-Message", "You already created this " + std::string(to_string(key->type)) + " repo");
-    call.res.set_content(dump_json({{"error", "You already created this " + std::string(to_string(key->type)) + " repo"},
-                                    {"url", url}}),
-                         "application/json; charset=utf-8");
+    call.res.set_content(
+        dump_json({{"error", "You already created this " + std::string(to_string(key->type)) + " repo"}, {"url", url}}),
+        "application/json; charset=utf-8");
     return;
   }
   send_json(call.res, 200, {{"url", url}, {"name", key->id()}, {"id", key->id()}});
@@ -348,7 +353,8 @@ void Server::Impl::update_settings(Call& call, const RepoKey& key) {
   auto repo = writable_repo(call, key);
   if (!repo) return;
   const json body = json::parse(call.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) return send_error(call.res, 400, "BadRequest", "expected a JSON object");
+  if (body.is_discarded() || !body.is_object())
+    return send_error(call.res, 400, "BadRequest", "expected a JSON object");
   RepoMeta meta = repo->meta;
   if (body.contains("private")) {
     if (!body["private"].is_boolean()) return send_error(call.res, 400, "BadRequest", "`private` must be true/false");
@@ -383,12 +389,15 @@ void Server::Impl::update_settings(Call& call, const RepoKey& key) {
 void Server::Impl::create_branch(Call& call, const RepoKey& key, const std::string& branch) {
   auto repo = writable_repo(call, key);
   if (!repo) return;
-  if (auto valid = validate_ref_name(branch); !valid) return send_error(call.res, 400, "BadRequest", valid.error().message);
+  if (auto valid = validate_ref_name(branch); !valid)
+    return send_error(call.res, 400, "BadRequest", valid.error().message);
   std::string start = "main";
   if (!call.body.empty()) {
     const json body = json::parse(call.body, nullptr, false);
-    if (body.is_discarded() || !body.is_object()) return send_error(call.res, 400, "BadRequest", "expected a JSON object");
-    if (body.contains("startingPoint") && body["startingPoint"].is_string()) start = body["startingPoint"].get<std::string>();
+    if (body.is_discarded() || !body.is_object())
+      return send_error(call.res, 400, "BadRequest", "expected a JSON object");
+    if (body.contains("startingPoint") && body["startingPoint"].is_string())
+      start = body["startingPoint"].get<std::string>();
   }
   auto commit = commit_at(call, *repo, start);
   if (!commit) return;
@@ -408,7 +417,8 @@ void Server::Impl::create_tag(Call& call, const RepoKey& key, const std::string&
     return send_error(call.res, 400, "BadRequest", "expected a JSON body {\"tag\": name, \"message\"?: text}");
   }
   const std::string tag = body["tag"].get<std::string>();
-  if (auto valid = validate_ref_name(tag); !valid) return send_error(call.res, 400, "BadRequest", valid.error().message);
+  if (auto valid = validate_ref_name(tag); !valid)
+    return send_error(call.res, 400, "BadRequest", valid.error().message);
   auto commit = commit_at(call, *repo, revision);
   if (!commit) return;
   auto changed = store->set_ref(key, Store::RefKind::kTag, tag, commit->id, /*must_not_exist=*/true);

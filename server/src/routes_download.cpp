@@ -59,9 +59,9 @@ void Server::Impl::serve_blob(Call& call, const std::string& sha256, std::uint64
   res.set_header("Accept-Ranges", "bytes");
   if (!range_satisfiable(call.req, size)) {
     res.set_header("Content-Range", "bytes */" + std::to_string(size));
-    send_error(res, 416, "RangeNotSatisfiable",
-               "Range `" + call.req.get_header_value("Range") + "` is outside the file of " + std::to_string(size) +
-                   " bytes");
+    send_error(
+        res, 416, "RangeNotSatisfiable",
+        "Range `" + call.req.get_header_value("Range") + "` is outside the file of " + std::to_string(size) + " bytes");
     return;
   }
   if (size == 0) {
@@ -107,15 +107,16 @@ void Server::Impl::resolve_file(Call& call, const RepoKey& key, const std::strin
   if (it == commit->files.end()) {
     // X-Repo-Commit lets huggingface_hub write its `.no_exist/<commit>/<path>` marker.
     send_error(res, 404, "EntryNotFound",
-               "Entry not found: `" + path + "` does not exist in " + key.id() + " at revision " + revision, commit->id);
+               "Entry not found: `" + (path.size() > 200 ? path.substr(0, 200) + "..." : path) +
+                   "` does not exist in " + key.id() + " at revision " + revision,
+               commit->id);
     return;
   }
   const FileEntry& entry = it->second;
   res.set_header("X-Repo-Commit", commit->id);
   res.set_header("ETag", "\"" + entry.git_sha1 + "\"");
   if (entry.lfs) {
-    const std::string location =
-        storage_url + "/lfs-storage/" + entry.sha256 + "?sig=" + sign("get:" + entry.sha256);
+    const std::string location = storage_url + "/lfs-storage/" + entry.sha256 + "?sig=" + sign("get:" + entry.sha256);
     res.status = 302;
     res.set_header("Location", location);
     res.set_header("X-Linked-Etag", "\"" + entry.sha256 + "\"");

@@ -105,8 +105,9 @@ Result<PendingChange> parse_change(const std::string& kind, const json& value) {
     }
     change.op = CommitOperation{CommitOperation::Kind::kAddBlob, path, value["oid"].get<std::string>(), true, size};
   } else {
-    return unexpected(ErrorCode::kInvalidArgument,
-                      "unknown commit entry key `" + kind + "`; expected header, file, lfsFile, deletedFile or deletedFolder");
+    return unexpected(
+        ErrorCode::kInvalidArgument,
+        "unknown commit entry key `" + kind + "`; expected header, file, lfsFile, deletedFile or deletedFolder");
   }
   return change;
 }
@@ -137,10 +138,12 @@ Result<ParsedCommit> parse_commit_body(std::string_view body, bool is_json) {
     const json j = json::parse(body, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return unexpected(ErrorCode::kInvalidArgument, "body is not a JSON object");
     KH_RETURN_IF_ERROR(parse_header(j, out));
-    for (const auto& [field, kind] : {std::pair{"files", "file"}, std::pair{"lfsFiles", "lfsFile"},
-                                      std::pair{"deletedFiles", "deletedFile"}, std::pair{"deletedFolders", "deletedFolder"}}) {
+    for (const auto& [field, kind] :
+         {std::pair{"files", "file"}, std::pair{"lfsFiles", "lfsFile"}, std::pair{"deletedFiles", "deletedFile"},
+          std::pair{"deletedFolders", "deletedFolder"}}) {
       if (!j.contains(field)) continue;
-      if (!j[field].is_array()) return unexpected(ErrorCode::kInvalidArgument, std::string("`") + field + "` must be a list");
+      if (!j[field].is_array())
+        return unexpected(ErrorCode::kInvalidArgument, std::string("`") + field + "` must be a list");
       for (const auto& v : j[field]) {
         KH_ASSIGN_OR_RETURN(PendingChange change, parse_change(kind, v));
         out.changes.push_back(std::move(change));
@@ -186,7 +189,8 @@ void Server::Impl::preupload(Call& call, const RepoKey& key, const std::string& 
   if (!repo) return;
   const json body = json::parse(call.body, nullptr, false);
   if (body.is_discarded() || !body.is_object() || !body.contains("files") || !body["files"].is_array()) {
-    return send_error(call.res, 400, "BadRequest", "expected a JSON body {\"files\": [{\"path\", \"sample\", \"size\"}]}");
+    return send_error(call.res, 400, "BadRequest",
+                      "expected a JSON body {\"files\": [{\"path\", \"sample\", \"size\"}]}");
   }
   auto commit = commit_at(call, *repo, revision);
   if (!commit) return;
@@ -196,9 +200,11 @@ void Server::Impl::preupload(Call& call, const RepoKey& key, const std::string& 
       return send_error(call.res, 400, "BadRequest", "each file needs a string `path`");
     }
     const std::string path = f["path"].get<std::string>();
-    if (auto valid = validate_repo_path(path); !valid) return send_error(call.res, 400, "BadRequest", valid.error().message);
+    if (auto valid = validate_repo_path(path); !valid)
+      return send_error(call.res, 400, "BadRequest", valid.error().message);
     const auto size = json_size(f, "size");
-    if (!size) return send_error(call.res, 400, "BadRequest", "`size` of `" + path + "` must be a non-negative integer");
+    if (!size)
+      return send_error(call.res, 400, "BadRequest", "`size` of `" + path + "` must be a non-negative integer");
     std::string sample;
     if (f.contains("sample") && f["sample"].is_string()) {
       auto decoded = base64_decode(f["sample"].get<std::string>());
@@ -237,7 +243,8 @@ void Server::Impl::lfs_batch(Call& call, const RepoKey& key) {
   bool used_multipart = false;
   json objects = json::array();
   for (const auto& o : body["objects"]) {
-    const std::string oid = o.is_object() && o.contains("oid") && o["oid"].is_string() ? o["oid"].get<std::string>() : "";
+    const std::string oid =
+        o.is_object() && o.contains("oid") && o["oid"].is_string() ? o["oid"].get<std::string>() : "";
     std::uint64_t size_value = 0;
     const bool has_size = read_size(o, "size", size_value);
     const std::uint64_t* size = &size_value;
@@ -279,28 +286,32 @@ void Server::Impl::lfs_batch(Call& call, const RepoKey& key) {
       for (std::uint64_t i = 1; i <= parts; ++i) {
         char number[16];
         std::snprintf(number, sizeof(number), "%05llu", static_cast<unsigned long long>(i));
-        header[number] = storage_url + "/lfs-part/" + oid + "/" + std::to_string(i) + "?size=" + sz + "&sig=" + part_sig;
+        header[number] =
+            storage_url + "/lfs-part/" + oid + "/" + std::to_string(i) + "?size=" + sz + "&sig=" + part_sig;
       }
-      out["actions"] = {
-          {"upload",
-           {{"href", storage_url + "/lfs-complete/" + oid + "?size=" + sz + "&sig=" + sign("complete:" + oid + ":" + sz)},
-            {"header", header}}},
-          {"verify", {{"href", verify}}}};
+      out["actions"] = {{"upload",
+                         {{"href", storage_url + "/lfs-complete/" + oid + "?size=" + sz +
+                                       "&sig=" + sign("complete:" + oid + ":" + sz)},
+                          {"header", header}}},
+                        {"verify", {{"href", verify}}}};
     } else {
       out["actions"] = {
-          {"upload", {{"href", storage_url + "/lfs-upload/" + oid + "?size=" + sz + "&sig=" + sign("put:" + oid + ":" + sz)}}},
+          {"upload",
+           {{"href", storage_url + "/lfs-upload/" + oid + "?size=" + sz + "&sig=" + sign("put:" + oid + ":" + sz)}}},
           {"verify", {{"href", verify}}}};
     }
     out["authenticated"] = true;
     objects.push_back(std::move(out));
   }
-  send_lfs_json(call.res, {{"transfer", used_multipart ? "multipart" : "basic"}, {"objects", objects}, {"hash_algo", "sha256"}});
+  send_lfs_json(call.res,
+                {{"transfer", used_multipart ? "multipart" : "basic"}, {"objects", objects}, {"hash_algo", "sha256"}});
 }
 
 void Server::Impl::lfs_verify(Call& call, const RepoKey& key) {
   if (!writable_repo(call, key)) return;
   const json body = json::parse(call.body, nullptr, false);
-  const std::string oid = body.is_object() && body.contains("oid") && body["oid"].is_string() ? body["oid"].get<std::string>() : "";
+  const std::string oid =
+      body.is_object() && body.contains("oid") && body["oid"].is_string() ? body["oid"].get<std::string>() : "";
   std::uint64_t size_value = 0;
   const bool has_size = read_size(body, "size", size_value);
   const std::uint64_t* size = &size_value;
@@ -345,8 +356,9 @@ void Server::Impl::lfs_upload(Call& call, const httplib::ContentReader& reader, 
   }
   const std::string actual = to_hex(hasher.finish());
   if (actual != oid) {
-    return send_error(call.res, 400, "LfsOidMismatch",
-                      "uploaded bytes hash to sha256 " + actual + ", not the announced " + oid + "; nothing was stored");
+    return send_error(
+        call.res, 400, "LfsOidMismatch",
+        "uploaded bytes hash to sha256 " + actual + ", not the announced " + oid + "; nothing was stored");
   }
   if (auto done = temp->finish(); !done) return send_error(call.res, 500, "InternalError", done.error().message);
   if (auto adopted = store->adopt_blob(temp->path(), oid); !adopted) {
@@ -389,9 +401,9 @@ void Server::Impl::lfs_upload_part(Call& call, const httplib::ContentReader& rea
   if (write_failed) return send_error(call.res, 507, "InsufficientStorage", "the server could not store the part");
   if (received != expected) {
     call.res.set_header("Connection", "close");
-    return send_error(call.res, 400, "LfsSizeMismatch",
-                      "part " + part_text + " must have " + std::to_string(expected) + " bytes, got " +
-                          std::to_string(received));
+    return send_error(
+        call.res, 400, "LfsSizeMismatch",
+        "part " + part_text + " must have " + std::to_string(expected) + " bytes, got " + std::to_string(received));
   }
   const std::string etag = to_hex(hasher.finish()).substr(0, 32);
   if (auto done = temp->commit_to(dir / (std::to_string(*part) + "." + etag)); !done) {
@@ -412,8 +424,8 @@ void Server::Impl::lfs_complete(Call& call, const std::string& oid) {
   const std::uint64_t chunk = options.multipart_chunk_bytes;
   const std::uint64_t parts = (*size + chunk - 1) / chunk;
   if (body["parts"].size() != parts) {
-    return send_error(call.res, 400, "BadRequest", "expected " + std::to_string(parts) + " parts, got " +
-                                                       std::to_string(body["parts"].size()));
+    return send_error(call.res, 400, "BadRequest",
+                      "expected " + std::to_string(parts) + " parts, got " + std::to_string(body["parts"].size()));
   }
   const fs::path dir = store->tmp_dir() / ("parts-" + oid);
   auto temp = TempFile::create(store->tmp_dir());
@@ -447,8 +459,8 @@ void Server::Impl::lfs_complete(Call& call, const std::string& oid) {
   const std::string actual = to_hex(hasher.finish());
   if (total != *size || actual != oid) {
     return send_error(call.res, 400, "LfsOidMismatch",
-                      "assembled parts have " + std::to_string(total) + " bytes with sha256 " + actual +
-                          "; expected " + std::to_string(*size) + " bytes with sha256 " + oid);
+                      "assembled parts have " + std::to_string(total) + " bytes with sha256 " + actual + "; expected " +
+                          std::to_string(*size) + " bytes with sha256 " + oid);
   }
   if (auto done = temp->finish(); !done) return send_error(call.res, 500, "InternalError", done.error().message);
   if (auto adopted = store->adopt_blob(temp->path(), oid); !adopted) {
@@ -471,7 +483,8 @@ void Server::Impl::commit(Call& call, const RepoKey& key, const std::string& rev
       return send_error(call.res, 400, "BadRequest", "path `" + change.op.path + "` appears twice in one commit");
     }
     // Fail fast on unknown LFS objects, before any inline blob is written.
-    if (change.op.kind == CommitOperation::Kind::kAddBlob && !change.inline_content && !store->blob_size(change.op.sha256)) {
+    if (change.op.kind == CommitOperation::Kind::kAddBlob && !change.inline_content &&
+        !store->blob_size(change.op.sha256)) {
       return send_error(call.res, 400, "LfsObjectNotFound",
                         "lfsFile `" + change.op.path + "` names sha256 " + change.op.sha256 +
                             ", which was never uploaded; upload it through the LFS batch API first");
@@ -513,16 +526,15 @@ void Server::Impl::commit(Call& call, const RepoKey& key, const std::string& rev
     case S::kCommitted: break;
     case S::kRepoNotFound:
       return send_error(call.res, 404, "RepoNotFound", "Repository " + key.id() + " was deleted during the commit");
-    case S::kBranchNotFound:
-      return send_error(call.res, 404, "RevisionNotFound", "Invalid rev id: " + branch);
+    case S::kBranchNotFound: return send_error(call.res, 404, "RevisionNotFound", "Invalid rev id: " + branch);
     case S::kParentMismatch:
       return send_error(call.res, 412, "ParentCommitMismatch",
                         "A commit has happened since `parentCommit` " + parsed->parent.value_or("") + ": `" + branch +
                             "` is now at " + outcome->detail + ". Please refresh and try again.");
     case S::kMissingBlob:
-      return send_error(call.res, 400, "LfsObjectNotFound", "LFS object for " + outcome->detail + " was never uploaded");
-    case S::kSizeMismatch:
-      return send_error(call.res, 400, "LfsSizeMismatch", "size mismatch for " + outcome->detail);
+      return send_error(call.res, 400, "LfsObjectNotFound",
+                        "LFS object for " + outcome->detail + " was never uploaded");
+    case S::kSizeMismatch: return send_error(call.res, 400, "LfsSizeMismatch", "size mismatch for " + outcome->detail);
     case S::kEntryNotFound:
       return send_error(call.res, 404, "EntryNotFound",
                         "A file with this name doesn't exist: `" + outcome->detail + "` (cannot delete it)");

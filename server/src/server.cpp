@@ -14,8 +14,8 @@ namespace {
 // Path segments that follow a repo id in /api/{T}/{id}/…; they tell a single-segment id
 // (`/api/models/gpt2/refs`) from a namespaced one (`/api/models/org/name`).
 bool is_api_subroute(std::string_view s) {
-  return s == "revision" || s == "tree" || s == "paths-info" || s == "refs" || s == "preupload" ||
-         s == "commit" || s == "branch" || s == "tag" || s == "settings" || s == "commits";
+  return s == "revision" || s == "tree" || s == "paths-info" || s == "refs" || s == "preupload" || s == "commit" ||
+         s == "branch" || s == "tag" || s == "settings" || s == "commits";
 }
 
 std::string join(const std::vector<std::string>& segs, std::size_t from) {
@@ -54,7 +54,9 @@ std::string Call::query_value(const std::string& key) const {
   return it == query.end() ? std::string() : it->second;
 }
 
-std::string dump_json(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump_json(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
 void send_json(httplib::Response& res, int status, const json& body) {
   res.status = status;
@@ -72,7 +74,9 @@ void send_error(httplib::Response& res, int status, std::string_view code, std::
 
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Server::~Server() { stop(); }
+Server::~Server() {
+  stop();
+}
 
 Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
   if (options.root.empty()) return unexpected(ErrorCode::kInvalidArgument, "--root is required");
@@ -137,9 +141,15 @@ void Server::wait() {
   while (s.running && s.http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
 }
 
-int Server::port() const { return impl_->port; }
-std::string Server::public_url() const { return impl_->public_url; }
-std::string Server::storage_url() const { return impl_->storage_url; }
+int Server::port() const {
+  return impl_->port;
+}
+std::string Server::public_url() const {
+  return impl_->public_url;
+}
+std::string Server::storage_url() const {
+  return impl_->storage_url;
+}
 
 std::string Server::Impl::repo_url(const RepoKey& key) const {
   return public_url + "/" + std::string(url_prefix(key.type)) + key.id();
@@ -149,7 +159,9 @@ std::string Server::Impl::api_base(const RepoKey& key) const {
   return public_url + "/api/" + std::string(to_string(key.type)) + "s/" + key.id();
 }
 
-std::string Server::Impl::sign(std::string_view message) const { return hmac_hex(store->secret(), message); }
+std::string Server::Impl::sign(std::string_view message) const {
+  return hmac_hex(store->secret(), message);
+}
 
 bool Server::Impl::check_signature(Call& call, std::string_view message) {
   if (call.query_value("sig") == sign(message)) return true;
@@ -170,39 +182,43 @@ void Server::Impl::install_routes() {
   // Per-route limits are enforced while reading (see dispatch); this is the outer bound.
   http.set_payload_max_length(static_cast<std::size_t>(options.max_lfs_object_bytes));
 
-  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) -> httplib::Server::HandlerResponse {
-    // Refuse oversized bodies before a byte of them is read.
-    const bool is_upload = req.target.starts_with("/lfs-upload/") || req.target.starts_with("/lfs-part/");
-    if (!is_upload && req.has_header("Content-Length")) {
-      const std::string value = req.get_header_value("Content-Length");
-      const auto length = std::strtoull(value.c_str(), nullptr, 10);
-      if (length > options.max_body_bytes) {
-        res.set_header("Connection", "close");
-        send_error(res, 413, "PayloadTooLarge",
-                   "request body of " + value + " bytes is over this server's limit of " +
-                       std::to_string(options.max_body_bytes) + " bytes");
-        drop_ranges_unless_file(req, res);
-        return httplib::Server::HandlerResponse::Handled;
-      }
-    }
-    if ((req.method == "GET" || req.method == "HEAD") && req.has_header("Transfer-Encoding")) {
-      res.set_header("Connection", "close");
-      send_error(res, 400, "BadRequest", "GET and HEAD requests must not carry a body");
-      drop_ranges_unless_file(req, res);
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
+  http.set_pre_routing_handler(
+      [this](const httplib::Request& req, httplib::Response& res) -> httplib::Server::HandlerResponse {
+        // Refuse oversized bodies before a byte of them is read.
+        const bool is_upload = req.target.starts_with("/lfs-upload/") || req.target.starts_with("/lfs-part/");
+        if (!is_upload && req.has_header("Content-Length")) {
+          const std::string value = req.get_header_value("Content-Length");
+          const auto length = std::strtoull(value.c_str(), nullptr, 10);
+          if (length > options.max_body_bytes) {
+            res.set_header("Connection", "close");
+            send_error(res, 413, "PayloadTooLarge",
+                       "request body of " + value + " bytes is over this server's limit of " +
+                           std::to_string(options.max_body_bytes) + " bytes");
+            drop_ranges_unless_file(req, res);
+            return httplib::Server::HandlerResponse::Handled;
+          }
+        }
+        if ((req.method == "GET" || req.method == "HEAD") && req.has_header("Transfer-Encoding")) {
+          res.set_header("Connection", "close");
+          send_error(res, 400, "BadRequest", "GET and HEAD requests must not carry a body");
+          drop_ranges_unless_file(req, res);
+          return httplib::Server::HandlerResponse::Handled;
+        }
+        return httplib::Server::HandlerResponse::Unhandled;
+      });
   http.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
     if (res.has_header("X-Error-Message")) return httplib::Server::HandlerResponse::Unhandled;
     if (res.status == 413) {
       send_error(res, 413, "PayloadTooLarge", "request body is over this server's limit");
     } else if (res.status == 416) {
       send_error(res, 416, "RangeNotSatisfiable", "requested range is outside the file");
+    } else if (res.status == 414) {
+      send_error(res, 414, "UriTooLong", "the request URL is longer than this server accepts; shorten the path");
     } else if (res.status == 404) {
       send_error(res, 404, {}, "Sorry, we can't find the page you are looking for: " + req.method + " " + req.path);
     } else {
-      send_error(res, res.status, "BadRequest", "the request could not be understood (HTTP " + std::to_string(res.status) + ")");
+      send_error(res, res.status, "BadRequest",
+                 "the request could not be understood (HTTP " + std::to_string(res.status) + ")");
     }
     return httplib::Server::HandlerResponse::Handled;
   }));
@@ -262,7 +278,8 @@ void Server::Impl::route(const httplib::Request& req, httplib::Response& res, co
   const std::string& m = req.method;
   const bool get = m == "GET" || m == "HEAD";
   auto not_found = [&] {
-    send_error(res, 404, {}, "Sorry, we can't find the page you are looking for: " + m + " " + std::string(target.path));
+    send_error(res, 404, {},
+               "Sorry, we can't find the page you are looking for: " + m + " " + std::string(target.path));
   };
   if (s.empty()) return not_found();
 
@@ -431,7 +448,9 @@ std::shared_ptr<const Commit> Server::Impl::commit_at(Call& call, const RepoStat
 json file_entry_json(const std::string& path, const FileEntry& entry) {
   json j = {{"type", "file"}, {"oid", entry.git_sha1}, {"size", entry.size}, {"path", path}};
   if (entry.lfs) {
-    j["lfs"] = {{"oid", entry.sha256}, {"size", entry.size}, {"pointerSize", lfs_pointer_text(entry.sha256, entry.size).size()}};
+    j["lfs"] = {{"oid", entry.sha256},
+                {"size", entry.size},
+                {"pointerSize", lfs_pointer_text(entry.sha256, entry.size).size()}};
   }
   return j;
 }

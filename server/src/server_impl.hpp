@@ -25,12 +25,12 @@ using nlohmann::json;
 struct Call {
   const httplib::Request& req;
   httplib::Response& res;
-  std::vector<std::string> segs;                    // decoded path segments
-  std::multimap<std::string, std::string> query;    // decoded query
-  const TokenInfo* who = nullptr;                   // nullptr = anonymous
-  std::string body;                                 // POST/PUT/DELETE body (bounded)
+  std::vector<std::string> segs;                  // decoded path segments
+  std::multimap<std::string, std::string> query;  // decoded query
+  const TokenInfo* who = nullptr;                 // nullptr = anonymous
+  std::string body;                               // POST/PUT/DELETE body (bounded)
 
-  bool query_flag(const std::string& key) const;    // ?key=1|true
+  bool query_flag(const std::string& key) const;  // ?key=1|true
   std::string query_value(const std::string& key) const;
 };
 

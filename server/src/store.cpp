@@ -101,8 +101,7 @@ Result<std::unique_ptr<Store>> Store::open(const fs::path& root, Options options
 }
 
 fs::path Store::repo_dir(const RepoKey& key) const {
-  return root_ / "repos" / std::string(type_dir(key.type)) / (key.ns.empty() ? std::string("-") : key.ns) /
-         key.name;
+  return root_ / "repos" / std::string(type_dir(key.type)) / (key.ns.empty() ? std::string("-") : key.ns) / key.name;
 }
 
 Status Store::load_all() {
@@ -329,7 +328,8 @@ Result<CommitOutcome> Store::apply_commit(const RepoKey& key, const CommitReques
         const auto size = blob_size(op.sha256);
         if (!size) return CommitOutcome{S::kMissingBlob, {}, op.path + " (sha256 " + op.sha256 + ")"};
         if (op.size && *op.size != *size) {
-          return CommitOutcome{S::kSizeMismatch, {},
+          return CommitOutcome{S::kSizeMismatch,
+                               {},
                                op.path + ": announced " + std::to_string(*op.size) + " bytes, stored object has " +
                                    std::to_string(*size)};
         }

@@ -2,6 +2,7 @@
 // a blob whose hash is wrong, and no temp file is left behind.
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <fstream>
 
 #include "fake_hub.hpp"
 #include "kernelhub/client/hub_client.hpp"
@@ -25,9 +26,12 @@ struct Fixture {
   Fixture() {
     hub.add_kernel("org/kern", {{"build/torch-cpu/big.so", kBig, true}, {"build/torch-cpu/small.bin", kSmall, false}});
   }
+  int hash_threads = 0;
   Result<Snapshot> download(const Faults& faults) {
     hub.set_faults(faults);
-    return HubClient(test_settings(cache, hub.endpoint())).download_variant(kRepo, RepoType::kKernel, "main", "torch-cpu");
+    Settings s = test_settings(cache, hub.endpoint());
+    s.hash_threads = hash_threads;
+    return HubClient(s).download_variant(kRepo, RepoType::kKernel, "main", "torch-cpu");
   }
   void check_complete(const Result<Snapshot>& snap) {
     REQUIRE(snap);
@@ -81,8 +85,21 @@ TEST_CASE("faults: a response slower than the read timeout is retried") {
 }
 
 TEST_CASE("faults: a flipped byte is caught and fetched again") {
+  for (int threads : {0, 2}) {
+    Fixture f;
+    f.hash_threads = threads;  // inline hashing, and the hashing threads
+    Faults faults;
+    faults.flips = 1;
+    f.check_complete(f.download(faults));
+  }
+}
+
+TEST_CASE("faults: resets and flips with hashing threads") {
   Fixture f;
+  f.hash_threads = 2;
   Faults faults;
+  faults.resets = 2;
+  faults.reset_after = 150'000;
   faults.flips = 1;
   f.check_complete(f.download(faults));
 }
@@ -105,6 +122,16 @@ TEST_CASE("faults: a short body with a long Content-Length ends in kNetwork") {
   auto snap = f.download(faults);
   f.check_nothing_bad(snap, ErrorCode::kNetwork);
   CHECK(snap.error().message.find("kernel repo `org/kern` at revision `main`") != std::string::npos);
+}
+
+TEST_CASE("faults: temp files a crashed writer left behind are removed") {
+  Fixture f;
+  const fs::path blobs = f.cache / "kernels--org--kern/blobs";
+  fs::create_directories(blobs);
+  const fs::path stale = blobs / (sha256_hex(kBig) + ".0badf00d.incomplete");
+  { std::ofstream(stale) << "partial"; }
+  f.check_complete(f.download(Faults{}));
+  CHECK_FALSE(fs::exists(stale));
 }
 
 TEST_CASE("faults: a 503 that never ends gives kNetwork after the retries") {

@@ -131,6 +131,13 @@ TEST_CASE("list_versions and list_variants") {
   CHECK(missing.error().message == "variant `torch-rocm` not found in kernel repo `org/kern` at revision `main` (commit `" +
                                        commit + "`); it has `torch-cpu`, `torch-cuda`");
   CHECK(client.download_variant(kRepo, RepoType::kKernel, "main", "../x").error().code == ErrorCode::kInvalidArgument);
+  // Given the resolved commit, messages still name the revision the user asked for.
+  DownloadOptions options;
+  options.asked_revision = "v1";
+  auto pinned = client.download_variant(kRepo, RepoType::kKernel, commit, "torch-rocm", options);
+  REQUIRE_FALSE(pinned);
+  CHECK(pinned.error().message == "variant `torch-rocm` not found in kernel repo `org/kern` at revision `v1` (commit `" +
+                                      commit + "`); it has `torch-cpu`, `torch-cuda`");
 }
 
 TEST_CASE("offline: answers from refs/ and snapshots/ with no request; a miss lists the cache") {
@@ -187,6 +194,7 @@ TEST_CASE("download_file: HEAD metadata, LFS redirect, .no_exist marker") {
   CHECK(missing.error().code == ErrorCode::kNotFound);
   CHECK(missing.error().message.starts_with(
       "file `kernel-status.toml` in kernel repo `org/kern` at revision `main` not found (HTTP 404 EntryNotFound"));
+  CHECK(fs::exists(f.cache / "kernels--org--kern/.no_exist" / f.hub.commit("org/kern") / "kernel-status.toml"));
   CHECK(cache_problems(f.cache).empty());
 }
 

@@ -38,7 +38,7 @@ TEST_CASE("malformed metadata is kCorruptFile naming the problem") {
   }
 }
 
-TEST_CASE("the digest covers every file but metadata.json and bytecode; any change is named") {
+TEST_CASE("the digest covers every file but metadata.json and bytecode, and any change is named") {
   const auto dir = std::filesystem::temp_directory_path() / ("kh_digest_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "sub");
   std::filesystem::create_directories(dir / "__pycache__");

@@ -3,6 +3,8 @@
 #include <elf.h>
 
 #include <catch2/catch.hpp>
+
+#include "file_bytes.hpp"
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -10,12 +12,7 @@
 namespace kernelhub::loader {
 namespace {
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::read_bytes;
 
 bool has_undefined(const ElfFile& elf, const std::string& name) {
   for (const auto& s : elf.symbols) {

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "file_bytes.hpp"
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -11,20 +13,8 @@
 namespace kernelhub::loader {
 namespace {
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::filesystem::path write_temp(const std::string& name, const std::string& bytes) {
-  const auto dir = std::filesystem::temp_directory_path() / ("kh_preflight_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto path = dir / name;
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
+using testing::read_bytes;
+using testing::write_temp;
 
 TEST_CASE("a kernel built for this machine and torch passes, and asks for the Python stub") {
   const auto report = check_loadable(KERNELHUB_BINDNOW_FIXTURE, map_environment({})).value();

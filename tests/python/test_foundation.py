@@ -58,7 +58,7 @@ def test_get_local_kernel_lists_ops_and_variant():
     assert result.returncode == 0, result.stderr
     got = json.loads(result.stdout)
     assert got["variant"] == cpu_variant_dir().name
-    assert [op["name"] for op in got["ops"]] == ["rms_norm"]
+    assert "rms_norm" in [op["name"] for op in got["ops"]]
     assert got["namespace"] == json.loads((cpu_variant_dir() / "metadata.json").read_text())["id"]
 
 

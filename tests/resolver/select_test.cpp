@@ -61,10 +61,10 @@ TEST_CASE("wrong torch, ABI, cpu, os and free-threaded Python are rejected with 
   CHECK(chosen(ds) == nullptr);
   const std::string trace = format_trace(ds);
   CHECK_THAT(trace, Catch::Contains("Torch version (2.14) does not match environment Torch version (2.15)"));
-  CHECK_THAT(trace, Catch::Contains("C++ ABI (cxx98) does not match environment C++ ABI (cxx11)"));
+  CHECK_THAT(trace, Catch::Contains("Torch CXX11 ABI (False) does not match environment Torch CXX11 ABI (True)"));
   CHECK_THAT(trace, Catch::Contains("CPU (aarch64) does not match system CPU (x86_64)"));
   CHECK_THAT(trace, Catch::Contains("OS (windows) does not match system OS (linux)"));
-  CHECK_THAT(trace, Catch::Contains("backend (cpu) does not match selected backend (cuda12.8)"));
+  CHECK_THAT(trace, Catch::Contains("backend (cpu) does not match selected backend (cu128)"));
   CHECK_THAT(trace, Catch::Contains("not-a-variant: `not-a-variant` is not a build variant name"));
 }
 
@@ -72,6 +72,28 @@ TEST_CASE("a C++ process without Python rejects pure-Python variants") {
   const auto ds = select({"torch-universal", "torch-cuda"}, cuda_machine(), {.native_only = true});
   CHECK(chosen(ds) == nullptr);
   CHECK(ds[0].reason == "pure-Python variant; only a Python process can load it");
+}
+
+TEST_CASE("tvm-ffi builds need the named tvm-ffi version, and are rejected in a native-only process") {
+  Environment e = cuda_machine();
+  const std::vector<std::string> names{"tvm-ffi01-cu128-x86_64-linux", "torch-cuda"};
+  auto ds = select(names, e);
+  CHECK(order(ds) == std::vector<std::string>{"torch-cuda", "tvm-ffi01-cu128-x86_64-linux x"});
+  CHECK(ds[1].reason == "tvm-ffi version (0.1) does not match environment tvm-ffi version (None)");
+  e.tvm_ffi = Version{0, 1};
+  ds = select(names, e);
+  CHECK(order(ds) == std::vector<std::string>{"tvm-ffi01-cu128-x86_64-linux", "torch-cuda"});
+  ds = select(names, e, {.native_only = true});
+  CHECK(chosen(ds) == nullptr);
+  CHECK(Variant::parse("tvm-ffi012-cpu-x86_64-linux")->framework_version == Version{0, 12});
+}
+
+TEST_CASE("off Linux the C++ ABI is unknown, so ABI-tagged variants do not fit") {
+  Environment e = cuda_machine();
+  e.os = "windows";
+  const auto ds = select({"torch215-cxx11-cu128-x86_64-windows", "torch215-cu128-x86_64-windows"}, e);
+  CHECK(order(ds) == std::vector<std::string>{"torch215-cu128-x86_64-windows", "torch215-cxx11-cu128-x86_64-windows x"});
+  CHECK(ds[1].reason == "Torch CXX11 ABI (True) does not match environment Torch CXX11 ABI (None)");
 }
 
 }  // namespace

@@ -49,7 +49,10 @@ TEST_CASE("malformed variant names are rejected with the reason, never a crash")
                            Case{"torch215-cxx11-cpu-x86_64-plan9", "unknown os"},
                            Case{"torch215-cxx11-cpu-x86_64", "expected <backend>-<cpu>-<os>"},
                            Case{"torch-gpu", "unknown noarch backend"}, Case{"../etc", "start with torch"},
-                           Case{"torch215-cxx11-cu-x86_64-linux", "unknown backend"}}) {
+                           Case{"torch215-cxx11-cu-x86_64-linux", "unknown backend"},
+                           // Leading zeros would not print back as read.
+                           Case{"torch106-cxx11-cpu-x86_64-linux", "bad torch version"},
+                           Case{"torch215-cxx11-cu0128-x86_64-linux", "unknown backend"}}) {
     INFO(name);
     const auto v = Variant::parse(name);
     REQUIRE_FALSE(v.has_value());

@@ -18,10 +18,10 @@ TEST_CASE("validate_repo_path rejects every escape and oddity", "[server][repo_p
   std::string long_path;
   for (int i = 0; i < 120; ++i) long_path += "abcdefghi/";
   long_path += "x";
-  for (std::string bad : {std::string(""), std::string("../etc/passwd"), std::string("a/../../b"), std::string("/abs"),
-                          std::string("a\\b"), std::string("a\0b", 3), std::string("a//b"), std::string("a/"),
-                          std::string("./a"), std::string(".git/config"), std::string("x/.git/y"), std::string("a\nb"),
-                          long_segment, long_path}) {
+  for (std::string bad :
+       {std::string(""), std::string("../etc/passwd"), std::string("a/../../b"), std::string("/abs"),
+        std::string("a\\b"), std::string("a\0b", 3), std::string("a//b"), std::string("a/"), std::string("./a"),
+        std::string(".git/config"), std::string("x/.git/y"), std::string("a\nb"), long_segment, long_path}) {
     INFO("path: " << bad);
     const auto status = validate_repo_path(bad);
     REQUIRE_FALSE(status);

@@ -28,18 +28,21 @@ TEST_CASE("bad paths in commits are refused and the repo is unchanged", "[server
   const std::string head = hub.head("kernels/acme/relu");
   const auto outside_before = list_files(hub.outside());
 
-  for (std::string path : {std::string("../escape.txt"), std::string("a/../../escape"), std::string("/etc/passwd"),
-                           std::string("a\\b.txt"), std::string("nul\0byte", 8), std::string(2000, 'x'),
-                           std::string(".git/config")}) {
+  for (std::string path :
+       {std::string("../escape.txt"), std::string("a/../../escape"), std::string("/etc/passwd"),
+        std::string("a\\b.txt"), std::string("nul\0byte", 8), std::string(2000, 'x'), std::string(".git/config")}) {
     INFO("path " << path.size() << " bytes");
-    check_refused(hub.commit("kernels/acme/relu", {TestHub::header_line(), TestHub::file_line(path, "evil")}), 400, "BadRequest");
-    check_refused(hub.commit("kernels/acme/relu", {TestHub::header_line(), {{"key", "deletedFile"}, {"value", {{"path", path}}}}}),
+    check_refused(hub.commit("kernels/acme/relu", {TestHub::header_line(), TestHub::file_line(path, "evil")}), 400,
+                  "BadRequest");
+    check_refused(hub.commit("kernels/acme/relu",
+                             {TestHub::header_line(), {{"key", "deletedFile"}, {"value", {{"path", path}}}}}),
                   400, "BadRequest");
   }
   // Over-long names in the URL, and escapes through the URL itself.
   check_refused(hub.client().Get("/api/kernels/acme/relu/tree/main/..%2F..%2Fetc"), 400, "BadRequest");
-  check_refused(hub.client().Post("/api/kernels/acme/relu/paths-info/main", "paths=..%2Fx", "application/x-www-form-urlencoded"),
-                400, "BadRequest");
+  check_refused(
+      hub.client().Post("/api/kernels/acme/relu/paths-info/main", "paths=..%2Fx", "application/x-www-form-urlencoded"),
+      400, "BadRequest");
   check_refused(hub.client().Get("/kernels/acme/relu/resolve/main/%zz"), 400, "BadRequest");
   CHECK(hub.client().Get("/kernels/acme/relu/resolve/main/..%2F..%2Fsecret")->status == 404);
 
@@ -50,25 +53,31 @@ TEST_CASE("bad paths in commits are refused and the repo is unchanged", "[server
   check_refused(raw("{not json}\n"), 400, "BadRequest");
   check_refused(raw(TestHub::file_line("a", "b").dump() + "\n"), 400, "BadRequest");  // no header first
   check_refused(raw(TestHub::header_line().dump() + "\n{\"key\":\"bogus\",\"value\":{}}\n"), 400, "BadRequest");
-  check_refused(raw(TestHub::header_line().dump() + "\n" +
-                    json{{"key", "file"}, {"value", {{"path", "a"}, {"content", "!!!"}, {"encoding", "base64"}}}}.dump()),
-                400, "BadRequest");
+  check_refused(
+      raw(TestHub::header_line().dump() + "\n" +
+          json{{"key", "file"}, {"value", {{"path", "a"}, {"content", "!!!"}, {"encoding", "base64"}}}}.dump()),
+      400, "BadRequest");
   check_refused(raw("[1,2"), 400, "BadRequest");
   check_refused(raw("[]", "application/json"), 400, "BadRequest");
   check_refused(hub.client().Post("/api/repos/create", TestHub::auth(), "{", "application/json"), 400, "BadRequest");
 
   // An lfsFile whose bytes never arrived.
-  check_refused(hub.commit("kernels/acme/relu", {TestHub::header_line(), {{"key", "lfsFile"},
-                                                  {"value", {{"path", "w.bin"}, {"algo", "sha256"}, {"oid", std::string(64, 'a')}, {"size", 3}}}}}),
-                400, "LfsObjectNotFound");
-  check_refused(hub.commit("kernels/acme/relu", {TestHub::header_line(), {{"key", "lfsFile"}, {"value", {{"path", "w.bin"}, {"oid", "xyz"}}}}}),
+  check_refused(
+      hub.commit("kernels/acme/relu",
+                 {TestHub::header_line(),
+                  {{"key", "lfsFile"},
+                   {"value", {{"path", "w.bin"}, {"algo", "sha256"}, {"oid", std::string(64, 'a')}, {"size", 3}}}}}),
+      400, "LfsObjectNotFound");
+  check_refused(hub.commit("kernels/acme/relu", {TestHub::header_line(),
+                                                 {{"key", "lfsFile"}, {"value", {{"path", "w.bin"}, {"oid", "xyz"}}}}}),
                 400, "BadRequest");
 
   // Bodies over the limit, announced or streamed.
   check_refused(raw(std::string(100 * 1024, ' ')), 413, "PayloadTooLarge");
 
   // Deleting what does not exist.
-  check_refused(hub.commit("kernels/acme/relu", {TestHub::header_line(), {{"key", "deletedFolder"}, {"value", {{"path", "nope/"}}}}}),
+  check_refused(hub.commit("kernels/acme/relu",
+                           {TestHub::header_line(), {{"key", "deletedFolder"}, {"value", {{"path", "nope/"}}}}}),
                 404, "EntryNotFound");
 
   CHECK(hub.head("kernels/acme/relu") == head);
@@ -84,12 +93,16 @@ TEST_CASE("uploads whose bytes do not match are refused and not stored", "[serve
   REQUIRE(hub.create_repo("relu", "kernel") == 200);
   const std::string content = "the real bytes";
   const std::string oid = kernelhub::to_hex(kernelhub::sha256(content));
-  json body = {{"operation", "upload"}, {"transfers", {"basic"}}, {"objects", {{{"oid", oid}, {"size", content.size()}}}}};
-  auto answer = json::parse(hub.client().Post("/kernels/acme/relu.git/info/lfs/objects/batch", TestHub::auth(), body.dump(),
-                                              "application/vnd.git-lfs+json")->body);
+  json body = {
+      {"operation", "upload"}, {"transfers", {"basic"}}, {"objects", {{{"oid", oid}, {"size", content.size()}}}}};
+  auto answer = json::parse(hub.client()
+                                .Post("/kernels/acme/relu.git/info/lfs/objects/batch", TestHub::auth(), body.dump(),
+                                      "application/vnd.git-lfs+json")
+                                ->body);
   const auto [origin, path] = split_url(answer["objects"][0]["actions"]["upload"]["href"]);
   httplib::Client storage(origin);
-  check_refused(storage.Put(path.c_str(), std::string("the fake bytes"), "application/octet-stream"), 400, "LfsOidMismatch");
+  check_refused(storage.Put(path.c_str(), std::string("the fake bytes"), "application/octet-stream"), 400,
+                "LfsOidMismatch");
   check_refused(storage.Put(path.c_str(), std::string("short"), "application/octet-stream"), 400, "LfsSizeMismatch");
   check_refused(storage.Put(path.c_str(), content + "extra", "application/octet-stream"), 400, "LfsSizeMismatch");
   const std::string other = path.substr(0, path.find("sig=")) + "sig=0000";
@@ -102,7 +115,8 @@ TEST_CASE("uploads whose bytes do not match are refused and not stored", "[serve
 
   // Malformed batch objects answer per-object errors, as git-lfs specifies.
   json bad = {{"operation", "upload"}, {"objects", {{{"oid", "nothex"}, {"size", 1}}}}};
-  auto res = hub.client().Post("/kernels/acme/relu.git/info/lfs/objects/batch", TestHub::auth(), bad.dump(), "application/vnd.git-lfs+json");
+  auto res = hub.client().Post("/kernels/acme/relu.git/info/lfs/objects/batch", TestHub::auth(), bad.dump(),
+                               "application/vnd.git-lfs+json");
   CHECK(json::parse(res->body)["objects"][0]["error"]["code"] == 422);
 }
 
@@ -111,19 +125,32 @@ TEST_CASE("missing or wrong tokens cannot write", "[server][bad_input]") {
   REQUIRE(hub.create_repo("relu", "kernel") == 200);
   const std::string head = hub.head("kernels/acme/relu");
   const std::string line = TestHub::header_line().dump() + "\n" + TestHub::file_line("a", "b").dump() + "\n";
-  check_refused(hub.client().Post("/api/kernels/acme/relu/commit/main", line, "application/x-ndjson"), 401, "Unauthorized");
-  check_refused(hub.commit("kernels/acme/relu", {TestHub::header_line(), TestHub::file_line("a", "b")}, "main", kReadToken), 403,
-                "Forbidden");
-  check_refused(hub.commit("kernels/acme/relu", {TestHub::header_line(), TestHub::file_line("a", "b")}, "main", "hf_bogus"), 401,
+  check_refused(hub.client().Post("/api/kernels/acme/relu/commit/main", line, "application/x-ndjson"), 401,
                 "Unauthorized");
-  check_refused(hub.client().Post("/api/repos/create", TestHub::auth(kReadToken), R"({"name": "x", "organization": "acme"})",
-                                  "application/json"),
+  check_refused(
+      hub.commit("kernels/acme/relu", {TestHub::header_line(), TestHub::file_line("a", "b")}, "main", kReadToken), 403,
+      "Forbidden");
+  check_refused(
+      hub.commit("kernels/acme/relu", {TestHub::header_line(), TestHub::file_line("a", "b")}, "main", "hf_bogus"), 401,
+      "Unauthorized");
+  check_refused(hub.client().Post("/api/repos/create", TestHub::auth(kReadToken),
+                                  R"({"name": "x", "organization": "acme"})", "application/json"),
                 403, "Forbidden");
   check_refused(hub.client().Post("/api/repos/create", R"({"name": "x"})", "application/json"), 401, "Unauthorized");
   check_refused(hub.client().Post("/api/kernels/acme/relu/branch/v1", "{}", "application/json"), 401, "Unauthorized");
-  check_refused(hub.client().Delete("/api/repos/delete", TestHub::auth(kReadToken), R"({"name": "relu", "organization": "acme", "type": "kernel"})",
-                                    "application/json"),
-                403, "Forbidden");
+  check_refused(
+      hub.client().Delete("/api/repos/delete", TestHub::auth(kReadToken),
+                          R"({"name": "relu", "organization": "acme", "type": "kernel"})", "application/json"),
+      403, "Forbidden");
   check_refused(hub.commit("kernels/acme/relu", {TestHub::header_line()}, "nope"), 404, "RevisionNotFound");
   CHECK(hub.head("kernels/acme/relu") == head);
+}
+
+TEST_CASE("an over-long URL is refused with a JSON error", "[server][bad_input]") {
+  TestHub hub;
+  REQUIRE(hub.create_repo("relu", "kernel") == 200);
+  check_refused(hub.client().Get(("/kernels/acme/relu/resolve/main/" + std::string(20000, 'a')).c_str()), 414,
+                "UriTooLong");
+  check_refused(hub.client().Get(("/kernels/acme/relu/resolve/main/" + std::string(3000, 'a')).c_str()), 404,
+                "EntryNotFound");
 }

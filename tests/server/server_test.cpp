@@ -9,11 +9,11 @@ using namespace kernelhub::server;
 using namespace kernelhub::server::testing;
 using nlohmann::json;
 
-
 TEST_CASE("resolve serves a regular file with the Hub's headers", "[server][download]") {
   TestHub hub;
   REQUIRE(hub.create_repo("relu", "kernel") == 200);
-  auto committed = hub.commit("kernels/acme/relu", {TestHub::header_line(), TestHub::file_line("build/torch-cpu/x.py", "hello\n")});
+  auto committed =
+      hub.commit("kernels/acme/relu", {TestHub::header_line(), TestHub::file_line("build/torch-cpu/x.py", "hello\n")});
   REQUIRE(committed);
   REQUIRE(committed->status == 200);
   const std::string commit = json::parse(committed->body)["commitOid"];
@@ -50,7 +50,9 @@ TEST_CASE("resolve serves a regular file with the Hub's headers", "[server][down
   CHECK(not_modified->status == 304);
 
   // A revision with a `/` arrives percent-encoded in one segment.
-  REQUIRE(hub.client().Post("/api/kernels/acme/relu/branch/feature%2Fx", TestHub::auth(), "{}", "application/json")->status == 200);
+  REQUIRE(hub.client()
+              .Post("/api/kernels/acme/relu/branch/feature%2Fx", TestHub::auth(), "{}", "application/json")
+              ->status == 200);
   CHECK(hub.client().Head("/kernels/acme/relu/resolve/feature%2Fx/build/torch-cpu/x.py")->status == 200);
 }
 
@@ -145,14 +147,19 @@ TEST_CASE("private repos are invisible to others and gated repos need access", "
   CHECK_FALSE(info.contains("siblings"));  // kernel repo info has no siblings
 
   REQUIRE(hub.create_repo("gated", "") == 200);
-  REQUIRE(hub.client().Put("/api/models/acme/gated/settings", TestHub::auth(), R"({"gated": "manual"})", "application/json")->status == 200);
+  REQUIRE(hub.client()
+              .Put("/api/models/acme/gated/settings", TestHub::auth(), R"({"gated": "manual"})", "application/json")
+              ->status == 200);
   auto anonymous = hub.client().Head("/acme/gated/resolve/main/.gitattributes");
   CHECK(anonymous->status == 401);
   CHECK(anonymous->get_header_value("X-Error-Code") == "GatedRepo");
   auto bob = hub.client().Head("/acme/gated/resolve/main/.gitattributes", TestHub::auth(kReadToken));
   CHECK(bob->status == 403);
   CHECK(bob->get_header_value("X-Error-Code") == "GatedRepo");
-  REQUIRE(hub.client().Put("/api/models/acme/gated/settings", TestHub::auth(), R"({"gatedAccess": ["bob"]})", "application/json")->status == 200);
+  REQUIRE(
+      hub.client()
+          .Put("/api/models/acme/gated/settings", TestHub::auth(), R"({"gatedAccess": ["bob"]})", "application/json")
+          ->status == 200);
   CHECK(hub.client().Head("/acme/gated/resolve/main/.gitattributes", TestHub::auth(kReadToken))->status == 200);
   CHECK(json::parse(hub.client().Get("/api/models/acme/gated")->body)["gated"] == "manual");
 }
@@ -175,7 +182,8 @@ TEST_CASE("tree listing is recursive and paginated with Link", "[server][api]") 
     auto res = hub.client().Get(url.c_str());
     REQUIRE(res);
     REQUIRE(res->status == 200);
-    for (const auto& e : json::parse(res->body)) paths.push_back(e["type"].get<std::string>() + ":" + e["path"].get<std::string>());
+    for (const auto& e : json::parse(res->body))
+      paths.push_back(e["type"].get<std::string>() + ":" + e["path"].get<std::string>());
     const std::string link = res->get_header_value("Link");
     url.clear();
     if (!link.empty()) {
@@ -204,9 +212,11 @@ TEST_CASE("paths-info, refs, repo info, whoami and organization overview", "[ser
   TestHub hub;
   REQUIRE(hub.create_repo("relu", "kernel") == 200);
   REQUIRE(hub.create_repo("model", "") == 200);
-  REQUIRE(hub.commit("kernels/acme/relu", {TestHub::header_line(), TestHub::file_line("build/a/x.py", "x")})->status == 200);
+  REQUIRE(hub.commit("kernels/acme/relu", {TestHub::header_line(), TestHub::file_line("build/a/x.py", "x")})->status ==
+          200);
 
-  auto form = hub.client().Post("/api/kernels/acme/relu/paths-info/main", "paths=build%2Fa%2Fx.py&paths=build&paths=nope&expand=false",
+  auto form = hub.client().Post("/api/kernels/acme/relu/paths-info/main",
+                                "paths=build%2Fa%2Fx.py&paths=build&paths=nope&expand=false",
                                 "application/x-www-form-urlencoded");
   REQUIRE(form->status == 200);
   auto entries = json::parse(form->body);
@@ -214,15 +224,21 @@ TEST_CASE("paths-info, refs, repo info, whoami and organization overview", "[ser
   CHECK(entries[0]["path"] == "build/a/x.py");
   CHECK(entries[0]["oid"] == "c1b0730e0133447badcfd47fd144e254807b06e1");  // printf x | git hash-object --stdin
   CHECK(entries[1]["type"] == "directory");
-  auto as_json = hub.client().Post("/api/kernels/acme/relu/paths-info/main", R"({"paths": ["build/a/x.py"], "expand": true})",
-                                   "application/json");
+  auto as_json = hub.client().Post("/api/kernels/acme/relu/paths-info/main",
+                                   R"({"paths": ["build/a/x.py"], "expand": true})", "application/json");
   CHECK(json::parse(as_json->body)[0].contains("lastCommit"));
 
   const std::string head = hub.head("kernels/acme/relu");
-  REQUIRE(hub.client().Post("/api/kernels/acme/relu/branch/v1", TestHub::auth(), "{}", "application/json")->status == 200);
-  CHECK(hub.client().Post("/api/kernels/acme/relu/branch/v1", TestHub::auth(), "{}", "application/json")->status == 409);
-  REQUIRE(hub.client().Post("/api/kernels/acme/relu/tag/v1", TestHub::auth(), R"({"tag": "v1.0.0"})", "application/json")->status == 200);
-  CHECK(hub.client().Post("/api/kernels/acme/relu/tag/v1", TestHub::auth(), R"({"tag": "v1.0.0"})", "application/json")->status == 409);
+  REQUIRE(hub.client().Post("/api/kernels/acme/relu/branch/v1", TestHub::auth(), "{}", "application/json")->status ==
+          200);
+  CHECK(hub.client().Post("/api/kernels/acme/relu/branch/v1", TestHub::auth(), "{}", "application/json")->status ==
+        409);
+  REQUIRE(hub.client()
+              .Post("/api/kernels/acme/relu/tag/v1", TestHub::auth(), R"({"tag": "v1.0.0"})", "application/json")
+              ->status == 200);
+  CHECK(hub.client()
+            .Post("/api/kernels/acme/relu/tag/v1", TestHub::auth(), R"({"tag": "v1.0.0"})", "application/json")
+            ->status == 409);
   auto refs = json::parse(hub.client().Get("/api/kernels/acme/relu/refs")->body);
   CHECK(refs["converts"] == json::array());
   CHECK(refs["branches"].size() == 2);
@@ -247,7 +263,34 @@ TEST_CASE("paths-info, refs, repo info, whoami and organization overview", "[ser
   // Delete branch/tag/repo.
   CHECK(hub.client().Delete("/api/kernels/acme/relu/tag/v1.0.0", TestHub::auth())->status == 200);
   CHECK(hub.client().Delete("/api/kernels/acme/relu/branch/v1", TestHub::auth())->status == 200);
-  CHECK(hub.client().Delete("/api/repos/delete", TestHub::auth(), R"({"name": "relu", "organization": "acme", "type": "kernel"})",
-                            "application/json")->status == 200);
+  CHECK(hub.client()
+            .Delete("/api/repos/delete", TestHub::auth(),
+                    R"({"name": "relu", "organization": "acme", "type": "kernel"})", "application/json")
+            ->status == 200);
   CHECK(hub.client().Get("/api/kernels/acme/relu", TestHub::auth())->status == 404);
+}
+
+TEST_CASE("a restarted server serves exactly what was committed", "[server][durability]") {
+  ServerOptions options;
+  options.lfs_threshold = 1024;
+  TestHub hub(options);
+  REQUIRE(hub.create_repo("relu", "kernel") == 200);
+  const std::string big(4096, 'b');
+  REQUIRE(hub.commit("kernels/acme/relu",
+                     {TestHub::header_line(), TestHub::file_line("small.txt", "s"), TestHub::file_line("big.bin", big)})
+              ->status == 200);
+  REQUIRE(hub.client().Post("/api/kernels/acme/relu/branch/v1", TestHub::auth(), "{}", "application/json")->status ==
+          200);
+  const std::string head = hub.head("kernels/acme/relu");
+  const std::string tree_before = hub.client().Get("/api/kernels/acme/relu/tree/main?recursive=true")->body;
+
+  hub.restart();
+  CHECK(hub.head("kernels/acme/relu") == head);
+  CHECK(hub.head("kernels/acme/relu", "v1") == head);
+  CHECK(hub.client().Get("/api/kernels/acme/relu/tree/main?recursive=true")->body == tree_before);
+  CHECK(hub.client().Get("/kernels/acme/relu/resolve/v1/small.txt")->body == "s");
+  auto redirect = hub.client().Head("/kernels/acme/relu/resolve/main/big.bin");
+  REQUIRE(redirect->status == 302);
+  const auto [origin, path] = split_url(redirect->get_header_value("Location"));
+  CHECK(httplib::Client(origin).Get(path.c_str())->body == big);  // storage URL signatures survive too
 }

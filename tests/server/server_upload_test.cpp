@@ -1,6 +1,8 @@
 // The upload protocol as huggingface_hub drives it without Xet: preupload → LFS batch → PUT to
 // the storage host (no token) → verify → NDJSON commit (hub-protocol.md §3.9, §12).
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <thread>
 
 #include "test_hub.hpp"
 
@@ -28,10 +30,15 @@ TEST_CASE("preupload classifies files and reports existing oids", "[server][uplo
   REQUIRE(hub.create_repo("relu", "kernel") == 200);
   json body = {{"files",
                 {{{"path", "a.txt"}, {"sample", TestHub::base64("text")}, {"size", 4}},
-                 {{"path", "lib.so"}, {"sample", TestHub::base64(std::string("\x7f" "ELF\0\0", 6))}, {"size", 6}},
+                 {{"path", "lib.so"},
+                  {"sample", TestHub::base64(std::string("\x7f"
+                                                         "ELF\0\0",
+                                                         6))},
+                  {"size", 6}},
                  {{"path", "big.bin"}, {"sample", TestHub::base64("aaaa")}, {"size", 20 * 1024 * 1024}},
                  {{"path", ".gitattributes"}, {"sample", ""}, {"size", 10}}}}};
-  auto res = hub.client().Post("/api/kernels/acme/relu/preupload/main", TestHub::auth(), body.dump(), "application/json");
+  auto res =
+      hub.client().Post("/api/kernels/acme/relu/preupload/main", TestHub::auth(), body.dump(), "application/json");
   REQUIRE(res->status == 200);
   auto files = json::parse(res->body)["files"];
   CHECK(files[0]["uploadMode"] == "regular");
@@ -58,15 +65,18 @@ TEST_CASE("basic LFS upload, verify and lfsFile commit", "[server][upload]") {
   REQUIRE(put);
   CHECK(put->status == 200);
   const auto [verify_origin, verify_path] = split_url(object["actions"]["verify"]["href"]);
-  auto verify = hub.client().Post(verify_path.c_str(), TestHub::auth(), json{{"oid", oid}, {"size", content.size()}}.dump(),
-                                  "application/vnd.git-lfs+json");
+  auto verify = hub.client().Post(verify_path.c_str(), TestHub::auth(),
+                                  json{{"oid", oid}, {"size", content.size()}}.dump(), "application/vnd.git-lfs+json");
   CHECK(verify->status == 200);
 
   // A second batch for the same object needs no upload.
   CHECK_FALSE(batch(hub, "/kernels/acme/relu", oid, content.size())["objects"][0].contains("actions"));
 
-  auto commit = hub.commit("kernels/acme/relu",
-                           {TestHub::header_line(), {{"key", "lfsFile"}, {"value", {{"path", "build/w.bin"}, {"algo", "sha256"}, {"oid", oid}, {"size", content.size()}}}}});
+  auto commit =
+      hub.commit("kernels/acme/relu",
+                 {TestHub::header_line(),
+                  {{"key", "lfsFile"},
+                   {"value", {{"path", "build/w.bin"}, {"algo", "sha256"}, {"oid", oid}, {"size", content.size()}}}}});
   REQUIRE(commit->status == 200);
   auto head = hub.client().Head("/kernels/acme/relu/resolve/main/build/w.bin");
   CHECK(head->status == 302);  // committed as lfsFile: LFS even below the size threshold
@@ -93,7 +103,8 @@ TEST_CASE("multipart LFS upload assembles parts and checks the digest", "[server
     char key[8];
     std::snprintf(key, sizeof key, "%05d", i);
     const auto [origin, path] = split_url(upload["header"][key]);
-    auto res = httplib::Client(origin).Put(path.c_str(), content.substr((i - 1) * chunk, chunk), "application/octet-stream");
+    auto res =
+        httplib::Client(origin).Put(path.c_str(), content.substr((i - 1) * chunk, chunk), "application/octet-stream");
     REQUIRE(res->status == 200);
     parts.push_back({{"partNumber", i}, {"etag", res->get_header_value("ETag")}});
   }
@@ -103,23 +114,28 @@ TEST_CASE("multipart LFS upload assembles parts and checks the digest", "[server
   json wrong = {{"oid", oid}, {"parts", parts}};
   wrong["parts"][1]["etag"] = std::string(32, 'a');
   CHECK(httplib::Client(origin).Post(complete_path.c_str(), wrong.dump(), "application/json")->status == 400);
-  auto done = httplib::Client(origin).Post(complete_path.c_str(), json{{"oid", oid}, {"parts", parts}}.dump(), "application/json");
+  auto done = httplib::Client(origin).Post(complete_path.c_str(), json{{"oid", oid}, {"parts", parts}}.dump(),
+                                           "application/json");
   REQUIRE(done->status == 200);
-  auto commit = hub.commit("models/acme/big",
-                           {TestHub::header_line(), {{"key", "lfsFile"}, {"value", {{"path", "w.bin"}, {"algo", "sha256"}, {"oid", oid}, {"size", content.size()}}}}});
+  auto commit =
+      hub.commit("models/acme/big",
+                 {TestHub::header_line(),
+                  {{"key", "lfsFile"},
+                   {"value", {{"path", "w.bin"}, {"algo", "sha256"}, {"oid", oid}, {"size", content.size()}}}}});
   CHECK(commit->status == 200);
 }
 
 TEST_CASE("commit handles deletes, parentCommit and create_pr", "[server][upload]") {
   TestHub hub;
   REQUIRE(hub.create_repo("m", "") == 200);
-  auto first = hub.commit("models/acme/m", {TestHub::header_line(), TestHub::file_line("a/x.txt", "1"), TestHub::file_line("a/y.txt", "2"),
-                                            TestHub::file_line("b.txt", "3")});
+  auto first = hub.commit("models/acme/m", {TestHub::header_line(), TestHub::file_line("a/x.txt", "1"),
+                                            TestHub::file_line("a/y.txt", "2"), TestHub::file_line("b.txt", "3")});
   REQUIRE(first->status == 200);
   const std::string c1 = json::parse(first->body)["commitOid"];
   json header = TestHub::header_line("delete");
   header["value"]["parentCommit"] = c1.substr(0, 10);
-  auto second = hub.commit("models/acme/m", {header, {{"key", "deletedFolder"}, {"value", {{"path", "a/"}}}},
+  auto second = hub.commit("models/acme/m", {header,
+                                             {{"key", "deletedFolder"}, {"value", {{"path", "a/"}}}},
                                              {{"key", "deletedFile"}, {"value", {{"path", "b.txt"}}}}});
   REQUIRE(second->status == 200);
   auto tree = json::parse(hub.client().Get("/api/models/acme/m/tree/main?recursive=1")->body);
@@ -145,9 +161,33 @@ TEST_CASE("commit handles deletes, parentCommit and create_pr", "[server][upload
   CHECK(hub.client().Head("/acme/m/resolve/refs%2Fpr%2F1/p.txt")->status == 200);
 
   // JSON commit body (the Hub accepts it as well as NDJSON).
-  auto as_json = hub.client().Post("/api/models/acme/m/commit/main", TestHub::auth(),
-                                   json{{"summary", "json"}, {"files", {{{"path", "j.txt"}, {"content", TestHub::base64("j")}, {"encoding", "base64"}}}}}.dump(),
-                                   "application/json");
+  auto as_json = hub.client().Post(
+      "/api/models/acme/m/commit/main", TestHub::auth(),
+      json{{"summary", "json"},
+           {"files", {{{"path", "j.txt"}, {"content", TestHub::base64("j")}, {"encoding", "base64"}}}}}
+          .dump(),
+      "application/json");
   CHECK(as_json->status == 200);
   CHECK(hub.client().Get("/acme/m/resolve/main/j.txt")->body == "j");
+}
+
+TEST_CASE("concurrent commits are serialized and none is lost", "[server][upload]") {
+  TestHub hub;
+  REQUIRE(hub.create_repo("busy", "") == 200);
+  const int kWriters = 8;
+  std::vector<std::thread> writers;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < kWriters; ++i) {
+    writers.emplace_back([&, i] {
+      httplib::Client client("127.0.0.1", hub.server().port());
+      const std::string body = TestHub::header_line().dump() + "\n" +
+                               TestHub::file_line("f" + std::to_string(i) + ".txt", std::to_string(i)).dump() + "\n";
+      auto res = client.Post("/api/models/acme/busy/commit/main", TestHub::auth(), body, "application/x-ndjson");
+      if (res && res->status == 200) ++ok;
+    });
+  }
+  for (auto& w : writers) w.join();
+  CHECK(ok == kWriters);
+  auto tree = json::parse(hub.client().Get("/api/models/acme/busy/tree/main")->body);
+  CHECK(tree.size() == kWriters + 1);  // + .gitattributes
 }

@@ -10,7 +10,9 @@ using namespace kernelhub::server;
 using kernelhub::server::testing::TempDir;
 
 namespace {
-RepoKey kernel_key() { return *parse_repo_key(RepoType::kKernel, "acme/relu"); }
+RepoKey kernel_key() {
+  return *parse_repo_key(RepoType::kKernel, "acme/relu");
+}
 
 CommitOperation add(std::string path, std::string sha) {
   return CommitOperation{CommitOperation::Kind::kAddBlob, std::move(path), std::move(sha), false, std::nullopt};
@@ -41,12 +43,15 @@ TEST_CASE("commits apply adds and deletes and survive a restart", "[server][stor
     REQUIRE(*store->create_repo(kernel_key(), {}));
     const auto small = *store->put_blob("hello\n");
     const auto big = *store->put_blob("0123456789abcdef");
-    CommitRequest request{"main", "add", "", std::nullopt,
-                          {add("build/a.txt", small), add("build/sub/b.bin", big), add("c.txt", small)}};
+    CommitRequest request{
+        "main", "add", "", std::nullopt, {add("build/a.txt", small), add("build/sub/b.bin", big), add("c.txt", small)}};
     auto outcome = store->apply_commit(kernel_key(), request);
     REQUIRE(outcome);
     REQUIRE(outcome->status == CommitOutcome::Status::kCommitted);
-    CommitRequest remove{"main", "rm", "", outcome->commit_id.substr(0, 8),
+    CommitRequest remove{"main",
+                         "rm",
+                         "",
+                         outcome->commit_id.substr(0, 8),
                          {CommitOperation{CommitOperation::Kind::kDeleteFolder, "build/sub", {}, false, {}}}};
     auto second = store->apply_commit(kernel_key(), remove);
     REQUIRE(second->status == CommitOutcome::Status::kCommitted);
@@ -72,11 +77,17 @@ TEST_CASE("apply_commit refuses without changing the branch", "[server][store]")
   const auto head = store->repo(kernel_key())->branches.at("main");
   using S = CommitOutcome::Status;
   const std::string unknown(64, 'a');
-  CHECK(store->apply_commit(kernel_key(), {"main", "x", "", std::nullopt, {add("a", unknown)}})->status == S::kMissingBlob);
-  CHECK(store->apply_commit(kernel_key(), {"main", "x", "", std::string("deadbeef"), {}})->status == S::kParentMismatch);
+  CHECK(store->apply_commit(kernel_key(), {"main", "x", "", std::nullopt, {add("a", unknown)}})->status ==
+        S::kMissingBlob);
+  CHECK(store->apply_commit(kernel_key(), {"main", "x", "", std::string("deadbeef"), {}})->status ==
+        S::kParentMismatch);
   CHECK(store->apply_commit(kernel_key(), {"dev", "x", "", std::nullopt, {}})->status == S::kBranchNotFound);
-  CHECK(store->apply_commit(kernel_key(), {"main", "x", "", std::nullopt,
-                                           {CommitOperation{CommitOperation::Kind::kDeleteFile, "nope", {}, false, {}}}})
+  CHECK(store
+            ->apply_commit(kernel_key(), {"main",
+                                          "x",
+                                          "",
+                                          std::nullopt,
+                                          {CommitOperation{CommitOperation::Kind::kDeleteFile, "nope", {}, false, {}}}})
             ->status == S::kEntryNotFound);
   const auto sha = *store->put_blob("abc");
   auto sized = add("a", sha);
@@ -97,7 +108,8 @@ TEST_CASE("refs can be created once and deleted", "[server][store]") {
   CHECK(*store->set_ref(kernel_key(), Store::RefKind::kTag, "v1.0.0", head, true) == Store::RefChange::kDone);
   CHECK(store->resolve(*store->repo(kernel_key()), "v1.0.0") == head);
   CHECK(*store->set_ref(kernel_key(), Store::RefKind::kTag, "v1.0.0", std::nullopt, false) == Store::RefChange::kDone);
-  CHECK(*store->set_ref(kernel_key(), Store::RefKind::kTag, "v1.0.0", std::nullopt, false) == Store::RefChange::kNotFound);
+  CHECK(*store->set_ref(kernel_key(), Store::RefKind::kTag, "v1.0.0", std::nullopt, false) ==
+        Store::RefChange::kNotFound);
   CHECK(*store->delete_repo(kernel_key()));
   CHECK_FALSE(store->repo(kernel_key()));
   CHECK_FALSE(*store->delete_repo(kernel_key()));

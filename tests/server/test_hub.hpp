@@ -27,12 +27,15 @@ class TestHub {
     options.root = dir_.path() / "root";
     options.tokens_file = dir_.path() / "tokens.json";
     options.threads = 8;
-    auto server = Server::create(options);
-    REQUIRE(server);
-    server_ = std::move(*server);
-    REQUIRE(server_->start());
-    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
-    client_->set_keep_alive(true);
+    options_ = options;
+    start();
+  }
+
+  // Stops the server and starts a new one over the same root: what a restart would serve.
+  void restart() {
+    client_.reset();
+    server_.reset();
+    start();
   }
 
   Server& server() { return *server_; }
@@ -102,7 +105,17 @@ class TestHub {
   }
 
  private:
+  void start() {
+    auto server = Server::create(options_);
+    REQUIRE(server);
+    server_ = std::move(*server);
+    REQUIRE(server_->start());
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+    client_->set_keep_alive(true);
+  }
+
   TempDir dir_;
+  ServerOptions options_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<httplib::Client> client_;
 };

@@ -66,7 +66,13 @@ int run_get(std::span<const std::string> args) {
                           {"namespace", kernel.ns()},
                           {"ops", ops},
                           {"decisions", decisions},
-                          {"seconds", {{"total", ms / 1000.0}}}};
+                          {"requests", kernel.timings().requests},
+                          {"seconds",
+                           {{"total", ms / 1000.0},
+                            {"resolve", kernel.timings().resolve},
+                            {"download", kernel.timings().download},
+                            {"verify", kernel.timings().verify},
+                            {"load", kernel.timings().load}}}};
       std::printf("%s\n", j.dump(2).c_str());
       return kExitOk;
     }
@@ -77,6 +83,9 @@ int run_get(std::span<const std::string> args) {
     std::printf("namespace: %s\n", kernel.ns().c_str());
     std::printf("ops:\n");
     for (const auto& op : kernel.ops()) std::printf("  %s\n", op.schema.c_str());
+    const LoadTimings& t = kernel.timings();
+    std::printf("timings:   resolve %.1f ms, download %.1f ms (%d requests), verify %.1f ms, load %.1f ms\n",
+                t.resolve * 1e3, t.download * 1e3, t.requests, t.verify * 1e3, t.load * 1e3);
     std::printf("loaded in: %.1f ms\n", ms);
     return kExitOk;
   } catch (const KernelhubError& e) {

@@ -32,7 +32,7 @@ constexpr const char* kUsage =
     "  --max-body N          largest JSON/NDJSON request body (default 67108864)\n"
     "  --multipart-chunk N   LFS uploads above N bytes use multipart parts of N bytes\n"
     "  --tree-page-size N    entries per tree page (default 1000)\n"
-    "  --threads N           worker threads (default 64)\n"
+    "  --threads N           worker threads; each open connection holds one (default 128)\n"
     "  --fault-cut-after N   testing: cut the first storage download of each object after N bytes\n"
     "  --log-requests        one line per request on stderr\n";
 
@@ -51,8 +51,18 @@ bool parse_number(const std::optional<std::string>& text, std::uint64_t& out, co
 int run_serve(std::span<const std::string> args) {
   ArgumentSpec spec;
   spec.flags = {"--log-requests"};
-  spec.options = {"--root", "--host", "--port", "--tokens", "--public-url", "--storage-url", "--trusted-publisher",
-                  "--lfs-threshold", "--max-body", "--multipart-chunk", "--tree-page-size", "--threads",
+  spec.options = {"--root",
+                  "--host",
+                  "--port",
+                  "--tokens",
+                  "--public-url",
+                  "--storage-url",
+                  "--trusted-publisher",
+                  "--lfs-threshold",
+                  "--max-body",
+                  "--multipart-chunk",
+                  "--tree-page-size",
+                  "--threads",
                   "--fault-cut-after"};
   const Arguments parsed = parse_arguments(args, spec);
   if (parsed.has("--help")) {

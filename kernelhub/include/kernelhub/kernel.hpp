@@ -19,6 +19,15 @@
 
 namespace kernelhub {
 
+// Where the time of a get_kernel call went, in seconds.
+struct LoadTimings {
+  double resolve = 0;   // environment detection, revision → commit, listing, selection
+  double download = 0;  // fetching missing files into the cache (0 when all were cached)
+  double verify = 0;    // metadata.json digest check and ELF pre-flight
+  double load = 0;      // dlopen and op registration
+  int requests = 0;     // HTTP requests made (0 for a local or fully cached pinned load)
+};
+
 class Kernel {
  public:
   Kernel(std::shared_ptr<const loader::OpLibrary> library, Metadata metadata, std::string variant,
@@ -55,6 +64,8 @@ class Kernel {
   const std::filesystem::path& path() const { return path_; }  // the variant directory
   const Metadata& metadata() const { return metadata_; }
   const std::vector<resolver::Decision>& decisions() const { return decisions_; }
+  const LoadTimings& timings() const { return timings_; }
+  void set_timings(const LoadTimings& timings) { timings_ = timings; }
 
  private:
   c10::OperatorHandle handle(std::string_view name) const {
@@ -67,6 +78,7 @@ class Kernel {
   std::string revision_;
   std::filesystem::path path_;
   std::vector<resolver::Decision> decisions_;
+  LoadTimings timings_;
 };
 
 }  // namespace kernelhub

@@ -10,7 +10,8 @@
 // Errors are thrown as the exception classes of kernelhub/errors.hpp.
 //
 // Configuration is read once per call from the process environment: LOCAL_KERNELS, the
-// KERNELHUB_* environment overrides (resolver/environment.hpp).
+// KERNELHUB_* overrides (resolver/environment.hpp), and the Hugging Face variables (HF_ENDPOINT,
+// HF_TOKEN, HF_HOME/HF_HUB_CACHE/KERNELS_CACHE, HF_HUB_OFFLINE; client/settings.hpp).
 // Thread safety: get_kernel may be called from several threads; loads are serialised.
 #pragma once
 
@@ -20,6 +21,7 @@
 #include <string_view>
 
 #include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/errors.hpp"
 #include "kernelhub/kernel.hpp"
 #include "kernelhub/resolver/environment.hpp"
@@ -43,7 +45,12 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options = {}
 // or `path` itself when it is a variant directory. Throws (errors.hpp).
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend = std::nullopt);
 
-// The same, with errors as values and configuration passed in.
+// The Hub path of get_kernel, with errors as values and configuration passed in: resolve the
+// revision (or v<N>), list build/, select, download and verify the variant into the cache, load.
+Result<Kernel> load_hub_kernel(const client::RepoId& repo, const GetKernelOptions& options,
+                               const resolver::Environment& environment, const EnvironmentSource& env);
+
+// The local path, with errors as values and configuration passed in.
 Result<Kernel> load_local_kernel(const std::filesystem::path& path, const resolver::Environment& environment,
                                  const EnvironmentSource& env);
 

@@ -2,31 +2,37 @@
 #include <ATen/Dispatch.h>
 #include <ATen/OpMathType.h>
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
 
 #include <cmath>
 #include <optional>
 
+#include "../common/checks.h"
+#include "../common/numerics.h"
+#include "../common/views.h"
+#include "torch_binding.h"
+
 namespace {
 
-// acc_t is float for fp32/fp16/bf16 (Qwen3RMSNorm's fp32 accumulation) and double for fp64.
 template <typename scalar_t, typename acc_t = at::opmath_type<scalar_t>>
-void rms_norm_rows(scalar_t* out, const scalar_t* in, const scalar_t* weight, int64_t rows, int64_t hidden,
-                   double eps) {
+void rms_norm_rows(at::Tensor& y, const at::Tensor& x, const scalar_t* weight, double eps) {
+  const int64_t rows = x.size(0), hidden = x.size(1);
+  const int64_t xs = x.stride(0), ys = y.stride(0);
+  const scalar_t* in = x.const_data_ptr<scalar_t>();
+  scalar_t* out = y.mutable_data_ptr<scalar_t>();
   at::parallel_for(0, rows, 16, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
-      const scalar_t* x = in + r * hidden;
-      scalar_t* y = out + r * hidden;
+      const scalar_t* xr = in + r * xs;
+      scalar_t* yr = out + r * ys;
       acc_t sum = 0;
       for (int64_t i = 0; i < hidden; ++i) {
-        const acc_t v = static_cast<acc_t>(x[i]);
+        const acc_t v = static_cast<acc_t>(xr[i]);
         sum += v * v;
       }
       const acc_t inv = acc_t(1) / std::sqrt(sum / static_cast<acc_t>(hidden) + static_cast<acc_t>(eps));
       for (int64_t i = 0; i < hidden; ++i) {
-        // Qwen3RMSNorm: normalise in fp32, cast to the input dtype, then multiply by the weight.
-        const scalar_t normed = static_cast<scalar_t>(static_cast<acc_t>(x[i]) * inv);
-        y[i] = weight ? static_cast<scalar_t>(static_cast<acc_t>(normed) * static_cast<acc_t>(weight[i])) : normed;
+        // Qwen3RMSNorm: normalise in fp32, round to the dtype, then multiply by the weight.
+        const acc_t normed = kh::round_to<scalar_t>(static_cast<acc_t>(xr[i]) * inv);
+        yr[i] = static_cast<scalar_t>(weight ? normed * static_cast<acc_t>(weight[i]) : normed);
       }
     }
   });
@@ -34,25 +40,13 @@ void rms_norm_rows(scalar_t* out, const scalar_t* in, const scalar_t* weight, in
 
 }  // namespace
 
-void rms_norm(torch::Tensor& out, const torch::Tensor& input, const std::optional<torch::Tensor>& weight,
-              double eps) {
-  TORCH_CHECK(input.device().is_cpu(), "rms_norm: this is the CPU implementation; input is on ", input.device());
-  TORCH_CHECK(input.dim() >= 1 && input.size(-1) > 0, "rms_norm: input must have a non-empty last dimension");
-  TORCH_CHECK(out.sizes() == input.sizes(), "rms_norm: out has shape ", out.sizes(), ", input has ", input.sizes());
-  TORCH_CHECK(out.scalar_type() == input.scalar_type(), "rms_norm: out and input dtypes differ");
-  const int64_t hidden = input.size(-1);
-  torch::Tensor w;
-  if (weight && weight->defined()) {
-    TORCH_CHECK(weight->dim() == 1 && weight->size(0) == hidden, "rms_norm: weight must have shape [", hidden, "]");
-    TORCH_CHECK(weight->scalar_type() == input.scalar_type(), "rms_norm: weight and input dtypes differ");
-    w = weight->contiguous();
-  }
-  const torch::Tensor x = input.contiguous();
-  torch::Tensor y = out.is_contiguous() ? out : torch::empty_like(x);
-  const int64_t rows = x.numel() / hidden;
+void rms_norm(at::Tensor& out, const at::Tensor& input, const std::optional<at::Tensor>& weight, double eps) {
+  kh::check_device("rms_norm", input, false);
+  const at::Tensor w = kh::check_norm_args("rms_norm", "out", out, input, weight);
+  const at::Tensor x = kh::input_view(input, kh::rows_of);
+  kh::Output y(out, false, kh::rows_of);
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "rms_norm_cpu", [&] {
-    rms_norm_rows<scalar_t>(y.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), w.defined() ? w.data_ptr<scalar_t>() : nullptr,
-                            rows, hidden, eps);
+    rms_norm_rows<scalar_t>(y.get(), x, w.defined() ? w.const_data_ptr<scalar_t>() : nullptr, eps);
   });
-  if (!y.is_same(out)) out.copy_(y);
+  y.finish();
 }

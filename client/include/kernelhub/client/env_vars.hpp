@@ -42,5 +42,10 @@ inline constexpr std::string_view kHfHubUserAgentOrigin = "HF_HUB_USER_AGENT_ORI
 // Ours: parallel file downloads (default 8) and connect timeout in seconds (default 10).
 inline constexpr std::string_view kKernelhubMaxParallel = "KERNELHUB_MAX_PARALLEL";
 inline constexpr std::string_view kKernelhubConnectTimeout = "KERNELHUB_CONNECT_TIMEOUT";
+// Ours: fsync each blob before it becomes visible (default on; "0"/"off"/"no"/"false" turn it off).
+inline constexpr std::string_view kKernelhubFsync = "KERNELHUB_FSYNC";
+// Ours: threads that hash downloads beside the transfer (default: half the cores, at most 4,
+// none below 4 cores; 0 hashes on the transfer thread).
+inline constexpr std::string_view kKernelhubHashThreads = "KERNELHUB_HASH_THREADS";
 
 }  // namespace kernelhub::client::env_vars

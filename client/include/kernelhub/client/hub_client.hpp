@@ -64,6 +64,9 @@ struct FileMetadata {
 
 struct DownloadOptions {
   bool quiet = true;  // false: a progress line on stderr when it is a terminal
+  // The revision the user asked for, when the call is given the commit resolve_revision()
+  // turned it into: error messages then name both.
+  std::string asked_revision;
 };
 
 class HubClient {

@@ -50,7 +50,8 @@ struct Settings {
   std::chrono::milliseconds backoff_base{1'000};       // 1, 2, 4, 8, 8 s
   std::chrono::milliseconds backoff_max{8'000};
   std::chrono::milliseconds retry_after_max{60'000};  // a longer Retry-After is capped
-  bool fsync = true;                      // fsync blobs before they become visible
+  int hash_threads = -1;                  // KERNELHUB_HASH_THREADS; -1: by core count
+  bool fsync = true;                      // KERNELHUB_FSYNC: fdatasync blobs before they become visible
 
   // Reads the environment (and the token file, from disk). Errors: kInvalidArgument naming the
   // variable when a number does not parse. Touches disk (token file), not the network.

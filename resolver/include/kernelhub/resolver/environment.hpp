@@ -8,7 +8,9 @@
 //   4. CUDA driver, GPUs  libcuda.so.1 through dlopen (see cuda_probe.hpp); absent → empty
 //   5. overrides          KERNELHUB_OS, KERNELHUB_CPU, KERNELHUB_GLIBC, KERNELHUB_PYTHON,
 //                         KERNELHUB_TORCH, KERNELHUB_CXX11_ABI, KERNELHUB_BACKEND,
-//                         KERNELHUB_CUDA_DRIVER, KERNELHUB_GPUS
+//                         KERNELHUB_CUDA_DRIVER, KERNELHUB_GPUS, KERNELHUB_TVM_FFI
+// tvm_ffi is never probed (a C++ process has no tvm-ffi runtime of its own); it is set only by
+// KERNELHUB_TVM_FFI, to describe a Python process that has the tvm_ffi package.
 // The selected backend is torch's backend, except that a CUDA torch on a machine without a CUDA
 // driver selects cpu: the `kernels` package would pick a CUDA variant there that cannot run.
 //
@@ -49,6 +51,7 @@ struct Environment {
   bool python_free_threaded = false;      // a free-threaded (no-GIL) CPython
   std::optional<Version> torch;           // 2.15
   std::optional<bool> cxx11_abi;         // true for every torch since 2.7
+  std::optional<Version> tvm_ffi;         // the tvm_ffi package's version, when one is named
   Backend torch_backend;                  // what torch was built with
   Backend backend;                        // what selection uses (see the header comment)
   std::string backend_reason;             // why `backend` differs from `torch_backend`, if it does

@@ -3,12 +3,23 @@
 // Acceptance and order mirror the `kernels` package (kernels/src/kernels/variants.py
 // `_check_variants` and `_sort_variants`):
 //   accept  cpu and os equal; torch major.minor equal (arch builds); a cxx11/cxx98 tag equal to
-//           the runtime ABI (untagged fits any); stable-ABI version <= torch; CUDA variant of the
-//           same major with minor <= the environment's; other backends exactly equal; noarch
-//           torch-<kind> of the selected backend's kind; torch-universal always; no arch build
-//           on free-threaded Python < 3.15.
+//           the runtime ABI (untagged fits any; off Linux the ABI counts as unknown, so tagged
+//           builds do not fit); stable-ABI version <= torch; tvm-ffi version equal to
+//           Environment::tvm_ffi; CUDA variant of the same major with minor <= the environment's;
+//           other backends exactly equal; noarch torch-<kind> of the selected backend's kind;
+//           torch-universal always; no arch build on free-threaded Python < 3.15.
 //   order   stable ABI (newest first), torch arch (untagged before tagged, newer backend minor
-//           first), tvm-ffi, noarch, universal; rejected last.
+//           first), tvm-ffi, noarch, universal; rejected last, by name. Where `_sort_variants`
+//           ties (tvm-ffi of backend minor 0 and a noarch variant), its order is its input's (a
+//           set's); ours puts tvm-ffi first.
+//   reasons the `kernels` package's wording, backends as variant tokens ("cu128").
+// Knowing differences from the `kernels` package:
+//   - arch variants on free-threaded Python < 3.15 stay in the trace, rejected with its reason
+//     (`_check_variants` drops them from the trace);
+//   - names that do not parse (including an unknown cpu or os) stay in the trace, rejected
+//     with the parser's reason (the kernels package drops them, or parses any cpu/os token);
+//   - Metal arch variants are not checked against the macOS version (>= 26 there): the
+//     Environment has no macOS version.
 // With `native_only` (a C++ process without Python), pure-Python variants (noarch, universal)
 // and tvm-ffi builds are rejected, since nothing here can import them.
 //

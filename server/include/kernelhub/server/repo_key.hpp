@@ -30,7 +30,7 @@ std::string_view url_prefix(RepoType type);
 
 struct RepoKey {
   RepoType type = RepoType::kModel;
-  std::string ns;    // empty for a single-segment id
+  std::string ns;  // empty for a single-segment id
   std::string name;
 
   // `ns/name` or `name`.

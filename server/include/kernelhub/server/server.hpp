@@ -46,7 +46,7 @@ class Server {
   void wait();
 
   int port() const;
-  std::string public_url() const;   // what HF_ENDPOINT should be set to
+  std::string public_url() const;  // what HF_ENDPOINT should be set to
   std::string storage_url() const;
 
   struct Impl;

@@ -12,10 +12,10 @@
 namespace kernelhub::server {
 
 struct ServerOptions {
-  std::filesystem::path root;          // the store (created if missing)
-  std::string host = "127.0.0.1";      // address to listen on
-  int port = 0;                        // 0 = pick a free port; Server::port() says which
-  std::filesystem::path tokens_file;   // empty = no tokens: everything is read-only and public
+  std::filesystem::path root;         // the store (created if missing)
+  std::string host = "127.0.0.1";     // address to listen on
+  int port = 0;                       // 0 = pick a free port; Server::port() says which
+  std::filesystem::path tokens_file;  // empty = no tokens: everything is read-only and public
   // Base URL clients reach the Hub API at (`HF_ENDPOINT`); empty = http://<host>:<port>.
   std::string public_url;
   // Base URL of the storage host that LFS downloads are redirected to and uploads go to. It must
@@ -25,13 +25,13 @@ struct ServerOptions {
   std::string storage_url;
   std::vector<std::string> trusted_publishers;  // orgs with trustedKernelPublisher = true
 
-  std::uint64_t lfs_threshold = 10ull * 1024 * 1024;  // files at least this big are LFS
-  std::uint64_t max_body_bytes = 64ull * 1024 * 1024;  // JSON/NDJSON request bodies
+  std::uint64_t lfs_threshold = 10ull * 1024 * 1024;                // files at least this big are LFS
+  std::uint64_t max_body_bytes = 64ull * 1024 * 1024;               // JSON/NDJSON request bodies
   std::uint64_t max_lfs_object_bytes = 64ull * 1024 * 1024 * 1024;  // one LFS upload
-  std::uint64_t multipart_chunk_bytes = 64ull * 1024 * 1024;  // LFS objects above use multipart
-  std::size_t tree_page_size = 1000;                           // entries per /tree page
-  std::size_t threads = 64;                                    // request worker threads
-  bool log_requests = false;                                   // one line per request on stderr
+  std::uint64_t multipart_chunk_bytes = 64ull * 1024 * 1024;        // LFS objects above use multipart
+  std::size_t tree_page_size = 1000;                                // entries per /tree page
+  std::size_t threads = 128;  // worker threads; an open keep-alive connection holds one
+  bool log_requests = false;  // one line per request on stderr
   // Fault injection for resume tests: the first storage GET of each LFS object is cut after this
   // many bytes (0 = never).
   std::uint64_t fault_cut_storage_after_bytes = 0;

@@ -46,7 +46,7 @@ struct Commit {
   std::string parent;
   std::string title;
   std::string message;
-  std::string date;  // ISO 8601 UTC
+  std::string date;                        // ISO 8601 UTC
   std::map<std::string, FileEntry> files;  // path → entry; directories are implied
 };
 
@@ -70,8 +70,8 @@ struct CommitOperation {
   enum class Kind { kAddBlob, kDeleteFile, kDeleteFolder };
   Kind kind = Kind::kAddBlob;
   std::string path;
-  std::string sha256;  // kAddBlob: a blob already in the store
-  bool lfs = false;    // kAddBlob: committed as lfsFile
+  std::string sha256;                 // kAddBlob: a blob already in the store
+  bool lfs = false;                   // kAddBlob: committed as lfsFile
   std::optional<std::uint64_t> size;  // kAddBlob via lfsFile: announced size to check
 };
 
@@ -85,8 +85,15 @@ struct CommitRequest {
 
 // What a commit did, or the domain reason it was refused (store failures are Errors).
 struct CommitOutcome {
-  enum class Status { kCommitted, kRepoNotFound, kBranchNotFound, kParentMismatch, kMissingBlob,
-                      kSizeMismatch, kEntryNotFound };
+  enum class Status {
+    kCommitted,
+    kRepoNotFound,
+    kBranchNotFound,
+    kParentMismatch,
+    kMissingBlob,
+    kSizeMismatch,
+    kEntryNotFound
+  };
   Status status = Status::kCommitted;
   std::string commit_id;  // kCommitted
   std::string detail;     // the offending path / oid, for the error message
@@ -161,9 +168,9 @@ class Store {
 
   mutable std::shared_mutex state_mutex_;  // guards repos_
   std::map<RepoKey, std::shared_ptr<const RepoState>> repos_;
-  mutable std::mutex commits_mutex_;       // guards commits_ (cache of immutable files)
+  mutable std::mutex commits_mutex_;  // guards commits_ (cache of immutable files)
   mutable std::map<std::string, std::shared_ptr<const Commit>> commits_;
-  std::mutex write_mutex_;                 // serializes every change to the store
+  std::mutex write_mutex_;  // serializes every change to the store
 };
 
 }  // namespace kernelhub::server

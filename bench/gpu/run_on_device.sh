@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds kernelhub on the GPU machine (its own torch, nvcc, cmake) and runs the GPU checks.
+# Usage there: bash bench/gpu/run_on_device.sh [steps...]   steps: build env example correctness bench
+# Debian dev packages the image lacks (OpenSSL, curl headers, nlohmann/json) travel as .debs in
+# .debs/ and are unpacked into /tmp/sysroot, never into /.
+set -uo pipefail
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+out="${OUT:-/tmp/out}"
+mkdir -p "$out"
+steps="${*:-build env example correctness}"
+build=build-gpu
+log() { printf '\n== %s\n' "$*"; }
+
+if [[ " $steps " == *" build "* ]]; then
+  log "machine"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "gpus", torch.cuda.device_count())'
+  mkdir -p /tmp/sysroot
+  for f in .debs/*-dev_*.deb .debs/nlohmann*.deb; do dpkg -x "$f" /tmp/sysroot; done
+  # Headers from the .debs, libraries from the image: link the system's shared objects.
+  sys=/usr/lib/x86_64-linux-gnu
+  rm -f /tmp/sysroot/usr/lib/x86_64-linux-gnu/*.a
+  for l in libcurl libssl libcrypto; do
+    so=$(ls $sys/$l.so.* 2>/dev/null | head -1)
+    [ -n "$so" ] && ln -sf "$so" /tmp/sysroot/usr/lib/x86_64-linux-gnu/$l.so
+  done
+  log "configure + build (torch from python3, nvcc $(nvcc --version | tail -1))"
+  cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v python3)" \
+    -DBUILD_TESTING=OFF -DKERNELHUB_WITH_SERVER=OFF -DKERNELHUB_DEVELOPER=OFF -DCMAKE_PREFIX_PATH=/tmp/sysroot/usr \
+    -DCMAKE_CUDA_ARCHITECTURES=90-real -DTORCH_CUDA_ARCH_LIST=9.0 >"$out/configure.log" 2>&1 ||
+    { tail -40 "$out/configure.log"; exit 1; }
+  time cmake --build $build -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
+  ls $build/kernels/build/
+fi
+export LOCAL_KERNELS="kernelhub/reference-kernels=$root/$build/kernels"
+if [[ " $steps " == *" env "* ]]; then
+  log "kernelhub env --json"
+  $build/bin/kernelhub env --json | tee "$out/env.json"
+  log "kernelhub get (the chosen variant for this machine)"
+  $build/bin/kernelhub get kernelhub/reference-kernels --version 1
+fi
+if [[ " $steps " == *" example "* ]]; then
+  log "examples/rms_norm_example (plain C++, no Python) on this GPU"
+  $build/bin/rms_norm_example | tee "$out/example.txt"
+fi
+if [[ " $steps " == *" correctness "* ]] && [ -f bench/gpu_correctness.py ]; then
+  log "GPU correctness suite"
+  KERNELHUB_BUILD_DIR="$root/$build" python3 bench/gpu_correctness.py 2>&1 | tee "$out/correctness.txt"
+fi
+if [[ " $steps " == *" bench "* ]] && [ -f bench/run_bench.py ]; then
+  log "benchmarks"
+  KERNELHUB_BUILD_DIR="$root/$build" python3 bench/run_bench.py --out "$out" 2>&1 | tail -60
+fi

@@ -1,0 +1,19 @@
+// libFuzzer target: a shared library's bytes, as the loader's pre-flight and the fatbinary
+// reader see them (loader::ElfFile, loader::Fatbin::from_elf).
+#include <cstdint>
+#include <string_view>
+
+#include "kernelhub/loader/elf_file.hpp"
+#include "kernelhub/loader/fatbin.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace kernelhub::loader;
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  if (auto elf = ElfFile::parse(bytes)) {
+    (void)elf->has_section(".nv_fatbin");
+    (void)machine_name(elf->machine);
+  }
+  if (auto section = ElfFile::section_bytes(bytes, ".dynstr")) (void)section->size();
+  (void)Fatbin::from_elf(bytes);
+  return 0;
+}

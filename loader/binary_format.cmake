@@ -1,0 +1,9 @@
+# kernelhub_binary_format: the ELF and CUDA fatbinary readers. Pure byte parsing with no
+# LibTorch, so that the fuzzers (fuzz/) and the loader share one definition; the loader links it.
+# Included by loader/CMakeLists.txt and by fuzz/CMakeLists.txt.
+add_library(kernelhub_binary_format STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/src/elf_file.cpp ${CMAKE_CURRENT_LIST_DIR}/src/fatbin.cpp)
+add_library(kernelhub::binary_format ALIAS kernelhub_binary_format)
+target_include_directories(kernelhub_binary_format PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_LIST_DIR}/include>)
+target_link_libraries(kernelhub_binary_format PUBLIC kernelhub::base kernelhub::resolver)
+kernelhub_target_defaults(kernelhub_binary_format)

@@ -1,0 +1,39 @@
+#include "kernelhub/resolver/gpu_fit_step.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "kernelhub/resolver/gpu_fit.hpp"
+
+namespace kernelhub::resolver {
+
+void apply_gpu_fit(std::vector<Decision>& decisions, const Environment& env, const DeviceCodeLookup& code_of) {
+  // Each decision with its fit rank; accepted ones without known code rank as "not checked".
+  std::vector<std::pair<Decision, GpuFitKind>> ranked;
+  ranked.reserve(decisions.size());
+  for (auto& d : decisions) {
+    GpuFitKind kind = GpuFitKind::kNotChecked;
+    if (d.accepted && d.variant && d.variant->backend.kind == BackendKind::kCuda) {
+      if (auto code = code_of(d)) {
+        const GpuFit fit = fit_gpus({std::move(*code), env.gpus, env.cuda_driver, d.variant->backend.version});
+        kind = fit.kind;
+        if (fit.runs()) {
+          d.reason += " (" + fit.reason + ")";
+        } else {
+          d.accepted = false;
+          d.reason = fit.reason;
+        }
+      }
+    }
+    ranked.emplace_back(std::move(d), kind);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    if (a.first.accepted != b.first.accepted) return a.first.accepted;
+    if (a.first.accepted) return a.second < b.second;
+    return a.first.name < b.first.name;
+  });
+  decisions.clear();
+  for (auto& [d, kind] : ranked) decisions.push_back(std::move(d));
+}
+
+}  // namespace kernelhub::resolver

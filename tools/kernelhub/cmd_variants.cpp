@@ -1,0 +1,168 @@
+// kernelhub variants DIR [--json] [--native-only]: the variant decision trace for a local kernel
+// directory, best first, as get_kernel would decide it on this machine (KERNELHUB_* overrides
+// describe another one).
+//
+// DIR is a directory whose subdirectories are variants, or one whose build/ is. Exit 0 when a
+// variant was chosen, 1 when none fits, 2 on bad usage (including a missing DIR or a
+// KERNELHUB_* override that does not parse).
+//
+// Hidden --cases FILE (for the differential test): FILE is a JSON array of
+// {"dir": DIR, "env": {"KERNELHUB_OS": ..., ...}, "native_only": bool}; each case's overrides are
+// applied to the environment this process detects, and one JSON array of --json answers (or
+// {"error": message}) is printed. Exit 0 unless FILE cannot be read.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "arguments.hpp"
+#include "command.hpp"
+#include "environment_json.hpp"
+#include "kernelhub/kernelhub.hpp"
+#include "kernelhub/resolver/select.hpp"
+
+namespace kernelhub::cli {
+
+namespace {
+
+constexpr const char* kHelp =
+    "usage: kernelhub variants DIR [--json] [--native-only]\n\n"
+    "Show which build variant of the local kernel DIR runs on this machine, and why each other\n"
+    "variant does not, best first. DIR holds the variant directories (or a build/ that does).\n"
+    "KERNELHUB_* variables describe another machine (see `kernelhub env --help`).\n\n"
+    "options:\n"
+    "  --json          print one JSON object: {\"chosen\", \"environment\", \"decisions\"}\n"
+    "  --native-only   reject what only a Python process can load (noarch, universal, tvm-ffi)\n";
+
+// The variant directory names under `dir` (or `dir/build`), sorted; none when `dir` is missing.
+std::optional<std::vector<std::string>> candidate_names(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return std::nullopt;
+  const std::filesystem::path root = std::filesystem::is_directory(dir / "build", ec) ? dir / "build" : dir;
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
+    if (entry.is_directory(ec)) names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+nlohmann::json to_json(const std::vector<resolver::Decision>& decisions, const resolver::Environment& env) {
+  nlohmann::json environment = environment_to_json(env);
+  environment["python_free_threaded"] = env.python_free_threaded;
+  environment["tvm_ffi"] = env.tvm_ffi ? nlohmann::json(env.tvm_ffi->to_string()) : nlohmann::json(nullptr);
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& d : decisions) list.push_back({{"variant", d.name}, {"accepted", d.accepted}, {"reason", d.reason}});
+  const resolver::Decision* best = resolver::chosen(decisions);
+  return {{"chosen", best ? nlohmann::json(best->name) : nlohmann::json(nullptr)},
+          {"environment", std::move(environment)},
+          {"decisions", std::move(list)}};
+}
+
+void print_trace(const std::string& dir, const std::vector<resolver::Decision>& decisions,
+                 const resolver::Environment& env) {
+  const auto native = env.native_variant();
+  std::printf("environment: %s %s, torch %s, backend %s%s%s\n", env.os.c_str(), env.cpu.c_str(),
+              env.torch ? env.torch->to_string().c_str() : "none", env.backend.to_token().c_str(),
+              env.python ? (", python " + env.python->to_string() + (env.python_free_threaded ? "t" : "")).c_str() : "",
+              native ? (" (native variant " + native->to_string() + ")").c_str() : "");
+  if (!env.backend_reason.empty()) std::printf("backend:     %s\n", env.backend_reason.c_str());
+  std::printf("variants in %s, best first:\n", dir.c_str());
+  const std::string trace = resolver::format_trace(decisions);
+  std::size_t start = 0;
+  while (start < trace.size()) {
+    const std::size_t end = trace.find('\n', start);
+    std::printf("  %s\n", trace.substr(start, end - start).c_str());
+    start = end == std::string::npos ? trace.size() : end + 1;
+  }
+  const resolver::Decision* best = resolver::chosen(decisions);
+  if (best) {
+    std::printf("chosen: %s\n", best->name.c_str());
+  } else {
+    std::printf("chosen: none; no variant in %s runs here\n", dir.c_str());
+  }
+}
+
+int run_cases(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) {
+    std::fprintf(stderr, "kernelhub variants: cannot read `%s`\n", file.c_str());
+    return kExitUsage;
+  }
+  nlohmann::json cases = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!cases.is_array()) {
+    std::fprintf(stderr, "kernelhub variants: `%s` is not a JSON array of cases\n", file.c_str());
+    return kExitUsage;
+  }
+  const resolver::Environment base = detect_environment();
+  nlohmann::json answers = nlohmann::json::array();
+  for (const auto& c : cases) {
+    std::map<std::string, std::string, std::less<>> vars;
+    if (const auto found = c.find("env"); found != c.end() && found->is_object()) {
+      for (const auto& [key, value] : found->items()) {
+        if (value.is_string()) vars[key] = value.get<std::string>();
+      }
+    }
+    resolver::Environment env = base;
+    if (Status s = env.apply_overrides(map_environment(std::move(vars))); !s) {
+      answers.push_back({{"error", s.error().message}});
+      continue;
+    }
+    const auto names = candidate_names(c.value("dir", std::string()));
+    if (!names) {
+      answers.push_back({{"error", "not a directory: " + c.value("dir", std::string())}});
+      continue;
+    }
+    const auto decisions = resolver::select(*names, env, {.native_only = c.value("native_only", false)});
+    answers.push_back(to_json(decisions, env));
+  }
+  std::printf("%s\n", answers.dump().c_str());
+  return kExitOk;
+}
+
+int run_variants(std::span<const std::string> args) {
+  const Arguments parsed = parse_arguments(args, {.flags = {"--json", "--native-only"}, .options = {"--cases"}});
+  if (parsed.has("--help")) {
+    std::fputs(kHelp, stdout);
+    return kExitOk;
+  }
+  if (auto file = parsed.option("--cases"); file && parsed.error.empty() && parsed.positionals.empty()) {
+    try {
+      return run_cases(*file);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kernelhub variants: %s\n", e.what());
+      return kExitUsage;
+    }
+  }
+  if (!parsed.error.empty() || parsed.positionals.size() != 1) {
+    std::fprintf(stderr, "kernelhub variants: %s\n%s",
+                 parsed.error.empty() ? "expected exactly one DIR" : parsed.error.c_str(), kHelp);
+    return kExitUsage;
+  }
+  const std::string& dir = parsed.positionals[0];
+  const auto names = candidate_names(dir);
+  if (!names) {
+    std::fprintf(stderr, "kernelhub variants: `%s` is not a directory\n", dir.c_str());
+    return kExitUsage;
+  }
+  resolver::Environment env;
+  try {
+    env = detect_environment();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kernelhub variants: %s\n", e.what());
+    return kExitUsage;
+  }
+  const auto decisions = resolver::select(*names, env, {.native_only = parsed.has("--native-only")});
+  if (parsed.has("--json")) {
+    std::printf("%s\n", to_json(decisions, env).dump(2).c_str());
+  } else {
+    print_trace(dir, decisions, env);
+  }
+  return resolver::chosen(decisions) ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+KERNELHUB_COMMAND("variants", "show which build variant of a local kernel runs here, and why", &run_variants);
+
+}  // namespace kernelhub::cli
