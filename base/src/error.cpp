@@ -18,6 +18,7 @@ std::string_view to_string(ErrorCode code) {
     case ErrorCode::kUnauthorized: return "unauthorized";
     case ErrorCode::kGated: return "gated";
     case ErrorCode::kOfflineMiss: return "offline_miss";
+    case ErrorCode::kUntrustedPublisher: return "untrusted_publisher";
     case ErrorCode::kInternal: return "internal";
   }
   return "internal";

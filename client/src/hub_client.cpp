@@ -371,6 +371,22 @@ Result<std::vector<std::string>> HubClient::list_versions(const RepoId& repo, Re
   return out;
 }
 
+Result<bool> HubClient::is_trusted_publisher(std::string_view org) const {
+  Call call{settings_, *transport_};
+  What what{"organization `" + std::string(org) + "`", "", ""};
+  auto body = call.get(settings_.endpoint + "/api/organizations/" + std::string(org) + "/overview", what);
+  if (!body) {
+    // Mirrors kernels hf_hub.py: a publisher whose overview does not exist is untrusted.
+    if (body.error().code == ErrorCode::kNotFound) return false;
+    return unexpected(body.error());
+  }
+  auto doc = nlohmann::json::parse(*body, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return unexpected(ErrorCode::kCorruptFile, "the overview of " + what.repo + " is not JSON");
+  }
+  return doc.value("trustedKernelPublisher", false);
+}
+
 Result<RepoTree> HubClient::tree(const RepoId& repo, RepoType type, std::string_view commit) const {
   Call call{settings_, *transport_};
   return tree_impl(call, repo, type, commit);

@@ -11,6 +11,10 @@ void raise_for(const Error& error) {
     case ErrorCode::kIntegrityMismatch: throw IntegrityError(error.code, error.message);
     case ErrorCode::kIncompatibleBinary: throw IncompatibleBinaryError(error.code, error.message);
     case ErrorCode::kLoadFailed: throw LoadError(error.code, error.message);
+    case ErrorCode::kOfflineMiss: throw OfflineMissError(error.code, error.message);
+    case ErrorCode::kGated:
+    case ErrorCode::kUnauthorized: throw AccessError(error.code, error.message);
+    case ErrorCode::kUntrustedPublisher: throw UntrustedPublisherError(error.code, error.message);
     default: throw HubError(error.code, error.message);
   }
 }

@@ -6,7 +6,9 @@
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/kernelhub.hpp"
+#include "kernelhub/loader/fatbin.hpp"
 #include "kernelhub/loader/torch_backend.hpp"
+#include "kernelhub/resolver/gpu_fit_step.hpp"
 #include "kernelhub/loader/torch_runtime.hpp"
 #include "kernelhub/local_kernels.hpp"
 
@@ -73,6 +75,26 @@ bool any_parses(const std::vector<std::string>& names) {
                      [](const std::string& n) { return resolver::Variant::parse(n).has_value(); });
 }
 
+// What device code a variant directory on disk carries: the fatbinary of its op library (after
+// download, trust the bytes). None when it cannot be read: select()'s decision then stands and
+// the pre-flight reports what is wrong with the file.
+std::optional<std::vector<resolver::CudaTarget>> device_code_on_disk(const std::filesystem::path& dir) {
+  auto metadata = Metadata::read(dir);
+  if (!metadata) return std::nullopt;
+  auto library = find_library(dir, metadata->id);
+  if (!library) return std::nullopt;
+  auto entries = loader::Fatbin::read(*library);
+  if (!entries) return std::nullopt;
+  return loader::targets_of(*entries);
+}
+
+// Rejects accepted CUDA variants that cannot run on the visible GPUs (resolver/gpu_fit_step.hpp).
+void fit_to_gpus(std::vector<resolver::Decision>& decisions, const resolver::Environment& environment,
+                 const resolver::DeviceCodeLookup& code_of) {
+  if (environment.gpus.empty()) return;  // nothing to fit to; select() decided
+  resolver::apply_gpu_fit(decisions, environment, code_of);
+}
+
 Result<Kernel> load_variant_dir(const std::filesystem::path& dir, std::string variant, std::string revision,
                                 std::vector<resolver::Decision> decisions, const EnvironmentSource& env,
                                 LoadTimings timings = {}) {
@@ -128,17 +150,10 @@ resolver::Environment detect_environment(const EnvironmentSource& env) {
 
 Result<Kernel> load_local_kernel(const std::filesystem::path& path, const resolver::Environment& environment,
                                  const EnvironmentSource& env) {
+  KH_ASSIGN_OR_RETURN(VariantDecisions resolved, local_variant_decisions(path, environment, {.native_only = true}));
   std::error_code ec;
-  if (!std::filesystem::is_directory(path, ec)) {
-    return unexpected(ErrorCode::kNotFound, "kernel directory `" + path.string() + "` does not exist");
-  }
-  std::filesystem::path root = path;
-  std::vector<std::string> names = subdirectories(root);
-  if (!any_parses(names) && std::filesystem::is_directory(path / "build", ec)) {
-    root = path / "build";
-    names = subdirectories(root);
-  }
-  if (!any_parses(names)) {
+  if (!std::any_of(resolved.decisions.begin(), resolved.decisions.end(),
+                   [](const resolver::Decision& d) { return d.variant.has_value(); })) {
     // `path` itself may be a variant directory.
     if (std::filesystem::exists(path / "metadata.json", ec) || std::filesystem::exists(path / "_ops.py", ec)) {
       return load_variant_dir(path, path.filename().string(), "local", {}, env);
@@ -147,15 +162,14 @@ Result<Kernel> load_local_kernel(const std::filesystem::path& path, const resolv
                                                 "`: no build variant directories (e.g. build/torch215-cxx11-cpu-x86_64-linux/) "
                                                 "in it or in its build/ subdirectory");
   }
-  auto decisions = resolver::select(names, environment, {.native_only = true});
-  const resolver::Decision* best = resolver::chosen(decisions);
+  const resolver::Decision* best = resolver::chosen(resolved.decisions);
   if (best == nullptr) {
     return unexpected(ErrorCode::kNoCompatibleVariant,
                       "Cannot find a build variant for this system in `" + path.string() + "`:\n\n" +
-                          resolver::format_trace(decisions));
+                          resolver::format_trace(resolved.decisions));
   }
   const std::string name = best->name;
-  return load_variant_dir(root / name, name, "local", std::move(decisions), env);
+  return load_variant_dir(resolved.root / name, name, "local", std::move(resolved.decisions), env);
 }
 
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend) {
@@ -166,19 +180,19 @@ Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::st
   return *std::move(kernel);
 }
 
-Result<Kernel> load_hub_kernel(const client::RepoId& repo, const GetKernelOptions& options,
-                               const resolver::Environment& environment, const EnvironmentSource& env) {
-  const auto resolve_start = std::chrono::steady_clock::now();
+Result<VariantDecisions> hub_variant_decisions(const client::RepoId& repo, const GetKernelOptions& options,
+                                               const resolver::Environment& environment, const EnvironmentSource& env,
+                                               const resolver::SelectOptions& select_options) {
   KH_ASSIGN_OR_RETURN(client::Settings settings, client::Settings::from_env(env));
   if (options.offline) settings.offline = true;
   const client::HubClient hub(std::move(settings));
   constexpr auto kType = client::RepoType::kKernel;
 
-  std::string revision;
+  VariantDecisions out;
   if (options.revision) {
-    revision = *options.revision;
+    out.revision = *options.revision;
   } else if (options.version) {
-    revision = "v" + std::to_string(*options.version);
+    out.revision = "v" + std::to_string(*options.version);
   } else {
     // As the kernels package: no implicit `main`; say which versions exist and what to write.
     auto versions = hub.list_versions(repo, kType);
@@ -194,7 +208,7 @@ Result<Kernel> load_hub_kernel(const client::RepoId& repo, const GetKernelOption
                           "`; available versions: " + listed + ". Write get_kernel(\"" + repo.to_string() +
                           "\", {.version = " + example + "}) (CLI: --version " + example + ")");
   }
-  auto commit = hub.resolve_revision(repo, kType, revision);
+  auto commit = hub.resolve_revision(repo, kType, out.revision);
   if (!commit) {
     if (commit.error().code == ErrorCode::kNotFound && options.version) {
       auto versions = hub.list_versions(repo, kType);
@@ -208,21 +222,114 @@ Result<Kernel> load_hub_kernel(const client::RepoId& repo, const GetKernelOption
     }
     return unexpected(commit.error());
   }
-  KH_ASSIGN_OR_RETURN(std::vector<std::string> names, hub.list_variants(repo, kType, *commit));
-  auto decisions = resolver::select(names, environment, {.native_only = true});
-  const resolver::Decision* best = resolver::chosen(decisions);
+  out.commit = *commit;
+  KH_ASSIGN_OR_RETURN(std::vector<std::string> names, hub.list_variants(repo, kType, out.commit));
+  out.decisions = resolver::select(names, environment, select_options);
+  // Before download, metadata.json `backend.archs` says what each CUDA variant was built for
+  // (one small cached file per candidate, only when there are GPUs to fit).
+  fit_to_gpus(out.decisions, environment,
+              [&](const resolver::Decision& d) -> std::optional<std::vector<resolver::CudaTarget>> {
+                auto file = hub.download_file(repo, kType, out.commit, "build/" + d.name + "/metadata.json");
+                if (!file) return std::nullopt;
+                auto metadata = Metadata::read(file->path.parent_path());
+                if (!metadata || metadata->archs.empty()) return std::nullopt;
+                auto targets = resolver::parse_cuda_archs(metadata->archs);
+                return targets ? std::optional(*targets) : std::nullopt;
+              });
+  return out;
+}
+
+Result<VariantDecisions> local_variant_decisions(const std::filesystem::path& dir,
+                                                 const resolver::Environment& environment,
+                                                 const resolver::SelectOptions& select_options) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return unexpected(ErrorCode::kNotFound, "kernel directory `" + dir.string() + "` does not exist");
+  }
+  VariantDecisions out;
+  out.revision = "local";
+  out.root = dir;
+  std::vector<std::string> names = subdirectories(dir);
+  if (!any_parses(names) && std::filesystem::is_directory(dir / "build", ec)) {
+    out.root = dir / "build";
+    names = subdirectories(out.root);
+  }
+  out.decisions = resolver::select(names, environment, select_options);
+  fit_to_gpus(out.decisions, environment,
+              [&](const resolver::Decision& d) { return device_code_on_disk(out.root / d.name); });
+  return out;
+}
+
+// The publisher trust check (kernels hf_hub.py `_check_trust_remote_code`), plus a local allowlist.
+Status check_trust(const client::HubClient& hub, const client::RepoId& repo, const GetKernelOptions& options,
+                   const EnvironmentSource& env) {
+  if (options.trust_remote_code) return {};
+  const std::string id = repo.to_string();
+  auto listed = [&](std::string_view entry) { return entry == id || entry == repo.org; };
+  if (std::any_of(options.trusted_repos.begin(), options.trusted_repos.end(), listed)) return {};
+  if (auto allow = env("KERNELHUB_TRUSTED")) {
+    std::string_view rest = *allow;
+    while (!rest.empty()) {
+      const std::size_t comma = rest.find(',');
+      if (listed(rest.substr(0, comma))) return {};
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  if (hub.settings().offline) return {};  // trusted when it was downloaded, as in the kernels package
+  KH_ASSIGN_OR_RETURN(bool trusted, hub.is_trusted_publisher(repo.org));
+  if (trusted) return {};
+  return unexpected(ErrorCode::kUntrustedPublisher,
+                    "`" + id + "` is published by `" + repo.org +
+                        "`, which the Hub does not mark as a trusted kernel publisher, so its code is not loaded. "
+                        "If you trust it, pass trust_remote_code (CLI: --trust-remote-code) or add `" + id +
+                        "` to KERNELHUB_TRUSTED");
+}
+
+Result<Kernel> load_hub_kernel(const client::RepoId& repo, const GetKernelOptions& options,
+                               const resolver::Environment& environment, const EnvironmentSource& env) {
+  const auto resolve_start = std::chrono::steady_clock::now();
+  KH_ASSIGN_OR_RETURN(VariantDecisions resolved,
+                      hub_variant_decisions(repo, options, environment, env, {.native_only = true}));
+  const resolver::Decision* best = resolver::chosen(resolved.decisions);
   if (best == nullptr) {
     return unexpected(ErrorCode::kNoCompatibleVariant,
                       "Cannot find a build variant for this system in `" + repo.to_string() + "` (revision: " +
-                          revision + "):\n\n" + resolver::format_trace(decisions));
+                          resolved.revision + "):\n\n" + resolver::format_trace(resolved.decisions));
   }
   const std::string name = best->name;
   LoadTimings timings;
   timings.resolve = seconds_since(resolve_start);
-  KH_ASSIGN_OR_RETURN(client::Snapshot snapshot, hub.download_variant(repo, kType, *commit, name));
-  timings.download = snapshot.seconds;
-  timings.requests = snapshot.requests;
-  return load_variant_dir(snapshot.path, name, *commit, std::move(decisions), env, timings);
+  KH_ASSIGN_OR_RETURN(client::Settings settings, client::Settings::from_env(env));
+  if (options.offline) settings.offline = true;
+  client::Settings cache_only = settings;
+  cache_only.offline = true;
+  const client::HubClient hub(std::move(settings));
+  // A pinned commit already in the cache was trusted when it was downloaded, and is immutable:
+  // it loads with no request at all. Anything else is checked before a byte is downloaded.
+  auto snapshot = resolved.revision == resolved.commit
+                      ? client::HubClient(std::move(cache_only))
+                            .download_variant(repo, client::RepoType::kKernel, resolved.commit, name)
+                      : Result<client::Snapshot>(unexpected(ErrorCode::kOfflineMiss, "not pinned"));
+  if (!snapshot) {
+    KH_RETURN_IF_ERROR(check_trust(hub, repo, options, env));
+    snapshot = hub.download_variant(repo, client::RepoType::kKernel, resolved.commit, name);
+    if (!snapshot) return unexpected(snapshot.error());
+  }
+  timings.download = snapshot->seconds;
+  timings.requests = snapshot->requests;
+  // After download, trust the bytes: the fatbinary must agree that this variant runs here.
+  if (!environment.gpus.empty()) {
+    std::vector<resolver::Decision> check{*best};
+    resolver::apply_gpu_fit(check, environment,
+                            [&](const resolver::Decision&) { return device_code_on_disk(snapshot->path); });
+    if (!check.front().accepted) {
+      return unexpected(ErrorCode::kNoCompatibleVariant,
+                        "`" + repo.to_string() + "` variant `" + name + "` (commit " + resolved.commit +
+                            ") cannot run on this machine: " + check.front().reason);
+    }
+  }
+  return load_variant_dir(snapshot->path, name, resolved.commit, std::move(resolved.decisions), env, timings);
 }
 
 Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {

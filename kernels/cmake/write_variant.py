@@ -48,7 +48,7 @@ def main() -> int:
     p.add_argument("--id", required=True)
     p.add_argument("--version", type=int, required=True)
     p.add_argument("--backend", required=True)
-    p.add_argument("--archs", default="")
+    p.add_argument("--archs", default="", help="comma-separated, e.g. 8.0,9.0,12.0+PTX")
     p.add_argument("--license", default="Apache-2.0")
     a = p.parse_args()
 
@@ -65,7 +65,7 @@ def main() -> int:
 
     backend = {"type": a.backend}
     if a.archs:
-        backend["archs"] = a.archs.split(";")
+        backend["archs"] = a.archs.split(",")
     metadata = {
         "name": a.name,
         "id": a.id,

@@ -3,6 +3,7 @@
 #include "kernelhub/loader/torch_backend.hpp"
 
 #include <ATen/detail/CUDAHooksInterface.h>
+#include <dlfcn.h>
 #include <torch/version.h>
 
 #include <filesystem>
@@ -40,15 +41,22 @@ resolver::TorchRuntime torch_runtime() {
   resolver::TorchRuntime rt;
   rt.version = resolver::Version{TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR};
   rt.cxx11_abi = _GLIBCXX_USE_CXX11_ABI != 0;
-  try {
-    const long cudart = at::detail::getCUDAHooks().versionCUDART();
-    if (cudart > 0) {
-      rt.backend = resolver::Backend{resolver::BackendKind::kCuda,
-                                     resolver::Version{static_cast<int>(cudart / 1000), static_cast<int>(cudart % 1000 / 10)}};
-      return rt;
+  // Only ask torch's CUDA hooks when libtorch_cuda is already loaded: the first call to
+  // getCUDAHooks() fixes the hooks for the life of the process, and asking before libtorch_cuda
+  // is loaded (ensure_torch_cuda_loaded) would leave CUDA unusable here for good.
+  if (void* cuda = dlopen("libtorch_cuda.so", RTLD_LAZY | RTLD_NOLOAD)) {
+    dlclose(cuda);
+    try {
+      const long cudart = at::detail::getCUDAHooks().versionCUDART();
+      if (cudart > 0) {
+        rt.backend = resolver::Backend{resolver::BackendKind::kCuda,
+                                       resolver::Version{static_cast<int>(cudart / 1000),
+                                                         static_cast<int>(cudart % 1000 / 10)}};
+        return rt;
+      }
+    } catch (const std::exception&) {
+      // Fall through to version.py.
     }
-  } catch (const std::exception&) {
-    // libtorch_cuda is not loaded: fall through to version.py.
   }
   if (auto backend = backend_from_version_py()) rt.backend = *backend;
   return rt;

@@ -19,6 +19,10 @@ from pathlib import Path
 
 import pytest
 
+# Every test talks to `kernelhub serve`, which speaks the git-LFS upload path, not Xet; set it
+# before any test module imports huggingface_hub (which reads it once, at import).
+os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
+
 BUILD_DIR = Path(os.environ.get("KERNELHUB_BUILD_DIR", "/work/main/build"))
 KERNELHUB_BIN = BUILD_DIR / "bin" / "kernelhub"
 

@@ -4,12 +4,13 @@ Every op is checked against a float64 reference on fresh random inputs, with its
 (NaN) first: relative error ||out - ref|| / ||ref|| under 1e-5 (fp32), 1e-3 (fp16), 1e-2 (bf16),
 never NaN. Then against the modules they replace (transformers' Qwen3RMSNorm and
 apply_rotary_pos_emb, diffusers' RMSNorm, GELU, GEGLU, LTX-Video rotary and AdaLN code): bit-exact
-where the rounding sequence is reproduced, else within 1 ulp. Then torch.compile(fullgraph=True)
-and transformers' kernelize on a tiny Qwen3.
+where the rounding sequence is reproduced, else within 1 ulp (3 where a flipped intermediate
+rounding is multiplied again; see check_matches_module). Then torch.compile(fullgraph=True) over
+one function that uses every op, and kernels' kernelize on a tiny random Qwen3.
 
 The same file runs on a GPU: KERNELHUB_TEST_DEVICE=cuda loads the CUDA variant (backend=None, as
 kernels picks it) and puts every tensor on the GPU (bench/gpu_correctness.py does that).
-KERNELHUB_TEST_SEED fixes the random inputs (the seed in use is printed in the report header).
+KERNELHUB_TEST_SEED fixes the random inputs (every failure message names the seed in use).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 import random
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -50,7 +52,7 @@ def k():
 @pytest.fixture(autouse=True)
 def seeded(request):
     # A fresh seed per test, derived from the run's seed, so a failure can be replayed.
-    torch.manual_seed(SEED ^ (hash(request.node.nodeid) & 0x7FFFFFFF))
+    torch.manual_seed(SEED ^ zlib.crc32(request.node.nodeid.encode()))
     yield
 
 
@@ -75,34 +77,39 @@ def check(out, ref, dtype, what="", magnitude=None):
     assert out.shape == ref.shape, (what, out.shape, ref.shape)
     assert not torch.isnan(out).any(), f"{what}: NaN in output (seed {SEED})"
     out64 = out.double()
-    denom = (ref if magnitude is None else magnitude).norm().item()
-    err = (out64 - ref).norm().item() / (denom if denom > 0 else 1.0)
+    # A result below the dtype's normal range cannot be represented to relative precision.
+    denom = max((ref if magnitude is None else magnitude).norm().item(), torch.finfo(dtype).smallest_normal)
+    err = (out64 - ref).norm().item() / denom
     assert err < TOL[dtype], f"{what}: relative error {err:.3g} >= {TOL[dtype]} for {dtype} (seed {SEED})"
 
 
 def check_matches_module(out, ref, what, min_exact=0.99, floor=0.0, max_ulp=1.0):
     """Our output against the replaced module's output in the same dtype.
 
-    fp16/bf16: every element within max_ulp (1) ulp of the module's value, the ulp taken at
-    max(|value|, floor) (floor > 0 where the module's own fp32 math cancels: GELU's 1 + erf(x) for
-    x << 0, AdaLN's final + shift), and at least min_exact of the elements bit-exact. Elements differ
-    at all only where the fp32 intermediate differs in its last bits (another summation order, or
-    PyTorch's vectorised CPU erf, which is less accurate than libm's) and that flips a rounding.
-    fp32/fp64: no bit pattern to match, so a relative error under 1e-6."""
+    fp16/bf16: every element within max_ulp ulps of the module's value, the ulp taken at
+    max(|value|, floor), and at least min_exact of the elements with |value| >= floor bit-exact.
+    floor > 0 where the module's own fp32 math cancels (eager GELU's 1 + erf(x) for x << 0, AdaLN's
+    final + shift): there eager has lost the digits we would be compared on. Elements differ at all
+    only where an fp32 intermediate differs in its last bits (another summation order; PyTorch's
+    vectorised CPU erf/tanh) and that flips a rounding; max_ulp > 1 where such a flip is then
+    multiplied (by a weight or 1 + scale, < 2 in size) and rounded again: at most 3 ulps.
+    fp32/fp64: no bit pattern to match, so a relative error under 1e-5 (same floor)."""
     assert out.dtype == ref.dtype and out.shape == ref.shape
     o, e = out.double(), ref.double()
     assert not torch.isnan(o).any(), f"{what}: NaN"
+    magnitude = torch.maximum(e.abs(), torch.full_like(e, floor))
     if out.dtype in (torch.float32, torch.float64):
-        rel = ((o - e).norm() / e.norm().clamp_min(1e-300)).item()
-        assert rel < 1e-6, f"{what}: relative difference {rel:.3g} from the module (seed {SEED})"
+        rel = ((o - e).norm() / magnitude.norm().clamp_min(1e-300)).item()
+        assert rel < 1e-5, f"{what}: relative difference {rel:.3g} from the module (seed {SEED})"
         return 1.0
-    mantissa, exponent = torch.frexp(torch.maximum(e.abs(), torch.full_like(e, floor)))
+    mantissa, exponent = torch.frexp(magnitude)
     ulp = torch.ldexp(torch.full_like(e, torch.finfo(out.dtype).eps / 2), exponent)  # ulp at that magnitude
     tiny = torch.finfo(out.dtype).smallest_normal * torch.finfo(out.dtype).eps
     worst = ((o - e).abs() / torch.maximum(ulp, torch.full_like(e, tiny))).max().item()
-    exact = (out == ref).double().mean().item()
     assert worst <= max_ulp, f"{what}: {worst:.3g} ulp from the module (seed {SEED})"
-    assert exact >= min_exact or out.numel() < 256, f"{what}: only {exact:.4f} of the elements are bit-exact (seed {SEED})"
+    counted = e.abs() >= floor
+    exact = (out == ref)[counted].double().mean().item() if counted.sum() >= 256 else 1.0
+    assert exact >= min_exact, f"{what}: only {exact:.4f} of the elements are bit-exact (seed {SEED})"
     return exact
 
 
@@ -449,14 +456,12 @@ def test_ltx_matches_diffusers(k):
 
 
 def ref_gelu(x64, approximate):
+    # Without eager's cancellation in 1 + erf / 1 + tanh for x << 0, which would make the float64
+    # reference itself wrong in its leading digits there.
     if approximate == "tanh":
-        return 0.5 * x64 * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x64 + 0.044715 * x64.pow(3))))
-    return 0.5 * x64 * (1 + torch.erf(x64 / math.sqrt(2)))
+        return x64 * torch.sigmoid(2 * math.sqrt(2 / math.pi) * (x64 + 0.044715 * x64.pow(3)))
+    return 0.5 * x64 * torch.special.erfc(-x64 / math.sqrt(2))
 
-
-# PyTorch's vectorised CPU erf differs from libm's by a few fp32 ulps (ours is the more accurate),
-# which flips a few percent of fp16/bf16 roundings; on CUDA both use the CUDA math library.
-GELU_EXACT = 0.9 if DEVICE == "cpu" else 0.99
 
 GEGLU_SHAPES = [(1, 2), (3, 14), (5, 254), (2, 8194), (2, 3, 256), (65536, 16)]
 
@@ -490,7 +495,7 @@ def test_vllm_entry_points(k):
         assert torch.equal(out, k.geglu(x, approximate, gate_first=True))
         # vLLM / eager: the activation is rounded to the dtype, then multiplied.
         eager = F.gelu(x[:, :200], approximate=approximate) * x[:, 200:]
-        check_matches_module(out, eager, fn.__name__, min_exact=GELU_EXACT, floor=2**-6)
+        check_matches_module(out, eager, fn.__name__, floor=2**-6)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=ids)
@@ -502,7 +507,7 @@ def test_gelu_float64(k, dtype, shape, approximate):
     k.gelu(x, approximate, out=out)
     check(out, ref_gelu(x.double(), approximate), dtype, f"gelu {shape}")
     if dtype != torch.float64:
-        check_matches_module(out, F.gelu(x, approximate=approximate), "F.gelu", min_exact=GELU_EXACT, floor=2**-6)
+        check_matches_module(out, F.gelu(x, approximate=approximate), "F.gelu", floor=2**-6)
 
 
 def test_gelu_tanh_layouts(k):
@@ -597,14 +602,13 @@ def test_adaln_matches_diffusers_ltx_block(k):
         shift_msa, scale_msa, *_ = ada.unbind(dim=2)
         eager = norm1(hidden) * (1 + scale_msa) + shift_msa
         ours = k.adaln(hidden, scale_msa, shift_msa, None, 1e-6, "rms")
-        # A flipped rounding of norm(x) is multiplied by (1 + scale): up to 2 ulps after the product.
-        exact = check_matches_module(ours, eager, f"LTX AdaLN {dtype}", floor=1.0, max_ulp=2)
+        exact = check_matches_module(ours, eager, f"LTX AdaLN {dtype}", floor=1.0, max_ulp=3)
         # Output head: LayerNorm (no affine) then x * (1 + scale) + shift, per-sample scale.
         ln = torch.nn.LayerNorm(dim, eps=1e-6, elementwise_affine=False)
         scale, shift = randn(b, 1, dim, dtype=dtype, scale=0.5), randn(b, 1, dim, dtype=dtype)
         eager = ln(hidden) * (1 + scale) + shift
         check_matches_module(k.adaln(hidden, scale, shift, None, 1e-6, "layer"), eager, f"LTX head {dtype}",
-                             min_exact=0.97, floor=1.0, max_ulp=2)
+                             min_exact=0.97, floor=1.0, max_ulp=3)
         assert exact > 0.99
 
 
@@ -632,15 +636,14 @@ def test_rms_norm_matches_qwen3_and_diffusers(k):
             with torch.no_grad():
                 qwen.weight.copy_(randn(hidden, dtype=dtype))
                 ours = k.layers.RMSNorm.forward(qwen, x)
-                # A flipped rounding of the normalised value can become 2 ulps after the weight multiply.
-                check_matches_module(ours, qwen(x), f"Qwen3RMSNorm {dtype} {hidden}", max_ulp=2)
+                check_matches_module(ours, qwen(x), f"Qwen3RMSNorm {dtype} {hidden}", max_ulp=3)
                 for affine in (False, True):
                     dn = normalization.RMSNorm(hidden, eps=1e-6, elementwise_affine=affine).to(DEVICE, dtype)
                     if affine:
                         dn.weight.copy_(randn(hidden, dtype=dtype))
                     ours = k.layers.DiffusersRMSNorm.forward(dn, x)
                     check_matches_module(ours, dn(x), f"diffusers RMSNorm {dtype} {hidden} affine={affine}",
-                                         max_ulp=2 if affine else 1)
+                                         max_ulp=3 if affine else 1)
 
 
 def test_activation_layers_match_diffusers(k):
@@ -649,12 +652,12 @@ def test_activation_layers_match_diffusers(k):
         x = randn(4, 10, 64, dtype=dtype)
         with torch.no_grad():
             geglu = activations.GEGLU(64, 96).to(DEVICE, dtype)
-            check_matches_module(k.layers.GEGLU.forward(geglu, x), geglu(x), f"GEGLU {dtype}", min_exact=GELU_EXACT,
+            check_matches_module(k.layers.GEGLU.forward(geglu, x), geglu(x), f"GEGLU {dtype}", 
                                  floor=2**-6)
             for approximate in ("tanh", "none"):
                 gelu = activations.GELU(64, 256, approximate=approximate).to(DEVICE, dtype)
                 check_matches_module(k.layers.GELU.forward(gelu, x), gelu(x), f"GELU {approximate} {dtype}",
-                                     min_exact=GELU_EXACT, floor=2**-6)
+                                     floor=2**-6)
 
 
 def test_layers_follow_the_kernels_layer_rules(k):

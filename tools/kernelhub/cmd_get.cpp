@@ -13,7 +13,8 @@ namespace kernelhub::cli {
 namespace {
 
 constexpr const char* kHelp =
-    "usage: kernelhub get ORG/NAME [--revision R | --version N] [--backend B] [--json]\n\n"
+    "usage: kernelhub get ORG/NAME [--revision R | --version N] [--backend B] [--trust-remote-code]\n"
+    "                     [--offline] [--json]\n\n"
     "Resolve the variant of ORG/NAME that runs here, verify its files and load it into this\n"
     "process, then list its ops and the load time. LOCAL_KERNELS=org/name=/path loads a local\n"
     "kernel directory instead of the Hub.\n\n"
@@ -21,11 +22,14 @@ constexpr const char* kHelp =
     "  --revision R   branch, tag or commit\n"
     "  --version N    major version (branch vN)\n"
     "  --backend B    cpu, or the backend torch was built for\n"
+    "  --trust-remote-code  load a kernel whose publisher the Hub does not mark as trusted\n"
+    "  --offline      no network: only what the cache holds (also HF_HUB_OFFLINE=1)\n"
     "  --json         print one JSON object\n";
 
 int run_get(std::span<const std::string> args) {
   const Arguments parsed =
-      parse_arguments(args, {.flags = {"--json"}, .options = {"--revision", "--version", "--backend"}});
+      parse_arguments(args, {.flags = {"--json", "--trust-remote-code", "--offline"},
+                             .options = {"--revision", "--version", "--backend"}});
   if (parsed.has("--help")) {
     std::fputs(kHelp, stdout);
     return kExitOk;
@@ -38,6 +42,8 @@ int run_get(std::span<const std::string> args) {
   GetKernelOptions options;
   options.revision = parsed.option("--revision");
   options.backend = parsed.option("--backend");
+  options.trust_remote_code = parsed.has("--trust-remote-code");
+  options.offline = parsed.has("--offline");
   if (auto v = parsed.option("--version")) {
     try {
       std::size_t used = 0;

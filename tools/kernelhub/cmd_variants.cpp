@@ -1,6 +1,7 @@
-// kernelhub variants DIR [--json] [--native-only]: the variant decision trace for a local kernel
-// directory, best first, as get_kernel would decide it on this machine (KERNELHUB_* overrides
-// describe another one).
+// kernelhub variants ORG/NAME|DIR [--revision R | --version N] [--json] [--native-only]: the
+// variant decision trace for a Hub repo or a local kernel directory, best first, as get_kernel
+// would decide it on this machine (KERNELHUB_* overrides describe another one), with the GPU fit
+// applied when there are GPUs.
 //
 // DIR is a directory whose subdirectories are variants, or one whose build/ is. Exit 0 when a
 // variant was chosen, 1 when none fits, 2 on bad usage (including a missing DIR or a
@@ -18,6 +19,7 @@
 #include "arguments.hpp"
 #include "command.hpp"
 #include "environment_json.hpp"
+#include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/kernelhub.hpp"
 #include "kernelhub/resolver/select.hpp"
 
@@ -26,12 +28,16 @@ namespace kernelhub::cli {
 namespace {
 
 constexpr const char* kHelp =
-    "usage: kernelhub variants DIR [--json] [--native-only]\n\n"
-    "Show which build variant of the local kernel DIR runs on this machine, and why each other\n"
-    "variant does not, best first. DIR holds the variant directories (or a build/ that does).\n"
+    "usage: kernelhub variants ORG/NAME|DIR [--revision R | --version N] [--json] [--native-only]\n\n"
+    "Show which build variant of a Hub kernel repo (or of the local kernel DIR) runs on this\n"
+    "machine, and why each other variant does not, best first. DIR holds the variant directories\n"
+    "(or a build/ that does). With GPUs, CUDA variants are also checked against each GPU and the\n"
+    "driver (metadata.json archs from the Hub; the fatbinary for a local DIR).\n"
     "KERNELHUB_* variables describe another machine (see `kernelhub env --help`).\n\n"
     "options:\n"
     "  --json          print one JSON object: {\"chosen\", \"environment\", \"decisions\"}\n"
+    "  --revision R    Hub branch, tag or commit\n"
+    "  --version N     Hub major version (branch vN)\n"
     "  --native-only   reject what only a Python process can load (noarch, universal, tvm-ffi)\n";
 
 // The variant directory names under `dir` (or `dir/build`), sorted; none when `dir` is missing.
@@ -121,7 +127,8 @@ int run_cases(const std::string& file) {
 }
 
 int run_variants(std::span<const std::string> args) {
-  const Arguments parsed = parse_arguments(args, {.flags = {"--json", "--native-only"}, .options = {"--cases"}});
+  const Arguments parsed = parse_arguments(
+      args, {.flags = {"--json", "--native-only"}, .options = {"--cases", "--revision", "--version"}});
   if (parsed.has("--help")) {
     std::fputs(kHelp, stdout);
     return kExitOk;
@@ -139,12 +146,7 @@ int run_variants(std::span<const std::string> args) {
                  parsed.error.empty() ? "expected exactly one DIR" : parsed.error.c_str(), kHelp);
     return kExitUsage;
   }
-  const std::string& dir = parsed.positionals[0];
-  const auto names = candidate_names(dir);
-  if (!names) {
-    std::fprintf(stderr, "kernelhub variants: `%s` is not a directory\n", dir.c_str());
-    return kExitUsage;
-  }
+  const std::string& target = parsed.positionals[0];
   resolver::Environment env;
   try {
     env = detect_environment();
@@ -152,7 +154,34 @@ int run_variants(std::span<const std::string> args) {
     std::fprintf(stderr, "kernelhub variants: %s\n", e.what());
     return kExitUsage;
   }
-  const auto decisions = resolver::select(*names, env, {.native_only = parsed.has("--native-only")});
+  const resolver::SelectOptions select_options{.native_only = parsed.has("--native-only")};
+  std::error_code ec;
+  Result<VariantDecisions> resolved = unexpected(ErrorCode::kInternal, "");
+  if (std::filesystem::is_directory(target, ec)) {
+    resolved = local_variant_decisions(target, env, select_options);
+  } else if (auto repo = client::RepoId::parse(target)) {
+    GetKernelOptions options;
+    options.revision = parsed.option("--revision");
+    if (auto v = parsed.option("--version")) {
+      try {
+        options.version = std::stoi(*v);
+      } catch (const std::exception&) {
+        std::fprintf(stderr, "kernelhub variants: --version takes an integer, not `%s`\n", v->c_str());
+        return kExitUsage;
+      }
+    }
+    resolved = hub_variant_decisions(*repo, options, env, process_environment(), select_options);
+  } else {
+    std::fprintf(stderr, "kernelhub variants: `%s` is neither a directory nor a repo id (%s)\n", target.c_str(),
+                 repo.error().message.c_str());
+    return kExitUsage;
+  }
+  if (!resolved) {
+    std::fprintf(stderr, "kernelhub variants: error: %s\n", resolved.error().message.c_str());
+    return kExitFailure;
+  }
+  const auto& decisions = resolved->decisions;
+  const std::string& dir = target;
   if (parsed.has("--json")) {
     std::printf("%s\n", to_json(decisions, env).dump(2).c_str());
   } else {

@@ -32,7 +32,13 @@ struct IntegrityError : KernelhubError { using KernelhubError::KernelhubError; }
 struct IncompatibleBinaryError : KernelhubError { using KernelhubError::KernelhubError; };
 // dlopen or op registration failed.
 struct LoadError : KernelhubError { using KernelhubError::KernelhubError; };
-// Network, credentials, I/O and anything else.
+// Offline (HF_HUB_OFFLINE) and the cache does not hold the kernel; the message lists what it holds.
+struct OfflineMissError : KernelhubError { using KernelhubError::KernelhubError; };
+// The repo is gated, or the token is missing or wrong.
+struct AccessError : KernelhubError { using KernelhubError::KernelhubError; };
+// The publisher is not a trusted kernel publisher and the caller did not opt in.
+struct UntrustedPublisherError : KernelhubError { using KernelhubError::KernelhubError; };
+// Network, I/O and anything else.
 struct HubError : KernelhubError { using KernelhubError::KernelhubError; };
 
 [[noreturn]] void raise_for(const Error& error);

@@ -17,6 +17,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -32,7 +33,13 @@ struct GetKernelOptions {
   std::optional<std::string> revision;  // branch, tag or commit
   std::optional<int> version;           // major version: branch v<N>
   std::optional<std::string> backend;   // "cpu" or the detected backend, as in the kernels package
-  bool offline = false;
+  bool offline = false;                 // also HF_HUB_OFFLINE
+  // Trust, as in the kernels package: without it, only repos whose org the Hub marks as a
+  // trusted kernel publisher load (checked online; offline, what is cached was trusted when it
+  // was downloaded). `trusted_repos` allows individual repos; KERNELHUB_TRUSTED (comma-separated
+  // orgs or org/name repos) is the allowlist for sites whose Hub has no publisher flag.
+  bool trust_remote_code = false;
+  std::vector<std::string> trusted_repos;
 };
 
 // The environment as get_kernel sees it: this process's LibTorch and machine, plus overrides.
@@ -44,6 +51,26 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options = {}
 // Loads the best variant under a local directory: `path/<variant>/`, `path/build/<variant>/`,
 // or `path` itself when it is a variant directory. Throws (errors.hpp).
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend = std::nullopt);
+
+// A decision trace: every variant of a repo or directory, best first, for this environment,
+// with the GPU fit applied when there are GPUs (resolver/gpu_fit_step.hpp).
+struct VariantDecisions {
+  std::string revision;                       // as asked ("v1", a branch, "local")
+  std::string commit;                         // the resolved commit; empty for a directory
+  std::filesystem::path root;                 // for a directory: where the variant folders are
+  std::vector<resolver::Decision> decisions;  // best first
+};
+
+// Network (refs, tree, and metadata.json of CUDA candidates when there are GPUs) unless offline.
+// Errors: those of client::HubClient, kInvalidArgument when neither revision nor version is given.
+Result<VariantDecisions> hub_variant_decisions(const client::RepoId& repo, const GetKernelOptions& options,
+                                               const resolver::Environment& environment, const EnvironmentSource& env,
+                                               const resolver::SelectOptions& select_options);
+
+// Disk only. `dir` holds variant folders, or a build/ that does. Errors: kNotFound.
+Result<VariantDecisions> local_variant_decisions(const std::filesystem::path& dir,
+                                                 const resolver::Environment& environment,
+                                                 const resolver::SelectOptions& select_options);
 
 // The Hub path of get_kernel, with errors as values and configuration passed in: resolve the
 // revision (or v<N>), list build/, select, download and verify the variant into the cache, load.

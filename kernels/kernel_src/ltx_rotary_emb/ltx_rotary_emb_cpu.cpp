@@ -36,7 +36,10 @@ void rotate(at::Tensor& y, const at::Tensor& x, const at::Tensor& cos, const at:
 void ltx_rotary_emb(at::Tensor& q_out, const std::optional<at::Tensor>& k_out, const at::Tensor& q,
                     const std::optional<at::Tensor>& k, const at::Tensor& cos, const at::Tensor& sin) {
   kh::check_device("ltx_rotary_emb", q, false);
-  const auto [c, s] = kh::check_ltx_rotary_args(q_out, k_out, q, k, cos, sin);
+  // Not a structured binding: lambdas below capture them (C++20 only).
+  const std::pair<at::Tensor, at::Tensor> tables = kh::check_ltx_rotary_args(q_out, k_out, q, k, cos, sin);
+  const at::Tensor& c = tables.first;
+  const at::Tensor& s = tables.second;
   const at::Tensor qx = kh::input_view(q, kh::last_contiguous_of);
   kh::Output qy(q_out, false, kh::last_contiguous_of);
   at::Tensor kx, k_out_ref;

@@ -26,6 +26,7 @@ enum class ErrorCode {
   kUnauthorized,         // missing or wrong credentials
   kGated,                // the repo is gated: the user must accept its conditions on the Hub
   kOfflineMiss,          // offline (HF_HUB_OFFLINE) and the cache does not hold what was asked
+  kUntrustedPublisher,   // the publisher is not trusted and the caller did not opt in
   kInternal,             // a bug in kernelhub
 };
 

@@ -86,6 +86,12 @@ class HubClient {
   // Network (refs API), or refs/ offline. The version branches "v1", "v2", … sorted by number.
   Result<std::vector<std::string>> list_versions(const RepoId& repo, RepoType type = RepoType::kKernel) const;
 
+  // Network: GET /api/organizations/<org>/overview. Whether the Hub marks `org` as a trusted
+  // kernel publisher (`trustedKernelPublisher`), as the kernels package checks before a load.
+  // A user namespace or an unknown org is simply not trusted (false), not an error.
+  // Errors: kOfflineMiss when offline, kNetwork.
+  Result<bool> is_trusted_publisher(std::string_view org) const;
+
   // trees/<commit>.json if cached (disk), else the tree API, recursive and paginated (network),
   // then cached. Offline without a tree cache: rebuilt from snapshots/<commit>/.
   // REQUIRES: is_commit_hash(commit).

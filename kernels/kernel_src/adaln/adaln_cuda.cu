@@ -1,0 +1,124 @@
+// AdaLN on CUDA: out = norm(x) * (1 + scale) + shift, a group of threads per row (see
+// rms_norm_cuda.cu), fp32 statistics, each step rounded to the dtype where diffusers' eager code
+// rounds. scale/shift rows come from their own strides (0 where they broadcast).
+#include <ATen/Dispatch.h>
+
+#include <optional>
+
+#include "../common/adaln_args.h"
+#include "../common/cuda_common.cuh"
+#include "../common/numerics.h"
+#include "torch_binding.h"
+
+namespace {
+
+using kh::cuda::Pack;
+
+// A [B, S, H] tensor by its strides (the last one is 1).
+struct Bsh {
+  const void* data;
+  int64_t sb, ss;
+  template <typename T>
+  __device__ const T* row(int64_t b, int64_t s) const {
+    return static_cast<const T*>(data) + b * sb + s * ss;
+  }
+};
+
+template <typename T, int G, bool VEC>
+__global__ void adaln_kernel(T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh x_, Bsh scale_, Bsh shift_,
+                             const T* __restrict__ weight, int64_t rows, int64_t seq, int64_t hidden, double eps,
+                             bool layer_norm) {
+  using A = at::opmath_type<T>;
+  constexpr int N = Pack<T>::N;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / G) + threadIdx.x / G;
+  const int lane = threadIdx.x % G;
+  const bool active = row < rows;
+  const int64_t b = active ? row / seq : 0, s = active ? row % seq : 0;
+  const T* x = x_.row<T>(b, s);
+
+  // Row sums of x (LayerNorm's mean) and of (x - mean)^2, over this thread's elements.
+  auto row_sum = [&](auto f) {
+    A acc = 0;
+    if (active) {
+      if constexpr (VEC) {
+        for (int64_t i = int64_t(lane) * N; i < hidden; i += int64_t(G) * N) {
+          const Pack<T> p = kh::cuda::load_pack(x + i);
+#pragma unroll
+          for (int j = 0; j < N; ++j) acc += f(static_cast<A>(p.v[j]));
+        }
+      } else {
+        for (int64_t i = lane; i < hidden; i += G) acc += f(static_cast<A>(x[i]));
+      }
+    }
+    return kh::cuda::group_sum<G>(acc);
+  };
+  const A mean = layer_norm ? row_sum([](A v) { return v; }) / static_cast<A>(hidden) : A(0);
+  const A sq = row_sum([mean](A v) { return (v - mean) * (v - mean); });
+  if (!active) return;
+  const A inv = kh::cuda::rsqrt_of(sq / static_cast<A>(hidden) + static_cast<A>(eps));
+
+  auto modulate = [&](T xv, const T* w, T sc, T sh) {
+    A n = (static_cast<A>(xv) - mean) * inv;
+    // LayerNorm applies its weight before its one rounding; diffusers' RMSNorm rounds, then multiplies.
+    if (w) n = layer_norm ? n * static_cast<A>(*w) : kh::round_to<T>(n) * static_cast<A>(*w);
+    n = kh::round_to<T>(n);
+    const A a = kh::round_to<T>(A(1) + static_cast<A>(sc));
+    const A p = kh::round_to<T>(kh::mul_rn(n, a));
+    return static_cast<T>(p + static_cast<A>(sh));
+  };
+  const T* sc = scale_.row<T>(b, s);
+  const T* sh = shift_.row<T>(b, s);
+  T* y = out + b * out_sb + s * out_ss;
+  if constexpr (VEC) {
+    for (int64_t i = int64_t(lane) * N; i < hidden; i += int64_t(G) * N) {
+      const Pack<T> xp = kh::cuda::load_pack(x + i), scp = kh::cuda::load_pack(sc + i),
+                    shp = kh::cuda::load_pack(sh + i);
+      Pack<T> w{}, o;
+      if (weight) w = kh::cuda::load_pack(weight + i);
+#pragma unroll
+      for (int j = 0; j < N; ++j) o.v[j] = modulate(xp.v[j], weight ? &w.v[j] : nullptr, scp.v[j], shp.v[j]);
+      kh::cuda::store_pack(y + i, o);
+    }
+  } else {
+    for (int64_t i = lane; i < hidden; i += G) y[i] = modulate(x[i], weight ? weight + i : nullptr, sc[i], sh[i]);
+  }
+}
+
+Bsh bsh(const at::Tensor& t) { return {t.const_data_ptr(), t.stride(0), t.stride(1)}; }
+
+}  // namespace
+
+void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Tensor>& weight,
+           const at::Tensor& scale, const at::Tensor& shift, double eps, bool layer_norm) {
+  kh::check_device("adaln", input, true);
+  const at::Tensor w = kh::check_adaln_args(out, input, weight);
+  const c10::cuda::CUDAGuard guard(input.device());
+  const at::Tensor x = kh::input_view(kh::as_bsh(input), kh::last_contiguous_of);
+  const at::Tensor sc = kh::modulation_view("scale", scale, x), sh = kh::modulation_view("shift", shift, x);
+  at::Tensor out3 = kh::as_bsh(out);
+  kh::Output y(out3, false, kh::last_contiguous_of);
+  const int64_t rows = x.size(0) * x.size(1), seq = x.size(1), hidden = x.size(2);
+  if (rows == 0) return;
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, input.scalar_type(), "adaln_cuda", [&] {
+    at::Tensor& yo = y.get();
+    const scalar_t* wp = w.defined() ? w.const_data_ptr<scalar_t>() : nullptr;
+    const bool vec = hidden % Pack<scalar_t>::N == 0 && kh::cuda::pack_aligned(x, {x.stride(0), x.stride(1)}) &&
+                     kh::cuda::pack_aligned(yo, {yo.stride(0), yo.stride(1)}) &&
+                     kh::cuda::pack_aligned(sc, {sc.stride(0), sc.stride(1)}) &&
+                     kh::cuda::pack_aligned(sh, {sh.stride(0), sh.stride(1)}) && (!wp || kh::cuda::aligned16(wp));
+    const dim3 grid = kh::cuda::row_grid(rows, hidden), block = kh::cuda::row_block(hidden);
+    auto go = [&](auto kernel) {
+      kernel<<<grid, block, 0, kh::cuda::stream_of(input)>>>(yo.mutable_data_ptr<scalar_t>(), yo.stride(0),
+                                                             yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq,
+                                                             hidden, eps, layer_norm);
+    };
+    if (kh::cuda::wide_rows(hidden)) {
+      vec ? go(adaln_kernel<scalar_t, kh::cuda::kWideGroup, true>) : go(adaln_kernel<scalar_t, kh::cuda::kWideGroup, false>);
+    } else {
+      vec ? go(adaln_kernel<scalar_t, kh::cuda::kNarrowGroup, true>)
+          : go(adaln_kernel<scalar_t, kh::cuda::kNarrowGroup, false>);
+    }
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+  y.finish();
+}

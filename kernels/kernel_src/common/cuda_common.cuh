@@ -1,0 +1,102 @@
+// Building blocks of the CUDA kernels: 16-byte vector packs, reductions over a group of threads
+// that shares a row, and the launch context (device guard, current stream).
+#pragma once
+
+#include <ATen/OpMathType.h>
+#include <ATen/core/Tensor.h>
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace kh::cuda {
+
+// 16 bytes of T: one vector load or store (8 x bf16/fp16, 4 x fp32, 2 x fp64).
+template <typename T>
+struct alignas(16) Pack {
+  static constexpr int N = 16 / sizeof(T);
+  T v[N];
+};
+
+template <typename T>
+__device__ __forceinline__ Pack<T> load_pack(const T* p) {
+  return *reinterpret_cast<const Pack<T>*>(p);
+}
+
+template <typename T>
+__device__ __forceinline__ void store_pack(T* p, const Pack<T>& pack) {
+  *reinterpret_cast<Pack<T>*>(p) = pack;
+}
+
+inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// True when `t`'s data and every stride in `strides` keep 16-byte packs of its elements aligned.
+inline bool pack_aligned(const at::Tensor& t, std::initializer_list<int64_t> strides) {
+  const int64_t n = 16 / static_cast<int64_t>(t.element_size());
+  if (!aligned16(t.const_data_ptr())) return false;
+  return std::all_of(strides.begin(), strides.end(), [n](int64_t s) { return s % n == 0; });
+}
+
+// Sum of `v` over the G consecutive threads that share a row. G <= 32: shuffles inside the warp
+// (every lane of the warp must call it); G > 32: one row per block of G threads, through shared
+// memory (every thread of the block must call it).
+template <int G, typename A>
+__device__ __forceinline__ A group_sum(A v) {
+  constexpr int kWarp = G < 32 ? G : 32;
+#pragma unroll
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  if constexpr (G > 32) {
+    __shared__ A partial[G / 32];
+    __shared__ A total;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+      v = lane < G / 32 ? partial[lane] : A(0);
+#pragma unroll
+      for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+      if (lane == 0) total = v;
+    }
+    __syncthreads();
+    v = total;
+  }
+  return v;
+}
+
+// torch.rsqrt's CUDA implementation (rsqrtf), so norms round as eager does on the GPU.
+__device__ __forceinline__ float rsqrt_of(float x) { return rsqrtf(x); }
+__device__ __forceinline__ double rsqrt_of(double x) { return ::rsqrt(x); }
+
+// Blocks for a grid-stride loop over `work` items: enough to fill the GPU, capped for 32-bit grids.
+inline unsigned grid_for(int64_t work, int threads) {
+  const int64_t blocks = (work + threads - 1) / threads;
+  return static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, 65535LL * 32));
+}
+
+inline cudaStream_t stream_of(const at::Tensor& t) { return c10::cuda::getCurrentCUDAStream(t.get_device()).stream(); }
+
+}  // namespace kh::cuda
+
+namespace kh::cuda {
+
+// Row kernels: a warp per row (8 rows per 256-thread block) for rows of up to 1024 elements
+// (per-head norms), else one 512-thread block per row.
+constexpr int kNarrowGroup = 32;
+constexpr int kWideGroup = 512;
+constexpr int kRowsPerNarrowBlock = 8;
+
+inline bool wide_rows(int64_t hidden) { return hidden > 1024; }
+
+inline dim3 row_grid(int64_t rows, int64_t hidden) {
+  return wide_rows(hidden) ? dim3(static_cast<unsigned>(rows))
+                           : dim3(static_cast<unsigned>((rows + kRowsPerNarrowBlock - 1) / kRowsPerNarrowBlock));
+}
+
+inline dim3 row_block(int64_t hidden) {
+  return dim3(wide_rows(hidden) ? kWideGroup : kNarrowGroup * kRowsPerNarrowBlock);
+}
+
+}  // namespace kh::cuda

@@ -1,0 +1,109 @@
+// fused_add_rms_norm on CUDA, in place: residual <- input + residual (rounded), input <- its
+// RMSNorm. Same row layout as rms_norm_cuda.cu; each thread re-reads in the second pass exactly the
+// residual elements it wrote in the first.
+#include <ATen/Dispatch.h>
+
+#include <optional>
+
+#include "../common/checks.h"
+#include "../common/cuda_common.cuh"
+#include "../common/numerics.h"
+#include "../common/views.h"
+#include "torch_binding.h"
+
+namespace {
+
+using kh::cuda::Pack;
+
+template <typename T, int G, bool VEC>
+__global__ void fused_add_rms_norm_kernel(T* __restrict__ input, T* __restrict__ residual,
+                                          const T* __restrict__ weight, int64_t rows, int64_t hidden,
+                                          int64_t in_stride, int64_t res_stride, double eps) {
+  using A = at::opmath_type<T>;
+  constexpr int N = Pack<T>::N;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / G) + threadIdx.x / G;
+  const int lane = threadIdx.x % G;
+  const bool active = row < rows;
+  T* x = input + (active ? row : 0) * in_stride;
+  T* r = residual + (active ? row : 0) * res_stride;
+
+  A sum = 0;
+  if (active) {
+    if constexpr (VEC) {
+      for (int64_t i = int64_t(lane) * N; i < hidden; i += int64_t(G) * N) {
+        const Pack<T> a = kh::cuda::load_pack(x + i), b = kh::cuda::load_pack(r + i);
+        Pack<T> s;
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+          // Rounded to the dtype first, as the eager `residual + hidden` is.
+          s.v[j] = static_cast<T>(static_cast<A>(a.v[j]) + static_cast<A>(b.v[j]));
+          sum += static_cast<A>(s.v[j]) * static_cast<A>(s.v[j]);
+        }
+        kh::cuda::store_pack(r + i, s);
+      }
+    } else {
+      for (int64_t i = lane; i < hidden; i += G) {
+        const T s = static_cast<T>(static_cast<A>(x[i]) + static_cast<A>(r[i]));
+        r[i] = s;
+        sum += static_cast<A>(s) * static_cast<A>(s);
+      }
+    }
+  }
+  sum = kh::cuda::group_sum<G>(sum);
+  if (!active) return;
+  const A inv = kh::cuda::rsqrt_of(sum / static_cast<A>(hidden) + static_cast<A>(eps));
+  auto norm = [&](T v, const T* w) {
+    const A normed = kh::round_to<T>(static_cast<A>(v) * inv);
+    return static_cast<T>(w ? normed * static_cast<A>(*w) : normed);
+  };
+  if constexpr (VEC) {
+    for (int64_t i = int64_t(lane) * N; i < hidden; i += int64_t(G) * N) {
+      const Pack<T> s = kh::cuda::load_pack(r + i);
+      Pack<T> w{}, o;
+      if (weight) w = kh::cuda::load_pack(weight + i);
+#pragma unroll
+      for (int j = 0; j < N; ++j) o.v[j] = norm(s.v[j], weight ? &w.v[j] : nullptr);
+      kh::cuda::store_pack(x + i, o);
+    }
+  } else {
+    for (int64_t i = lane; i < hidden; i += G) x[i] = norm(r[i], weight ? weight + i : nullptr);
+  }
+}
+
+template <typename T>
+void launch(at::Tensor& x, at::Tensor& r, const at::Tensor& w, double eps) {
+  const int64_t rows = x.size(0), hidden = x.size(1);
+  if (rows == 0) return;
+  const T* wp = w.defined() ? w.const_data_ptr<T>() : nullptr;
+  const bool vec = hidden % Pack<T>::N == 0 && kh::cuda::pack_aligned(x, {x.stride(0)}) &&
+                   kh::cuda::pack_aligned(r, {r.stride(0)}) && (!wp || kh::cuda::aligned16(wp));
+  const dim3 grid = kh::cuda::row_grid(rows, hidden), block = kh::cuda::row_block(hidden);
+  const cudaStream_t stream = kh::cuda::stream_of(x);
+  auto go = [&](auto kernel) {
+    kernel<<<grid, block, 0, stream>>>(x.mutable_data_ptr<T>(), r.mutable_data_ptr<T>(), wp, rows, hidden,
+                                       x.stride(0), r.stride(0), eps);
+  };
+  if (kh::cuda::wide_rows(hidden)) {
+    vec ? go(fused_add_rms_norm_kernel<T, kh::cuda::kWideGroup, true>)
+        : go(fused_add_rms_norm_kernel<T, kh::cuda::kWideGroup, false>);
+  } else {
+    vec ? go(fused_add_rms_norm_kernel<T, kh::cuda::kNarrowGroup, true>)
+        : go(fused_add_rms_norm_kernel<T, kh::cuda::kNarrowGroup, false>);
+  }
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+void fused_add_rms_norm(at::Tensor& input, at::Tensor& residual, const std::optional<at::Tensor>& weight,
+                        double eps) {
+  kh::check_device("fused_add_rms_norm", input, true);
+  const at::Tensor w = kh::check_norm_args("fused_add_rms_norm", "residual", residual, input, weight);
+  const c10::cuda::CUDAGuard guard(input.device());
+  kh::Output x(input, /*load=*/true, kh::rows_of);
+  kh::Output res(residual, /*load=*/true, kh::rows_of);
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, input.scalar_type(), "fused_add_rms_norm_cuda",
+                                  [&] { launch<scalar_t>(x.get(), res.get(), w, eps); });
+  x.finish();
+  res.finish();
+}

@@ -1,0 +1,79 @@
+// Gated GELU on CUDA: out[r, i] = gelu(gate[r, i]) * up[r, i] from input [R, 2d], both half orders.
+// Each thread takes a chunk of 16 bytes of one output row (vector loads of gate and up) where the
+// rows allow it, and a row's last, partial chunk element by element.
+#include <ATen/Dispatch.h>
+
+#include "../common/cuda_common.cuh"
+#include "../common/gelu_args.h"
+#include "../common/numerics.h"
+#include "../common/views.h"
+#include "torch_binding.h"
+
+namespace {
+
+using kh::cuda::Pack;
+
+template <typename T>
+__device__ __forceinline__ T gated(T gate, T up, bool approximate_tanh) {
+  using A = at::opmath_type<T>;
+  // gelu(gate) rounded to the dtype before the product, as eager and vLLM do.
+  const A g = kh::round_to<T>(kh::gelu_math(static_cast<A>(gate), approximate_tanh));
+  return static_cast<T>(g * static_cast<A>(up));
+}
+
+template <typename T, bool VEC>
+__global__ void geglu_kernel(T* __restrict__ out, const T* __restrict__ in, int64_t d, int64_t in_stride,
+                             int64_t out_stride, int64_t chunks_per_row, int64_t chunks, bool approximate_tanh,
+                             bool gate_first) {
+  constexpr int N = Pack<T>::N;
+  for (int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; idx < chunks;
+       idx += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t row = idx / chunks_per_row, i0 = (idx % chunks_per_row) * N;
+    const T* x = in + row * in_stride;
+    const T* gate = (gate_first ? x : x + d) + i0;
+    const T* up = (gate_first ? x + d : x) + i0;
+    T* y = out + row * out_stride + i0;
+    if (VEC && i0 + N <= d) {
+      const Pack<T> g = kh::cuda::load_pack(gate), u = kh::cuda::load_pack(up);
+      Pack<T> o;
+#pragma unroll
+      for (int j = 0; j < N; ++j) o.v[j] = gated(g.v[j], u.v[j], approximate_tanh);
+      kh::cuda::store_pack(y, o);
+    } else {
+      for (int64_t j = 0; j < N && i0 + j < d; ++j) y[j] = gated(gate[j], up[j], approximate_tanh);
+    }
+  }
+}
+
+}  // namespace
+
+void geglu(at::Tensor& out, const at::Tensor& input, bool approximate_tanh, bool gate_first) {
+  kh::check_device("geglu", input, true);
+  kh::check_geglu_args(out, input);
+  const c10::cuda::CUDAGuard guard(input.device());
+  const at::Tensor x = kh::input_view(input, kh::rows_of);
+  kh::Output y(out, false, kh::rows_of);
+  const int64_t rows = x.size(0), d = x.size(1) / 2;
+  if (rows * d == 0) return;
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, input.scalar_type(), "geglu_cuda", [&] {
+    constexpr int N = Pack<scalar_t>::N;
+    at::Tensor& yo = y.get();
+    const bool vec = d % N == 0 && kh::cuda::pack_aligned(x, {x.stride(0)}) && kh::cuda::pack_aligned(yo, {yo.stride(0)});
+    const int64_t per_row = (d + N - 1) / N, chunks = rows * per_row;
+    const int threads = 256;
+    const unsigned grid = kh::cuda::grid_for(chunks, threads);
+    auto go = [&](auto kernel) {
+      kernel<<<grid, threads, 0, kh::cuda::stream_of(input)>>>(yo.mutable_data_ptr<scalar_t>(),
+                                                               x.const_data_ptr<scalar_t>(), d, x.stride(0),
+                                                               yo.stride(0), per_row, chunks, approximate_tanh,
+                                                               gate_first);
+    };
+    vec ? go(geglu_kernel<scalar_t, true>) : go(geglu_kernel<scalar_t, false>);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+  y.finish();
+}
+
+void gelu_and_mul(at::Tensor& out, const at::Tensor& input) { geglu(out, input, false, true); }
+
+void gelu_tanh_and_mul(at::Tensor& out, const at::Tensor& input) { geglu(out, input, true, true); }
