@@ -6,6 +6,7 @@
 #   make test SAN=1    the same with ASan+UBSan on our code (build directory build-san/)
 #   make build         configure and build only
 
+, := ,
 SAN ?=
 BUILD_DIR ?= $(if $(SAN),build-san,build)
 JOBS ?= $(shell nproc)
@@ -13,9 +14,8 @@ VENV := .venv
 PYTHON := $(CURDIR)/$(VENV)/bin/python
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=$(PYTHON) \
                $(if $(SAN),-DKERNELHUB_SANITIZE=address$(,)undefined)
-, := ,
 
-.PHONY: all bootstrap build demo test test-cpp test-python clean
+.PHONY: all bootstrap build demo test clean
 
 all: build
 
