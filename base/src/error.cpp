@@ -19,6 +19,8 @@ std::string_view to_string(ErrorCode code) {
     case ErrorCode::kGated: return "gated";
     case ErrorCode::kOfflineMiss: return "offline_miss";
     case ErrorCode::kUntrustedPublisher: return "untrusted_publisher";
+    case ErrorCode::kBadSignature: return "bad_signature";
+    case ErrorCode::kMissingSignature: return "missing_signature";
     case ErrorCode::kInternal: return "internal";
   }
   return "internal";

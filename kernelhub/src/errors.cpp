@@ -15,6 +15,8 @@ void raise_for(const Error& error) {
     case ErrorCode::kGated:
     case ErrorCode::kUnauthorized: throw AccessError(error.code, error.message);
     case ErrorCode::kUntrustedPublisher: throw UntrustedPublisherError(error.code, error.message);
+    case ErrorCode::kBadSignature: throw SignatureError(error.code, error.message);
+    case ErrorCode::kMissingSignature: throw MissingSignatureError(error.code, error.message);
     default: throw HubError(error.code, error.message);
   }
 }

@@ -8,9 +8,12 @@
 #include "kernelhub/kernelhub.hpp"
 #include "kernelhub/loader/fatbin.hpp"
 #include "kernelhub/loader/torch_backend.hpp"
-#include "kernelhub/resolver/gpu_fit_step.hpp"
 #include "kernelhub/loader/torch_runtime.hpp"
 #include "kernelhub/local_kernels.hpp"
+#include "kernelhub/lockfile.hpp"
+#include "kernelhub/publisher_trust.hpp"
+#include "kernelhub/resolver/gpu_fit_step.hpp"
+#include "kernelhub/signing/verify.hpp"
 
 namespace kernelhub {
 
@@ -95,17 +98,19 @@ void fit_to_gpus(std::vector<resolver::Decision>& decisions, const resolver::Env
   resolver::apply_gpu_fit(decisions, environment, code_of);
 }
 
-Result<Kernel> load_variant_dir(const std::filesystem::path& dir, std::string variant, std::string revision,
-                                std::vector<resolver::Decision> decisions, const EnvironmentSource& env,
-                                LoadTimings timings = {}) {
-  auto verify_start = std::chrono::steady_clock::now();
+// Reads and verifies a variant directory: metadata.json (or the namespace from _ops.py), its
+// digest, and that an op library is there. Nothing is loaded.
+Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std::string variant, std::string revision,
+                                          std::vector<resolver::Decision> decisions, LoadTimings timings = {}) {
+  const auto verify_start = std::chrono::steady_clock::now();
   auto metadata = Metadata::read(dir);
   if (!metadata) {
     if (metadata.error().code != ErrorCode::kNotFound) return unexpected(metadata.error());
     auto ns = namespace_from_ops_py(dir);
     if (!ns) {
-      return unexpected(ErrorCode::kNotFound, "variant directory `" + dir.string() +
-                                                  "` has neither metadata.json nor _ops.py, so its op namespace is unknown");
+      return unexpected(ErrorCode::kNotFound,
+                        "variant directory `" + dir.string() +
+                            "` has neither metadata.json nor _ops.py, so its op namespace is unknown");
     }
     Metadata fallback;
     fallback.id = *ns;
@@ -113,20 +118,10 @@ Result<Kernel> load_variant_dir(const std::filesystem::path& dir, std::string va
     metadata = std::move(fallback);
   }
   if (!metadata->digest.empty()) KH_RETURN_IF_ERROR(verify_digest(dir, *metadata));
-  KH_ASSIGN_OR_RETURN(std::filesystem::path library_path, find_library(dir, metadata->id));
-  // A CUDA kernel needs torch's CUDA half in the process, as `import torch` would provide it.
-  const auto parsed = resolver::Variant::parse(variant);
-  if (metadata->backend == "cuda" || (parsed && parsed->backend.kind == resolver::BackendKind::kCuda)) {
-    KH_RETURN_IF_ERROR(loader::ensure_torch_cuda_loaded());
-  }
-  timings.verify = seconds_since(verify_start);
-  const auto load_start = std::chrono::steady_clock::now();
-  auto library = loader::OpLibrary::open(library_path, metadata->id, env);
-  if (!library) return unexpected(library.error());
-  timings.load = seconds_since(load_start);  // includes the ELF pre-flight, done inside open()
-  Kernel kernel(*library, std::move(*metadata), std::move(variant), std::move(revision), dir, std::move(decisions));
-  kernel.set_timings(timings);
-  return kernel;
+  KH_RETURN_IF_ERROR(find_library(dir, metadata->id));
+  timings.verify += seconds_since(verify_start);
+  return FetchedVariant{dir,    std::move(variant), std::move(revision), std::move(*metadata), std::move(decisions),
+                        timings};
 }
 
 resolver::Environment with_backend(resolver::Environment environment, const std::optional<std::string>& backend) {
@@ -148,28 +143,53 @@ resolver::Environment detect_environment(const EnvironmentSource& env) {
   return *environment;
 }
 
-Result<Kernel> load_local_kernel(const std::filesystem::path& path, const resolver::Environment& environment,
-                                 const EnvironmentSource& env) {
+Result<Kernel> load_fetched_variant(FetchedVariant fetched, const EnvironmentSource& env) {
+  KH_ASSIGN_OR_RETURN(std::filesystem::path library_path, find_library(fetched.path, fetched.metadata.id));
+  // A CUDA kernel needs torch's CUDA half in the process, as `import torch` would provide it.
+  const auto parsed = resolver::Variant::parse(fetched.variant);
+  if (fetched.metadata.backend == "cuda" || (parsed && parsed->backend.kind == resolver::BackendKind::kCuda)) {
+    KH_RETURN_IF_ERROR(loader::ensure_torch_cuda_loaded());
+  }
+  LoadTimings timings = fetched.timings;
+  const auto load_start = std::chrono::steady_clock::now();
+  auto library = loader::OpLibrary::open(library_path, fetched.metadata.id, env);
+  if (!library) return unexpected(library.error());
+  timings.load = seconds_since(load_start);  // includes the ELF pre-flight, done inside open()
+  Kernel kernel(*library, std::move(fetched.metadata), std::move(fetched.variant), std::move(fetched.revision),
+                fetched.path, std::move(fetched.decisions));
+  kernel.set_timings(timings);
+  return kernel;
+}
+
+Result<FetchedVariant> fetch_local_variant(const std::filesystem::path& path,
+                                           const resolver::Environment& environment) {
   KH_ASSIGN_OR_RETURN(VariantDecisions resolved, local_variant_decisions(path, environment, {.native_only = true}));
   std::error_code ec;
   if (!std::any_of(resolved.decisions.begin(), resolved.decisions.end(),
                    [](const resolver::Decision& d) { return d.variant.has_value(); })) {
     // `path` itself may be a variant directory.
     if (std::filesystem::exists(path / "metadata.json", ec) || std::filesystem::exists(path / "_ops.py", ec)) {
-      return load_variant_dir(path, path.filename().string(), "local", {}, env);
+      return verify_variant_dir(path, path.filename().string(), "local", {});
     }
-    return unexpected(ErrorCode::kNotFound, "Could not find kernel in `" + path.string() +
-                                                "`: no build variant directories (e.g. build/torch215-cxx11-cpu-x86_64-linux/) "
-                                                "in it or in its build/ subdirectory");
+    return unexpected(ErrorCode::kNotFound,
+                      "Could not find kernel in `" + path.string() +
+                          "`: no build variant directories (e.g. build/torch215-cxx11-cpu-x86_64-linux/) "
+                          "in it or in its build/ subdirectory");
   }
   const resolver::Decision* best = resolver::chosen(resolved.decisions);
   if (best == nullptr) {
-    return unexpected(ErrorCode::kNoCompatibleVariant,
-                      "Cannot find a build variant for this system in `" + path.string() + "`:\n\n" +
-                          resolver::format_trace(resolved.decisions));
+    return unexpected(ErrorCode::kNoCompatibleVariant, "Cannot find a build variant for this system in `" +
+                                                           path.string() + "`:\n\n" +
+                                                           resolver::format_trace(resolved.decisions));
   }
   const std::string name = best->name;
-  return load_variant_dir(resolved.root / name, name, "local", std::move(resolved.decisions), env);
+  return verify_variant_dir(resolved.root / name, name, "local", std::move(resolved.decisions));
+}
+
+Result<Kernel> load_local_kernel(const std::filesystem::path& path, const resolver::Environment& environment,
+                                 const EnvironmentSource& env) {
+  KH_ASSIGN_OR_RETURN(FetchedVariant fetched, fetch_local_variant(path, environment));
+  return load_fetched_variant(std::move(fetched), env);
 }
 
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend) {
@@ -180,12 +200,17 @@ Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::st
   return *std::move(kernel);
 }
 
-Result<VariantDecisions> hub_variant_decisions(const client::RepoId& repo, const GetKernelOptions& options,
-                                               const resolver::Environment& environment, const EnvironmentSource& env,
-                                               const resolver::SelectOptions& select_options) {
+namespace {
+
+Result<client::Settings> settings_for(const GetKernelOptions& options, const EnvironmentSource& env) {
   KH_ASSIGN_OR_RETURN(client::Settings settings, client::Settings::from_env(env));
   if (options.offline) settings.offline = true;
-  const client::HubClient hub(std::move(settings));
+  return settings;
+}
+
+Result<VariantDecisions> decisions_from_hub(const client::HubClient& hub, const client::RepoId& repo,
+                                            const GetKernelOptions& options, const resolver::Environment& environment,
+                                            const resolver::SelectOptions& select_options) {
   constexpr auto kType = client::RepoType::kKernel;
 
   VariantDecisions out;
@@ -215,9 +240,9 @@ Result<VariantDecisions> hub_variant_decisions(const client::RepoId& repo, const
       if (versions) {
         std::string listed;
         for (const auto& v : *versions) listed += (listed.empty() ? "" : ", ") + v;
-        return unexpected(ErrorCode::kNotFound, "Version " + std::to_string(*options.version) + " of `" +
-                                                    repo.to_string() + "` not found, available versions: " +
-                                                    (listed.empty() ? std::string("none") : listed));
+        return unexpected(ErrorCode::kNotFound,
+                          "Version " + std::to_string(*options.version) + " of `" + repo.to_string() +
+                              "` not found, available versions: " + (listed.empty() ? std::string("none") : listed));
       }
     }
     return unexpected(commit.error());
@@ -237,6 +262,15 @@ Result<VariantDecisions> hub_variant_decisions(const client::RepoId& repo, const
                 return targets ? std::optional(*targets) : std::nullopt;
               });
   return out;
+}
+
+}  // namespace
+
+Result<VariantDecisions> hub_variant_decisions(const client::RepoId& repo, const GetKernelOptions& options,
+                                               const resolver::Environment& environment, const EnvironmentSource& env,
+                                               const resolver::SelectOptions& select_options) {
+  KH_ASSIGN_OR_RETURN(client::Settings settings, settings_for(options, env));
+  return decisions_from_hub(client::HubClient(std::move(settings)), repo, options, environment, select_options);
 }
 
 Result<VariantDecisions> local_variant_decisions(const std::filesystem::path& dir,
@@ -260,76 +294,106 @@ Result<VariantDecisions> local_variant_decisions(const std::filesystem::path& di
   return out;
 }
 
-// The publisher trust check (kernels hf_hub.py `_check_trust_remote_code`), plus a local allowlist.
-Status check_trust(const client::HubClient& hub, const client::RepoId& repo, const GetKernelOptions& options,
-                   const EnvironmentSource& env) {
-  if (options.trust_remote_code) return {};
-  const std::string id = repo.to_string();
-  auto listed = [&](std::string_view entry) { return entry == id || entry == repo.org; };
-  if (std::any_of(options.trusted_repos.begin(), options.trusted_repos.end(), listed)) return {};
-  if (auto allow = env("KERNELHUB_TRUSTED")) {
-    std::string_view rest = *allow;
-    while (!rest.empty()) {
-      const std::size_t comma = rest.find(',');
-      if (listed(rest.substr(0, comma))) return {};
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
-    }
+namespace {
+
+// The lock entry of `repo` in `options.lockfile`, when there is one.
+Result<std::optional<KernelLock>> lock_for(const client::RepoId& repo, const GetKernelOptions& options) {
+  if (!options.lockfile) return std::optional<KernelLock>();
+  if (options.revision || options.version) {
+    return unexpected(ErrorCode::kInvalidArgument, "`" + repo.to_string() +
+                                                       "`: a locked load takes its commit from the lock file; "
+                                                       "do not also give a revision or version");
   }
-  if (hub.settings().offline) return {};  // trusted when it was downloaded, as in the kernels package
-  KH_ASSIGN_OR_RETURN(bool trusted, hub.is_trusted_publisher(repo.org));
-  if (trusted) return {};
-  return unexpected(ErrorCode::kUntrustedPublisher,
-                    "`" + id + "` is published by `" + repo.org +
-                        "`, which the Hub does not mark as a trusted kernel publisher, so its code is not loaded. "
-                        "If you trust it, pass trust_remote_code (CLI: --trust-remote-code) or add `" + id +
-                        "` to KERNELHUB_TRUSTED");
+  KH_ASSIGN_OR_RETURN(LockFile lock, LockFile::read(*options.lockfile));
+  const KernelLock* entry = lock.find(repo.to_string());
+  if (entry == nullptr) {
+    return unexpected(ErrorCode::kNotFound, "`" + repo.to_string() + "` is not locked in `" +
+                                                options.lockfile->string() +
+                                                "`. Add it to [tool.kernels.dependencies] in pyproject.toml (or "
+                                                "[dependencies] in kernels.toml) and run `kernelhub lock`");
+  }
+  return std::optional<KernelLock>(*entry);
 }
 
-Result<Kernel> load_hub_kernel(const client::RepoId& repo, const GetKernelOptions& options,
-                               const resolver::Environment& environment, const EnvironmentSource& env) {
+}  // namespace
+
+Result<FetchedVariant> fetch_hub_variant(const client::RepoId& repo, const GetKernelOptions& options,
+                                         const resolver::Environment& environment, const EnvironmentSource& env) {
   const auto resolve_start = std::chrono::steady_clock::now();
-  KH_ASSIGN_OR_RETURN(VariantDecisions resolved,
-                      hub_variant_decisions(repo, options, environment, env, {.native_only = true}));
-  const resolver::Decision* best = resolver::chosen(resolved.decisions);
-  if (best == nullptr) {
-    return unexpected(ErrorCode::kNoCompatibleVariant,
-                      "Cannot find a build variant for this system in `" + repo.to_string() + "` (revision: " +
-                          resolved.revision + "):\n\n" + resolver::format_trace(resolved.decisions));
-  }
-  const std::string name = best->name;
-  LoadTimings timings;
-  timings.resolve = seconds_since(resolve_start);
-  KH_ASSIGN_OR_RETURN(client::Settings settings, client::Settings::from_env(env));
-  if (options.offline) settings.offline = true;
+  KH_ASSIGN_OR_RETURN(std::optional<KernelLock> locked, lock_for(repo, options));
+  GetKernelOptions effective = options;
+  if (locked) effective.revision = locked->commit;
+  KH_ASSIGN_OR_RETURN(client::Settings settings, settings_for(options, env));
   client::Settings cache_only = settings;
   cache_only.offline = true;
   const client::HubClient hub(std::move(settings));
+  const client::HubClient cache(std::move(cache_only));
+
+  KH_ASSIGN_OR_RETURN(VariantDecisions resolved,
+                      decisions_from_hub(hub, repo, effective, environment, {.native_only = true}));
+  const resolver::Decision* best = resolver::chosen(resolved.decisions);
+  if (best == nullptr) {
+    return unexpected(ErrorCode::kNoCompatibleVariant, "Cannot find a build variant for this system in `" +
+                                                           repo.to_string() + "` (revision: " + resolved.revision +
+                                                           "):\n\n" + resolver::format_trace(resolved.decisions));
+  }
+  const std::string name = best->name;
+  const std::string* locked_hash = nullptr;
+  if (locked && !locked->variants.empty()) {
+    const auto it = locked->variants.find(name);
+    if (it == locked->variants.end()) {
+      std::string listed;
+      for (const auto& [variant, hash] : locked->variants) listed += "\n  " + variant;
+      return unexpected(ErrorCode::kNoCompatibleVariant, "`" + repo.to_string() + "`: the variant for this machine, `" +
+                                                             name + "`, is not among the variants locked in `" +
+                                                             options.lockfile->string() + "`:" + listed);
+    }
+    locked_hash = &it->second;
+  }
+  LoadTimings timings;
+  timings.resolve = seconds_since(resolve_start);
   // A pinned commit already in the cache was trusted when it was downloaded, and is immutable:
   // it loads with no request at all. Anything else is checked before a byte is downloaded.
   auto snapshot = resolved.revision == resolved.commit
-                      ? client::HubClient(std::move(cache_only))
-                            .download_variant(repo, client::RepoType::kKernel, resolved.commit, name)
+                      ? cache.download_variant(repo, client::RepoType::kKernel, resolved.commit, name)
                       : Result<client::Snapshot>(unexpected(ErrorCode::kOfflineMiss, "not pinned"));
   if (!snapshot) {
-    KH_RETURN_IF_ERROR(check_trust(hub, repo, options, env));
+    KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, options.trust_remote_code, options.trusted_repos, env));
     snapshot = hub.download_variant(repo, client::RepoType::kKernel, resolved.commit, name);
     if (!snapshot) return unexpected(snapshot.error());
   }
   timings.download = snapshot->seconds;
   timings.requests = snapshot->requests;
+  // Before anything in the download is parsed: its signature, when a key is trusted or required.
+  KH_RETURN_IF_ERROR(signing::check_variant(
+      snapshot->path, signing::ExpectedVariant::for_revision(repo.to_string(), resolved.revision, name),
+      options.require_signature, env));
+  if (locked_hash != nullptr) {
+    // The listing the download used is cached by now (trees/<commit>.json): no request.
+    const auto verify_start = std::chrono::steady_clock::now();
+    KH_ASSIGN_OR_RETURN(client::RepoTree tree, cache.tree(repo, client::RepoType::kKernel, resolved.commit));
+    auto checked = verify_variant_lock(snapshot->path, tree, name, *locked_hash);
+    if (!checked) return unexpected(checked.error().with_context("locked load of `" + repo.to_string() + "`"));
+    timings.verify = seconds_since(verify_start);
+  }
   // After download, trust the bytes: the fatbinary must agree that this variant runs here.
   if (!environment.gpus.empty()) {
     std::vector<resolver::Decision> check{*best};
     resolver::apply_gpu_fit(check, environment,
                             [&](const resolver::Decision&) { return device_code_on_disk(snapshot->path); });
     if (!check.front().accepted) {
-      return unexpected(ErrorCode::kNoCompatibleVariant,
-                        "`" + repo.to_string() + "` variant `" + name + "` (commit " + resolved.commit +
-                            ") cannot run on this machine: " + check.front().reason);
+      return unexpected(ErrorCode::kNoCompatibleVariant, "`" + repo.to_string() + "` variant `" + name + "` (commit " +
+                                                             resolved.commit +
+                                                             ") cannot run on this machine: " + check.front().reason);
     }
   }
-  return load_variant_dir(snapshot->path, name, resolved.commit, std::move(resolved.decisions), env, timings);
+  return verify_variant_dir(snapshot->path, name, resolved.commit, std::move(resolved.decisions), timings);
+}
+
+Result<Kernel> load_hub_kernel(const client::RepoId& repo, const GetKernelOptions& options,
+                               const resolver::Environment& environment, const EnvironmentSource& env) {
+  KH_ASSIGN_OR_RETURN(FetchedVariant fetched, fetch_hub_variant(repo, options, environment, env));
+  return load_fetched_variant(std::move(fetched), env);
 }
 
 Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
@@ -337,8 +401,8 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
   auto repo = client::RepoId::parse(repo_id);
   if (!repo) raise_for(repo.error());
   if (options.revision && options.version) {
-    raise_for(Error{ErrorCode::kInvalidArgument, "give either a revision or a version for `" + repo->to_string() +
-                                                     "`, not both"});
+    raise_for(Error{ErrorCode::kInvalidArgument,
+                    "give either a revision or a version for `" + repo->to_string() + "`, not both"});
   }
   if (auto local = env("LOCAL_KERNELS")) {
     auto map = parse_local_kernels(*local);

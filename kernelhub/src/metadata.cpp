@@ -25,7 +25,7 @@ bool is_identifier(std::string_view s) {
 
 bool excluded_from_digest(const std::filesystem::path& rel) {
   const std::string name = rel.filename().string();
-  if (rel == "metadata.json" || rel == "metadata.json.sigstore") return true;
+  if (rel == "metadata.json" || rel == "metadata.json.sigstore" || rel == "kernelhub.sig") return true;
   if (rel.extension() == ".pyc") return true;
   for (const auto& part : rel) {
     if (part == "__pycache__") return true;

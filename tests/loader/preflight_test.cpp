@@ -5,10 +5,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "file_bytes.hpp"
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include "file_bytes.hpp"
+#include "kernelhub/loader/elf_file.hpp"
 
 namespace kernelhub::loader {
 namespace {
@@ -49,6 +51,26 @@ TEST_CASE("a missing library, a newer glibc and a foreign torch symbol are each 
   REQUIRE_FALSE(r.has_value());
   CHECK_THAT(r.error().message, Catch::Contains("needs `libtorch_xyz.so`"));
   CHECK_THAT(r.error().message, Catch::Contains("needs GLIBC_9.99 but this system has GLIBC_2."));
+}
+
+TEST_CASE("a torch symbol this LibTorch does not export is named as a torch version or ABI mismatch") {
+  std::string bytes = read_bytes(KERNELHUB_BINDNOW_FIXTURE);
+  // Rename one imported c10 symbol in the dynamic string table, keeping its length: as if the
+  // library had been built against a torch whose c10 has a function this one lacks.
+  const auto elf = ElfFile::parse(bytes).value();
+  const auto imported = std::find_if(elf.symbols.begin(), elf.symbols.end(), [](const ElfSymbol& s) {
+    return !s.defined && (s.name.rfind("_ZN3c10", 0) == 0 || s.name.rfind("_ZN2at", 0) == 0);
+  });
+  REQUIRE(imported != elf.symbols.end());
+  const auto pos = bytes.find('\0' + imported->name + '\0');
+  REQUIRE(pos != std::string::npos);
+  char& last = bytes[pos + imported->name.size()];  // the last character of the name
+  last = last == 'Q' ? 'R' : 'Q';
+  const auto r = check_loadable(write_temp("foreign_torch.so", bytes), map_environment({}));
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code == ErrorCode::kIncompatibleBinary);
+  CHECK_THAT(r.error().message, Catch::Contains("torch symbol(s) that the LibTorch in this process does not export") &&
+                                    Catch::Contains("built for another torch version or C++ ABI"));
 }
 
 }  // namespace

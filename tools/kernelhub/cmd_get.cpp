@@ -13,23 +13,27 @@ namespace kernelhub::cli {
 namespace {
 
 constexpr const char* kHelp =
-    "usage: kernelhub get ORG/NAME [--revision R | --version N] [--backend B] [--trust-remote-code]\n"
-    "                     [--offline] [--json]\n\n"
+    "usage: kernelhub get ORG/NAME [--revision R | --version N | --lockfile F] [--backend B]\n"
+    "                     [--trust-remote-code] [--require-signature] [--offline] [--json]\n\n"
     "Resolve the variant of ORG/NAME that runs here, verify its files and load it into this\n"
     "process, then list its ops and the load time. LOCAL_KERNELS=org/name=/path loads a local\n"
     "kernel directory instead of the Hub.\n\n"
     "options:\n"
     "  --revision R   branch, tag or commit\n"
     "  --version N    major version (branch vN)\n"
+    "  --lockfile F   load the commit locked in F (kernels.lock, see `kernelhub lock`) and check\n"
+    "                 the variant's locked hash\n"
     "  --backend B    cpu, or the backend torch was built for\n"
     "  --trust-remote-code  load a kernel whose publisher the Hub does not mark as trusted\n"
+    "  --require-signature  refuse a variant without a signature by a trusted key (docs/SIGNING.md;\n"
+    "                 with a key in KERNELHUB_TRUSTED_KEYS for the repo or org, always checked)\n"
     "  --offline      no network: only what the cache holds (also HF_HUB_OFFLINE=1)\n"
     "  --json         print one JSON object\n";
 
 int run_get(std::span<const std::string> args) {
   const Arguments parsed =
-      parse_arguments(args, {.flags = {"--json", "--trust-remote-code", "--offline"},
-                             .options = {"--revision", "--version", "--backend"}});
+      parse_arguments(args, {.flags = {"--json", "--trust-remote-code", "--offline", "--require-signature"},
+                             .options = {"--revision", "--version", "--backend", "--lockfile"}});
   if (parsed.has("--help")) {
     std::fputs(kHelp, stdout);
     return kExitOk;
@@ -44,6 +48,8 @@ int run_get(std::span<const std::string> args) {
   options.backend = parsed.option("--backend");
   options.trust_remote_code = parsed.has("--trust-remote-code");
   options.offline = parsed.has("--offline");
+  options.require_signature = parsed.has("--require-signature");
+  if (auto lockfile = parsed.option("--lockfile")) options.lockfile = *lockfile;
   if (auto v = parsed.option("--version")) {
     try {
       std::size_t used = 0;

@@ -38,6 +38,11 @@ struct OfflineMissError : KernelhubError { using KernelhubError::KernelhubError;
 struct AccessError : KernelhubError { using KernelhubError::KernelhubError; };
 // The publisher is not a trusted kernel publisher and the caller did not opt in.
 struct UntrustedPublisherError : KernelhubError { using KernelhubError::KernelhubError; };
+// A variant's signature (kernelhub.sig) does not verify with a trusted key, is malformed, or
+// signs another repo, version or variant (docs/SIGNING.md).
+struct SignatureError : KernelhubError { using KernelhubError::KernelhubError; };
+// A signature is required (a trusted key is configured, or require_signature) and there is none.
+struct MissingSignatureError : SignatureError { using SignatureError::SignatureError; };
 // Network, I/O and anything else.
 struct HubError : KernelhubError { using KernelhubError::KernelhubError; };
 

@@ -17,9 +17,9 @@
 
 #include <filesystem>
 #include <optional>
-#include <vector>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/client/repo_id.hpp"
@@ -40,6 +40,24 @@ struct GetKernelOptions {
   // orgs or org/name repos) is the allowlist for sites whose Hub has no publisher flag.
   bool trust_remote_code = false;
   std::vector<std::string> trusted_repos;
+  // A kernels.lock (lockfile.hpp): the repo loads at its locked commit, with no API request
+  // when it is cached, and the variant's `git_lfs_concat` hash is checked when the lock has one.
+  std::optional<std::filesystem::path> lockfile;
+  // Signatures (docs/SIGNING.md): a variant is verified whenever a key is trusted for its repo or
+  // org (KERNELHUB_TRUSTED_KEYS, ~/.config/kernelhub/trusted_keys); this also refuses unsigned
+  // variants of repos with no trusted key (also KERNELHUB_REQUIRE_SIGNATURE=1).
+  bool require_signature = false;
+};
+
+// A variant on disk, downloaded and verified (metadata.json digest, lock hash) but not loaded:
+// what get_kernel dlopens, and what the Python shim imports as a module.
+struct FetchedVariant {
+  std::filesystem::path path;                 // the variant directory
+  std::string variant;                        // its name, e.g. torch215-cxx11-cpu-x86_64-linux
+  std::string revision;                       // the commit, or "local"
+  Metadata metadata;                          // from metadata.json (or the namespace from _ops.py)
+  std::vector<resolver::Decision> decisions;  // best first; empty for a variant directory
+  LoadTimings timings;                        // resolve, download, verify (load is 0)
 };
 
 // The environment as get_kernel sees it: this process's LibTorch and machine, plus overrides.
@@ -71,6 +89,17 @@ Result<VariantDecisions> hub_variant_decisions(const client::RepoId& repo, const
 Result<VariantDecisions> local_variant_decisions(const std::filesystem::path& dir,
                                                  const resolver::Environment& environment,
                                                  const resolver::SelectOptions& select_options);
+
+// The Hub path of get_kernel up to the load: resolve (or read the lock), list, select, download,
+// verify. Errors as values; configuration passed in.
+Result<FetchedVariant> fetch_hub_variant(const client::RepoId& repo, const GetKernelOptions& options,
+                                         const resolver::Environment& environment, const EnvironmentSource& env);
+
+// The local path up to the load: the best variant under `path` (see get_local_kernel), verified.
+Result<FetchedVariant> fetch_local_variant(const std::filesystem::path& path, const resolver::Environment& environment);
+
+// dlopens a fetched variant's op library (loader pre-flight first) and makes it a Kernel.
+Result<Kernel> load_fetched_variant(FetchedVariant fetched, const EnvironmentSource& env);
 
 // The Hub path of get_kernel, with errors as values and configuration passed in: resolve the
 // revision (or v<N>), list build/, select, download and verify the variant into the cache, load.

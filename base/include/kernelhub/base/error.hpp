@@ -27,6 +27,8 @@ enum class ErrorCode {
   kGated,                // the repo is gated: the user must accept its conditions on the Hub
   kOfflineMiss,          // offline (HF_HUB_OFFLINE) and the cache does not hold what was asked
   kUntrustedPublisher,   // the publisher is not trusted and the caller did not opt in
+  kBadSignature,         // a signature is present but does not verify, or signs something else
+  kMissingSignature,     // a signature is required (trusted key or option) and the variant has none
   kInternal,             // a bug in kernelhub
 };
 

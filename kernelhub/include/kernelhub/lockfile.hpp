@@ -1,0 +1,101 @@
+// Lock files: which commit of each kernel a project loads, and what each variant's files hash to.
+//
+// Two formats are read, both as the `kernels` package writes them:
+//   kernels >= 0.17:  [{"dependency": {"repo-id": "org/name", "version": 1 | "revision": "main"},
+//                       "lock": {"commit": "<40 hex>"}}]
+//   kernels <= 0.16:  [{"repo_id": "org/name", "sha": "<40 hex>",
+//                       "variants": {"<variant>": {"hash": "sha256-<hex>", "hash_type": "git_lfs_concat"}}}]
+// kernels 0.17 rejects unknown fields, so the per-variant hashes cannot ride in its format:
+// `kernelhub lock` writes kernels.lock in the current format (kernels 0.17 loads it) and the hashes
+// beside it in `kernelhub.lock`, in the <= 0.16 format. LockFile::read() merges the two.
+//
+// The `git_lfs_concat` hash of a variant (kernels <= 0.16 `get_kernel_locks`): the files under
+// build/<variant>/ (no .pyc, no __pycache__), sorted by their variant-relative POSIX path bytes;
+// SHA-256 over, for each file, the path bytes followed by the raw bytes of its digest (the LFS
+// sha256 for LFS files, else the git blob sha1). kernels stopped checking it in 0.17; we check it
+// on every locked load (get_kernel with GetKernelOptions::lockfile).
+//
+// Thread safety: value types and free functions.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/base/result.hpp"
+#include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/client/repo_tree.hpp"
+
+namespace kernelhub {
+
+inline constexpr std::string_view kLockFileName = "kernels.lock";
+inline constexpr std::string_view kLockHashesFileName = "kernelhub.lock";
+
+// What a project asks for: `"org/name" = 1` (a major version) or `= "branch-or-commit"`.
+struct KernelDependency {
+  std::string repo_id;
+  std::optional<int> version;
+  std::optional<std::string> revision;
+
+  // "v1" or the revision, as get_kernel takes it.
+  std::string wanted() const { return version ? "v" + std::to_string(*version) : revision.value_or("main"); }
+};
+
+struct KernelLock {
+  KernelDependency dependency;
+  std::string commit;                           // 40 lower-case hex
+  std::map<std::string, std::string> variants;  // variant → "sha256-<64 hex>"; empty: no hashes known
+};
+
+enum class LockFormat {
+  kKernels,  // kernels >= 0.17 (commit only)
+  kLegacy,   // kernels <= 0.16 (commit and per-variant hashes)
+};
+
+struct LockFile {
+  std::vector<KernelLock> locks;
+
+  const KernelLock* find(std::string_view repo_id) const;
+
+  // Errors: kCorruptFile naming `source` and what is wrong (not a list, an unknown field, a commit
+  // that is not 40 hex, a hash that is not sha256-<64 hex>, an unknown hash_type, a repo locked twice).
+  static Result<LockFile> parse(std::string_view json, std::string_view source);
+  // Reads `path` and, when it carries no hashes, merges `kernelhub.lock` beside it. Errors:
+  // kNotFound, kIo, those of parse(), and kCorruptFile when the two files lock different commits.
+  static Result<LockFile> read(const std::filesystem::path& path);
+
+  // Pretty JSON, two-space indent, locks in the order given.
+  std::string to_json(LockFormat format) const;
+};
+
+// The `git_lfs_concat` hash of every `build/torch*` variant in `tree` (see above).
+std::map<std::string, std::string> variant_lock_hashes(const client::RepoTree& tree);
+
+// Checks the files of a variant directory against `tree` (the listing at the locked commit) and
+// the lock: the same set of files (bytecode aside), each one's content matching its git or LFS
+// digest, and the listing hashing to `expected`. Errors: kIntegrityMismatch naming every file
+// that differs, or the two hashes.
+Status verify_variant_lock(const std::filesystem::path& variant_dir, const client::RepoTree& tree,
+                           std::string_view variant, std::string_view expected);
+
+// [tool.kernels.dependencies] of a pyproject.toml, or [dependencies] of a kernels.toml: one
+// `"org/name" = <major version>` (or `= "<revision>"`) per line. Errors: kNotFound (no such file
+// or table), kInvalidArgument naming the line of anything else in that table.
+Result<std::vector<KernelDependency>> read_dependencies(const std::filesystem::path& file);
+
+// The dependency file of a project directory: pyproject.toml when it has the table, else
+// kernels.toml. Errors: kNotFound saying what was looked for.
+Result<std::filesystem::path> find_dependency_file(const std::filesystem::path& project_dir);
+
+// Locks each dependency (what `kernelhub lock` does): the publisher trust check (publisher_trust.hpp),
+// its version or revision resolved to a commit, and the hash of every build/torch* variant in the
+// listing at that commit. Network: refs, tree, org overview (once per repo). Errors: those of
+// the client and of the trust check; kNotFound for a repo with no build/torch* variant.
+Result<LockFile> lock_dependencies(const std::vector<KernelDependency>& dependencies, const client::HubClient& hub,
+                                   bool trust_remote_code, const EnvironmentSource& env);
+
+}  // namespace kernelhub

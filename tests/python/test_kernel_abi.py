@@ -1,0 +1,41 @@
+"""The built reference-kernel libraries stay within manylinux_2_28 (issue #7): the newest glibc,
+libstdc++ and C++ ABI symbol versions they import are ones a glibc 2.28 / GCC 8 system provides."""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("KERNELHUB_BUILD_DIR", ROOT / "build"))
+# manylinux_2_28 (PEP 600, AlmaLinux 8): glibc 2.28, libstdc++ of GCC 8.
+LIMITS = {"GLIBC": (2, 28), "GLIBCXX": (3, 4, 25), "CXXABI": (1, 3, 11)}
+
+LIBRARIES = sorted(glob.glob(str(BUILD / "kernels" / "build" / "*" / "*.so")))
+
+
+def required_versions(library: str) -> dict:
+    out = subprocess.run(["objdump", "-T", library], capture_output=True, text=True, check=True).stdout
+    newest: dict = {}
+    for name, version in re.findall(r"\b(GLIBC|GLIBCXX|CXXABI)_([0-9.]+)\b", out):
+        parsed = tuple(int(x) for x in version.split("."))
+        newest[name] = max(newest.get(name, parsed), parsed)
+    return newest
+
+
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="objdump (binutils) is not installed")
+@pytest.mark.parametrize("library", LIBRARIES, ids=[Path(p).parent.name for p in LIBRARIES])
+def test_symbol_versions_within_manylinux_2_28(library):
+    newest = required_versions(library)
+    assert "GLIBC" in newest, "objdump found no glibc symbol versions; the check would be vacuous"
+    for name, limit in LIMITS.items():
+        if name in newest:
+            assert newest[name] <= limit, f"{Path(library).name} needs {name}_{'.'.join(map(str, newest[name]))}"
+
+
+def test_libraries_were_built():
+    assert LIBRARIES, f"no kernel libraries under {BUILD / 'kernels' / 'build'}"
