@@ -18,6 +18,7 @@ apt_packages=(
   build-essential cmake ninja-build pkg-config git
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev catch2 libcpp-httplib-dev
   python3-venv
+  nix-bin  # evaluates the Nix build matrix (nix/) in the tests, without network
 )
 
 say() { printf '\033[1m[bootstrap]\033[0m %s\n' "$*" >&2; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make demo: publish the reference kernels to a local Hub (`kernelhub serve` on ./.hub), then get
-# them back through the Hub path into a plain C++ program and call rms_norm.
+# make demo: publish the reference kernels to a local Hub (`kernelhub serve` on ./.hub) with
+# hub-publish, then get them back through the Hub path into a plain C++ program and call rms_norm.
 set -euo pipefail
 build="${1:-build}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,8 +26,12 @@ export HF_ENDPOINT="$endpoint" HF_HUB_DISABLE_XET=1 HF_HOME="$hub/hf-home"
 rm -rf "$HF_HOME"  # a cold cache, so the demo shows a real download
 
 echo
-echo "== publish build/kernels/build/* to $repo@v1 (with the real huggingface_hub client)"
-HF_TOKEN="$token" .venv/bin/python scripts/publish_variants.py "$repo" "$build/kernels/build" 1
+echo "== hub-publish $repo --build-dir $build/kernels/build --version 1"
+echo "   (check every variant, send the binaries through LFS, one commit on branch v1)"
+HF_TOKEN="$token" "$build/bin/hub-publish" "$repo" --build-dir "$build/kernels/build" --version 1 --create
+echo
+echo "== again: identical content makes no new commit"
+HF_TOKEN="$token" "$build/bin/hub-publish" "$repo" --build-dir "$build/kernels/build" --version 1 | tail -3
 
 echo
 echo "== kernelhub get $repo --version 1   (cold cache: resolve, list, download, verify, load)"

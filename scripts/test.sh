@@ -14,5 +14,7 @@ echo "== ctest ($build)"
 ctest --test-dir "$build" --output-on-failure --timeout 600 -j "$(nproc)" || status=1
 echo
 echo "== pytest"
-KERNELHUB_BUILD_DIR="$root/$build" .venv/bin/python -m pytest tests/python -q -p no:cacheprovider || status=1
+# PYTHONPATH: the kernelhub Python package as the build assembles it (<build>/python/kernelhub).
+KERNELHUB_BUILD_DIR="$root/$build" PYTHONPATH="$root/$build/python${PYTHONPATH:+:$PYTHONPATH}" \
+  .venv/bin/python -m pytest tests/python -q -p no:cacheprovider || status=1
 exit $status

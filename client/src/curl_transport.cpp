@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <thread>
 
+#include "kernelhub/base/unique_file.hpp"
 #include "kernelhub/client/transport.hpp"
 
 namespace kernelhub::client {
@@ -38,6 +40,9 @@ struct Transfer {
   EasyHandle easy;
   HeaderList headers;
   std::string url;
+  std::string body;             // request body (kept alive for libcurl)
+  UniqueFile body_file;         // or a file slice, read by on_read
+  std::uint64_t body_left = 0;  // bytes of the slice still to send
   Response response;
   bool began = false;
   bool sink_refused = false;
@@ -92,6 +97,16 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
+size_t on_read(char* buffer, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::uint64_t want = std::min<std::uint64_t>(t->body_left, size * count);
+  if (want == 0) return 0;
+  const size_t n = std::fread(buffer, 1, static_cast<size_t>(want), t->body_file.get());
+  if (n == 0) return CURL_READFUNC_ABORT;  // the file shrank under us
+  t->body_left -= n;
+  return n;
+}
+
 std::string redact_query(const std::string& url) {
   // Signed storage URLs carry credentials in the query: never print it.
   const auto q = url.find('?');
@@ -107,12 +122,21 @@ std::unique_ptr<Transfer> make_transfer(Workload::Item item) {
   CURL* e = t->easy.get();
   curl_slist* list = nullptr;
   for (const Header& h : item.request.headers) list = curl_slist_append(list, (h.name + ": " + h.value).c_str());
+  // Send bodies at once: no "Expect: 100-continue" round trip.
+  if (item.request.body_file || !item.request.body.empty()) list = curl_slist_append(list, "Expect:");
   // No "Expect:" games, no transparent decoding: we ask for identity and check sizes exactly.
   t->headers.reset(list);
   curl_easy_setopt(e, CURLOPT_URL, t->url.c_str());
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, list);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+  // HTTP(S) only: the client follows Location values a server chose, and one naming file://,
+  // ftp:// or another protocol libcurl speaks must not make us read local files or talk it.
+#if LIBCURL_VERSION_NUM >= 0x075500
+  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+  curl_easy_setopt(e, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &on_header);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &on_body);
@@ -124,10 +148,30 @@ std::unique_ptr<Transfer> make_transfer(Workload::Item item) {
   const long read_s = std::max<long>(1, static_cast<long>((item.request.read_timeout.count() + 999) / 1000));
   curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, read_s);
-  if (item.request.method == "HEAD") {
+  const std::string& method = item.request.method;
+  if (method == "HEAD") {
     curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-  } else if (item.request.method != "GET") {
-    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, item.request.method.c_str());
+  } else if (item.request.body_file) {
+    // Streamed from disk. A file that cannot be opened sends nothing; the server then answers
+    // a size mismatch, which the caller reports.
+    const FileSlice& slice = *item.request.body_file;
+    t->body_file = open_file(slice.path, "rb");
+    if (t->body_file && slice.offset > 0) {
+      ::fseeko(t->body_file.get(), static_cast<off_t>(slice.offset), SEEK_SET);
+    }
+    t->body_left = t->body_file ? slice.length : 0;
+    curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(e, CURLOPT_READFUNCTION, &on_read);
+    curl_easy_setopt(e, CURLOPT_READDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(slice.length));
+    if (method != "PUT") curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method.c_str());
+  } else if (method != "GET") {
+    if (method == "POST" || method == "PUT" || !item.request.body.empty()) {
+      t->body = item.request.body;
+      curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->body.data());
+      curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->body.size()));
+    }
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method.c_str());
   }
   curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
   return t;

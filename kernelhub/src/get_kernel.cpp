@@ -99,9 +99,10 @@ void fit_to_gpus(std::vector<resolver::Decision>& decisions, const resolver::Env
 }
 
 // Reads and verifies a variant directory: metadata.json (or the namespace from _ops.py), its
-// digest, and that an op library is there. Nothing is loaded.
+// digest, and (for a C++ process) that an op library is there. Nothing is loaded.
 Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std::string variant, std::string revision,
-                                          std::vector<resolver::Decision> decisions, LoadTimings timings = {}) {
+                                          std::vector<resolver::Decision> decisions, bool for_python,
+                                          LoadTimings timings = {}) {
   const auto verify_start = std::chrono::steady_clock::now();
   auto metadata = Metadata::read(dir);
   if (!metadata) {
@@ -118,21 +119,32 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
     metadata = std::move(fallback);
   }
   if (!metadata->digest.empty()) KH_RETURN_IF_ERROR(verify_digest(dir, *metadata));
-  KH_RETURN_IF_ERROR(find_library(dir, metadata->id));
+  if (!for_python) KH_RETURN_IF_ERROR(find_library(dir, metadata->id));
   timings.verify += seconds_since(verify_start);
   return FetchedVariant{dir,    std::move(variant), std::move(revision), std::move(*metadata), std::move(decisions),
                         timings};
 }
 
-resolver::Environment with_backend(resolver::Environment environment, const std::optional<std::string>& backend) {
+}  // namespace
+
+Result<resolver::Environment> with_backend(resolver::Environment environment,
+                                           const std::optional<std::string>& backend) {
   if (!backend) return environment;
   auto parsed = resolver::Backend::parse_environment(*backend);
   if (!parsed && *backend == environment.torch_backend.kind_name()) parsed = environment.torch_backend;
-  if (!parsed) raise_for(parsed.error());
+  if (!parsed) return unexpected(parsed.error());
   if (parsed->kind == resolver::BackendKind::kCuda && !parsed->version) parsed = environment.torch_backend;
   environment.backend = *parsed;
   environment.backend_reason = "requested by the caller";
   return environment;
+}
+
+namespace {
+
+resolver::Environment environment_or_raise(const EnvironmentSource& env, const std::optional<std::string>& backend) {
+  auto environment = with_backend(detect_environment(env), backend);
+  if (!environment) raise_for(environment.error());
+  return *std::move(environment);
 }
 
 }  // namespace
@@ -161,15 +173,16 @@ Result<Kernel> load_fetched_variant(FetchedVariant fetched, const EnvironmentSou
   return kernel;
 }
 
-Result<FetchedVariant> fetch_local_variant(const std::filesystem::path& path,
-                                           const resolver::Environment& environment) {
-  KH_ASSIGN_OR_RETURN(VariantDecisions resolved, local_variant_decisions(path, environment, {.native_only = true}));
+Result<FetchedVariant> fetch_local_variant(const std::filesystem::path& path, const resolver::Environment& environment,
+                                           bool for_python) {
+  KH_ASSIGN_OR_RETURN(VariantDecisions resolved,
+                      local_variant_decisions(path, environment, {.native_only = !for_python}));
   std::error_code ec;
   if (!std::any_of(resolved.decisions.begin(), resolved.decisions.end(),
                    [](const resolver::Decision& d) { return d.variant.has_value(); })) {
     // `path` itself may be a variant directory.
     if (std::filesystem::exists(path / "metadata.json", ec) || std::filesystem::exists(path / "_ops.py", ec)) {
-      return verify_variant_dir(path, path.filename().string(), "local", {});
+      return verify_variant_dir(path, path.filename().string(), "local", {}, for_python);
     }
     return unexpected(ErrorCode::kNotFound,
                       "Could not find kernel in `" + path.string() +
@@ -183,7 +196,7 @@ Result<FetchedVariant> fetch_local_variant(const std::filesystem::path& path,
                                                            resolver::format_trace(resolved.decisions));
   }
   const std::string name = best->name;
-  return verify_variant_dir(resolved.root / name, name, "local", std::move(resolved.decisions));
+  return verify_variant_dir(resolved.root / name, name, "local", std::move(resolved.decisions), for_python);
 }
 
 Result<Kernel> load_local_kernel(const std::filesystem::path& path, const resolver::Environment& environment,
@@ -194,7 +207,7 @@ Result<Kernel> load_local_kernel(const std::filesystem::path& path, const resolv
 
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend) {
   const EnvironmentSource env = process_environment();
-  const resolver::Environment environment = with_backend(detect_environment(env), backend);
+  const resolver::Environment environment = environment_or_raise(env, backend);
   auto kernel = load_local_kernel(path, environment, env);
   if (!kernel) raise_for(kernel.error());
   return *std::move(kernel);
@@ -330,7 +343,7 @@ Result<FetchedVariant> fetch_hub_variant(const client::RepoId& repo, const GetKe
   const client::HubClient cache(std::move(cache_only));
 
   KH_ASSIGN_OR_RETURN(VariantDecisions resolved,
-                      decisions_from_hub(hub, repo, effective, environment, {.native_only = true}));
+                      decisions_from_hub(hub, repo, effective, environment, {.native_only = !options.for_python}));
   const resolver::Decision* best = resolver::chosen(resolved.decisions);
   if (best == nullptr) {
     return unexpected(ErrorCode::kNoCompatibleVariant, "Cannot find a build variant for this system in `" +
@@ -387,7 +400,8 @@ Result<FetchedVariant> fetch_hub_variant(const client::RepoId& repo, const GetKe
                                                              ") cannot run on this machine: " + check.front().reason);
     }
   }
-  return verify_variant_dir(snapshot->path, name, resolved.commit, std::move(resolved.decisions), timings);
+  return verify_variant_dir(snapshot->path, name, resolved.commit, std::move(resolved.decisions), options.for_python,
+                            timings);
 }
 
 Result<Kernel> load_hub_kernel(const client::RepoId& repo, const GetKernelOptions& options,
@@ -408,13 +422,13 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
     auto map = parse_local_kernels(*local);
     if (!map) raise_for(map.error());
     if (auto it = map->find(repo->to_string()); it != map->end()) {
-      const resolver::Environment environment = with_backend(detect_environment(env), options.backend);
+      const resolver::Environment environment = environment_or_raise(env, options.backend);
       auto kernel = load_local_kernel(it->second, environment, env);
       if (!kernel) raise_for(kernel.error().with_context("LOCAL_KERNELS entry for `" + repo->to_string() + "`"));
       return *std::move(kernel);
     }
   }
-  const resolver::Environment environment = with_backend(detect_environment(env), options.backend);
+  const resolver::Environment environment = environment_or_raise(env, options.backend);
   auto kernel = load_hub_kernel(*repo, options, environment, env);
   if (!kernel) raise_for(kernel.error());
   return *std::move(kernel);

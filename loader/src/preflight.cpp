@@ -1,5 +1,7 @@
 #include "kernelhub/loader/preflight.hpp"
 
+#include "loaded_libraries.hpp"
+
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <elf.h>
@@ -67,22 +69,8 @@ bool is_torch_symbol(const std::string& name) {
   return false;
 }
 
-bool is_python_symbol(const std::string& name) { return name.starts_with("Py") || name.starts_with("_Py"); }
-
-// Paths of the libraries loaded in this process, by file name.
-std::map<std::string, std::string> loaded_libraries() {
-  std::map<std::string, std::string> out;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) -> int {
-        auto* map = static_cast<std::map<std::string, std::string>*>(data);
-        if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') {
-          const std::filesystem::path p(info->dlpi_name);
-          map->emplace(p.filename().string(), p.string());
-        }
-        return 0;
-      },
-      &out);
-  return out;
+bool is_python_symbol(const std::string& name) {
+  return name.starts_with("Py") || name.starts_with("_Py");
 }
 
 std::vector<std::string> split_paths(std::string_view text) {
@@ -155,11 +143,11 @@ PreflightReport preflight(const std::filesystem::path& path, const ElfFile& elf,
   if (!elf.is_64bit || !elf.little_endian || elf.machine != kHostMachine) {
     report.problems.push_back("it is built for " + std::string(machine_name(elf.machine)) +
                               (elf.is_64bit ? "" : " (32-bit)") + ", this process is " +
-                              std::string(machine_name(kHostMachine)) +
-                              "; use the variant built for this cpu");
+                              std::string(machine_name(kHostMachine)) + "; use the variant built for this cpu");
     return report;
   }
-  if (elf.type != ET_DYN) report.problems.push_back("it is not a shared library (ELF type " + std::to_string(elf.type) + ")");
+  if (elf.type != ET_DYN)
+    report.problems.push_back("it is not a shared library (ELF type " + std::to_string(elf.type) + ")");
 
   const auto loaded = loaded_libraries();
   const auto dirs = search_dirs(path, elf, env);
@@ -204,7 +192,8 @@ PreflightReport preflight(const std::filesystem::path& path, const ElfFile& elf,
       if ((fam == "GLIBCXX" || fam == "CXXABI") && !cxx_versions.contains(sym.version)) missing.insert(sym.version);
     }
     for (const auto& v : missing) {
-      report.problems.push_back("it needs " + v + ", which the libstdc++ of this process does not define; "
+      report.problems.push_back("it needs " + v +
+                                ", which the libstdc++ of this process does not define; "
                                 "use a variant built with an older toolchain or a newer libstdc++");
     }
   }

@@ -1,26 +1,18 @@
 #include "kernelhub/loader/torch_backend.hpp"
 
 #include <dlfcn.h>
-#include <link.h>
 
 #include <mutex>
 #include <string>
 
+#include "loaded_libraries.hpp"
+
 namespace kernelhub::loader {
 
 std::filesystem::path torch_library_dir() {
-  std::filesystem::path out;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) -> int {
-        const std::filesystem::path p(info->dlpi_name ? info->dlpi_name : "");
-        if (p.filename() == "libc10.so") {
-          *static_cast<std::filesystem::path*>(data) = p.parent_path();
-          return 1;
-        }
-        return 0;
-      },
-      &out);
-  return out;
+  const auto libraries = loaded_libraries();
+  const auto c10 = libraries.find("libc10.so");
+  return c10 == libraries.end() ? std::filesystem::path() : std::filesystem::path(c10->second).parent_path();
 }
 
 Status ensure_torch_cuda_loaded() {
@@ -39,8 +31,7 @@ Status ensure_torch_cuda_loaded() {
   // Never closed: torch's CUDA hooks and the kernels that use them live as long as the process.
   if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
     const char* why = dlerror();
-    return unexpected(ErrorCode::kLoadFailed,
-                      "cannot load `" + path.string() + "`: " + (why ? why : "unknown error"));
+    return unexpected(ErrorCode::kLoadFailed, "cannot load `" + path.string() + "`: " + (why ? why : "unknown error"));
   }
   loaded = true;
   return {};

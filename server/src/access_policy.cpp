@@ -41,6 +41,12 @@ Result<AccessPolicy> AccessPolicy::parse(std::string_view json_text) {
                                             OrganizationInfo{info.orgs.back(), info.orgs.back(), false});
         }
       }
+      if (value.contains("expires")) {
+        if (!value["expires"].is_number_integer()) {
+          return corrupt("`expires` of user `" + info.user + "` must be Unix seconds (an integer)");
+        }
+        info.expires_at = value["expires"].get<std::int64_t>();
+      }
       if (value.contains("write")) {
         if (!value["write"].is_boolean()) return corrupt("`write` of user `" + info.user + "` must be true/false");
         info.write = value["write"].get<bool>();

@@ -220,6 +220,27 @@ void Server::Impl::refs(Call& call, const RepoKey& key) {
   send_json(call.res, 200, out);
 }
 
+void Server::Impl::commits(Call& call, const RepoKey& key, const std::string& revision) {
+  auto repo = readable_repo(call, key);
+  if (!repo) return;
+  if (!check_gate(call, *repo)) return;
+  auto commit = commit_at(call, *repo, revision);
+  if (!commit) return;
+  json out = json::array();
+  while (commit) {
+    out.push_back({{"id", commit->id},
+                   {"title", commit->title},
+                   {"message", commit->message},
+                   {"date", commit->date},
+                   {"authors", json::array()}});
+    if (commit->parent.empty()) break;
+    auto parent = store->commit(key, commit->parent);
+    if (!parent) return send_error(call.res, 500, "InternalError", parent.error().message);
+    commit = *parent;
+  }
+  send_json(call.res, 200, out);
+}
+
 void Server::Impl::whoami(Call& call) {
   if (!call.who) return send_error(call.res, 401, "Unauthorized", "Invalid credentials in Authorization header");
   json orgs = json::array();

@@ -184,6 +184,19 @@ Result<ParsedCommit> parse_commit_body(std::string_view body, bool is_json) {
 
 }  // namespace
 
+bool Server::Impl::take_upload_fault(std::uint64_t length) {
+  const std::uint64_t limit = options.fault_cut_upload_after_bytes;
+  if (limit == 0 || length <= limit) return false;
+  bool expected = false;
+  return upload_fault_done.compare_exchange_strong(expected, true);
+}
+
+void Server::Impl::drop_connection(httplib::Response& res) {
+  res.set_header("Connection", "close");
+  res.set_content_provider(1, "application/octet-stream",
+                           [](std::size_t, std::size_t, httplib::DataSink&) { return false; });
+}
+
 void Server::Impl::preupload(Call& call, const RepoKey& key, const std::string& revision) {
   auto repo = writable_repo(call, key);
   if (!repo) return;
@@ -336,7 +349,9 @@ void Server::Impl::lfs_upload(Call& call, const httplib::ContentReader& reader, 
   Sha256 hasher;
   std::uint64_t received = 0;
   bool write_failed = false;
+  const bool cut = take_upload_fault(*size);
   const bool ok = reader([&](const char* data, std::size_t n) {
+    if (cut) return true;  // read the body to its end, store none of it, then drop
     received += n;
     if (received > *size) return false;  // more than announced: stop reading now
     hasher.update(data, n);
@@ -347,6 +362,7 @@ void Server::Impl::lfs_upload(Call& call, const httplib::ContentReader& reader, 
     return true;
   });
   if (write_failed) return send_error(call.res, 507, "InsufficientStorage", "the server could not store the upload");
+  if (cut) return drop_connection(call.res);
   if (received != *size) {
     call.res.set_header("Connection", "close");
     return send_error(call.res, 400, "LfsSizeMismatch",
@@ -388,7 +404,9 @@ void Server::Impl::lfs_upload_part(Call& call, const httplib::ContentReader& rea
   Sha256 hasher;
   std::uint64_t received = 0;
   bool write_failed = false;
+  const bool cut = take_upload_fault(expected);
   reader([&](const char* data, std::size_t n) {
+    if (cut) return true;  // read the body to its end, store none of it, then drop
     received += n;
     if (received > expected) return false;
     hasher.update(data, n);
@@ -399,6 +417,7 @@ void Server::Impl::lfs_upload_part(Call& call, const httplib::ContentReader& rea
     return true;
   });
   if (write_failed) return send_error(call.res, 507, "InsufficientStorage", "the server could not store the part");
+  if (cut) return drop_connection(call.res);
   if (received != expected) {
     call.res.set_header("Connection", "close");
     return send_error(

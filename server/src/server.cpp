@@ -2,6 +2,7 @@
 
 #include <condition_variable>
 #include <cstdio>
+#include <ctime>
 
 #include "git_hash.hpp"
 #include "http_text.hpp"
@@ -318,6 +319,12 @@ void Server::Impl::route(const httplib::Request& req, httplib::Response& res, co
       send_error(res, 401, "Unauthorized", "Invalid credentials in Authorization header");
       return;
     }
+    if (call.who->expires_at && std::time(nullptr) >= *call.who->expires_at) {
+      send_error(
+          res, 401, "Unauthorized",
+          "Your token expired at Unix time " + std::to_string(*call.who->expires_at) + "; create a new access token");
+      return;
+    }
   }
 
   if (s[0] == "lfs-complete" && s.size() == 2 && m == "POST") return lfs_complete(call, s[1]);
@@ -346,6 +353,7 @@ void Server::Impl::route(const httplib::Request& req, httplib::Response& res, co
     if (verb == "tree" && n >= 2 && get) return tree(call, *key, s[sub + 1], join(s, sub + 2));
     if (verb == "paths-info" && n >= 2 && m == "POST") return paths_info(call, *key, join(s, sub + 1));
     if (verb == "refs" && n == 1 && get) return refs(call, *key);
+    if (verb == "commits" && n >= 2 && get) return commits(call, *key, join(s, sub + 1));
     if (verb == "preupload" && n >= 2 && m == "POST") return preupload(call, *key, join(s, sub + 1));
     if (verb == "commit" && n >= 2 && m == "POST") return commit(call, *key, join(s, sub + 1));
     if (verb == "branch" && n >= 2 && m == "POST") return create_branch(call, *key, join(s, sub + 1));

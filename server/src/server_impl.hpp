@@ -51,7 +51,13 @@ struct Server::Impl {
   std::string storage_url;
   std::atomic<bool> running{false};
   std::mutex faults_mutex;
-  std::set<std::string> faulted_blobs;  // blobs whose first storage GET was cut (fault injection)
+  std::set<std::string> faulted_blobs;         // blobs whose first storage GET was cut (fault injection)
+  std::atomic<bool> upload_fault_done{false};  // the one upload cut has happened
+
+  // Fault injection: true (once) when an upload of `length` bytes is to be cut.
+  bool take_upload_fault(std::uint64_t length);
+  // Drops the connection: headers go out, the body never does, so the client sees a cut.
+  static void drop_connection(httplib::Response& res);
 
   void install_routes();
   void dispatch(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* reader);
@@ -80,6 +86,9 @@ struct Server::Impl {
   void tree(Call& call, const RepoKey& key, const std::string& revision, const std::string& path);
   void paths_info(Call& call, const RepoKey& key, const std::string& revision);
   void refs(Call& call, const RepoKey& key);
+  // GET /api/{T}s/{repo}/commits/{rev}: the history from `rev` back to the first commit, newest
+  // first, as huggingface_hub's list_repo_commits reads it (one page).
+  void commits(Call& call, const RepoKey& key, const std::string& revision);
   void whoami(Call& call);
   void organization_overview(Call& call, const std::string& org);
   void create_repo(Call& call);

@@ -41,3 +41,14 @@ TEST_CASE("trust_publisher marks an organization trusted", "[server][access_poli
   policy.trust_publisher("kernels-community");
   CHECK(policy.organization("kernels-community")->trusted_kernel_publisher);
 }
+
+TEST_CASE("AccessPolicy reads a token's expiry, and refuses one that is not Unix seconds", "[server][access_policy]") {
+  auto policy =
+      AccessPolicy::parse(R"({"tokens": {"t1": {"user": "alice", "expires": 1767225600}, "t2": {"user": "bob"}}})");
+  REQUIRE(policy);
+  CHECK(policy->find("t1")->expires_at == 1767225600);
+  CHECK_FALSE(policy->find("t2")->expires_at);
+  auto bad = AccessPolicy::parse(R"({"tokens": {"t1": {"user": "alice", "expires": "tomorrow"}}})");
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error().message, Catch::Contains("expires"));
+}

@@ -34,6 +34,9 @@ constexpr const char* kUsage =
     "  --tree-page-size N    entries per tree page (default 1000)\n"
     "  --threads N           worker threads; each open connection holds one (default 128)\n"
     "  --fault-cut-after N   testing: cut the first storage download of each object after N bytes\n"
+    "  --fault-cut-upload-after N  testing: the first upload longer than N bytes is not stored\n"
+    "                        and its connection is dropped (once)\n"
+    "  --max-lfs-object N    largest LFS object accepted (default 68719476736)\n"
     "  --log-requests        one line per request on stderr\n";
 
 bool parse_number(const std::optional<std::string>& text, std::uint64_t& out, const char* name) {
@@ -63,7 +66,9 @@ int run_serve(std::span<const std::string> args) {
                   "--multipart-chunk",
                   "--tree-page-size",
                   "--threads",
-                  "--fault-cut-after"};
+                  "--fault-cut-after",
+                  "--fault-cut-upload-after",
+                  "--max-lfs-object"};
   const Arguments parsed = parse_arguments(args, spec);
   if (parsed.has("--help")) {
     std::fputs(kUsage, stdout);
@@ -98,7 +103,10 @@ int run_serve(std::span<const std::string> args) {
       !parse_number(parsed.option("--multipart-chunk"), options.multipart_chunk_bytes, "--multipart-chunk") ||
       !parse_number(parsed.option("--tree-page-size"), page, "--tree-page-size") ||
       !parse_number(parsed.option("--threads"), threads, "--threads") ||
-      !parse_number(parsed.option("--fault-cut-after"), options.fault_cut_storage_after_bytes, "--fault-cut-after")) {
+      !parse_number(parsed.option("--fault-cut-after"), options.fault_cut_storage_after_bytes, "--fault-cut-after") ||
+      !parse_number(parsed.option("--fault-cut-upload-after"), options.fault_cut_upload_after_bytes,
+                    "--fault-cut-upload-after") ||
+      !parse_number(parsed.option("--max-lfs-object"), options.max_lfs_object_bytes, "--max-lfs-object")) {
     return kExitUsage;
   }
   if (port > 65535 || page == 0 || threads == 0 || options.multipart_chunk_bytes == 0) {

@@ -43,6 +43,10 @@ struct GetKernelOptions {
   // A kernels.lock (lockfile.hpp): the repo loads at its locked commit, with no API request
   // when it is cached, and the variant's `git_lfs_concat` hash is checked when the lock has one.
   std::optional<std::filesystem::path> lockfile;
+  // Selecting for a Python process (the Python shim), which imports the variant as a module:
+  // pure-Python variants (torch-universal, noarch) qualify, as in the kernels package, and a
+  // variant needs no op library. A C++ process can only dlopen native variants.
+  bool for_python = false;
   // Signatures (docs/SIGNING.md): a variant is verified whenever a key is trusted for its repo or
   // org (KERNELHUB_TRUSTED_KEYS, ~/.config/kernelhub/trusted_keys); this also refuses unsigned
   // variants of repos with no trusted key (also KERNELHUB_REQUIRE_SIGNATURE=1).
@@ -96,7 +100,14 @@ Result<FetchedVariant> fetch_hub_variant(const client::RepoId& repo, const GetKe
                                          const resolver::Environment& environment, const EnvironmentSource& env);
 
 // The local path up to the load: the best variant under `path` (see get_local_kernel), verified.
-Result<FetchedVariant> fetch_local_variant(const std::filesystem::path& path, const resolver::Environment& environment);
+// `for_python`: as GetKernelOptions::for_python.
+Result<FetchedVariant> fetch_local_variant(const std::filesystem::path& path, const resolver::Environment& environment,
+                                           bool for_python = false);
+
+// `environment` with the backend the caller asked for ("cpu", or the backend torch was built for)
+// instead of the detected one. Errors: kInvalidArgument for another backend.
+Result<resolver::Environment> with_backend(resolver::Environment environment,
+                                           const std::optional<std::string>& backend);
 
 // dlopens a fetched variant's op library (loader pre-flight first) and makes it a Kernel.
 Result<Kernel> load_fetched_variant(FetchedVariant fetched, const EnvironmentSource& env);

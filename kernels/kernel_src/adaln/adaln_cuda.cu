@@ -1,6 +1,7 @@
 // AdaLN on CUDA: out = norm(x) * (1 + scale) + shift, a group of threads per row (see
-// rms_norm_cuda.cu), fp32 statistics, each step rounded to the dtype where diffusers' eager code
-// rounds. scale/shift rows come from their own strides (0 where they broadcast).
+// rms_norm_cuda.cu: rows that fit stay in registers, one read of x), fp32 statistics, each step
+// rounded to the dtype where diffusers' eager code rounds. scale/shift rows come from their own
+// strides (0 where they broadcast: then they stay in L1/L2).
 #include <ATen/Dispatch.h>
 
 #include <optional>
@@ -8,6 +9,8 @@
 #include "../common/adaln_args.h"
 #include "../common/cuda_common.cuh"
 #include "../common/numerics.h"
+#include "../common/packed_math.cuh"
+#include "../common/row_registers.cuh"
 #include "torch_binding.h"
 
 namespace {
@@ -23,6 +26,93 @@ struct Bsh {
     return static_cast<const T*>(data) + b * sb + s * ss;
   }
 };
+
+template <typename T, typename A>
+__device__ __forceinline__ T modulated(T xv, A mean, A inv, const T* w, T sc, T sh, bool layer_norm) {
+  A n = (static_cast<A>(xv) - mean) * inv;
+  // LayerNorm applies its weight before its one rounding; diffusers' RMSNorm rounds, then multiplies.
+  if (w) n = layer_norm ? n * static_cast<A>(*w) : kh::round_to<T>(n) * static_cast<A>(*w);
+  n = kh::round_to<T>(n);
+  const A a = kh::round_to<T>(A(1) + static_cast<A>(sc));
+  const A p = kh::round_to<T>(kh::mul_rn(n, a));
+  return static_cast<T>(p + static_cast<A>(sh));
+}
+
+template <typename T, int G, int P>
+__global__ __launch_bounds__(kh::cuda::block_threads<G>()) void adaln_rows_kernel(
+    T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh x_, Bsh scale_, Bsh shift_, const T* __restrict__ weight,
+    int64_t rows, int64_t seq, int64_t hidden, double eps, bool layer_norm, int64_t x_row_stride) {
+  using A = at::opmath_type<T>;
+  using Row = kh::cuda::RowPacks<T, G, P>;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kh::cuda::rows_per_block<G>() + threadIdx.x / G;
+  const int lane = threadIdx.x % G;
+  const bool active = row < rows;
+  const int64_t r = active ? row : 0;
+  Row x;
+  // Where [B, S] folds into rows (always for a contiguous x), the row's address needs no division:
+  // the loads go out first, the (batch, position) split for scale and shift runs under them.
+  if (active) {
+    x.load(x_row_stride >= 0 ? static_cast<const T*>(x_.data) + r * x_row_stride : x_.row<T>(r / seq, r % seq), lane,
+           hidden);
+  }
+  int64_t b, s;
+  if (rows <= INT32_MAX) {
+    b = static_cast<uint32_t>(r) / static_cast<uint32_t>(seq);
+    s = r - b * seq;
+  } else {
+    b = r / seq;
+    s = r - b * seq;
+  }
+  auto sum_of = [&](auto f) {
+    A acc = 0;
+    if (active) {
+#pragma unroll
+      for (int k = 0; k < P; ++k) {
+        if (!Row::has(lane, k, hidden)) continue;
+#pragma unroll
+        for (int j = 0; j < Row::N; ++j) acc += f(static_cast<A>(x.p[k].v[j]));
+      }
+    }
+    return kh::cuda::row_sum<G>(acc);
+  };
+  const A mean = layer_norm ? sum_of([](A v) { return v; }) / static_cast<A>(hidden) : A(0);
+  const A sq = sum_of([mean](A v) { return (v - mean) * (v - mean); });
+  if (!active) return;
+  const A inv = kh::cuda::rsqrt_of(sq / static_cast<A>(hidden) + static_cast<A>(eps));
+  const T* sc = scale_.row<T>(b, s);
+  const T* sh = shift_.row<T>(b, s);
+  T* y = out + b * out_sb + s * out_ss;
+#pragma unroll
+  for (int k = 0; k < P; ++k) {
+    if (!Row::has(lane, k, hidden)) continue;
+    const int64_t i = Row::offset(lane, k);
+    const Pack<T> scp = kh::cuda::load_pack(sc + i), shp = kh::cuda::load_pack(sh + i);
+    Pack<T> w{}, o;
+    if (weight) w = kh::cuda::load_pack(weight + i);
+    if constexpr (kh::cuda::kPacked2<T>) {
+      // modulated() two elements at a time: the same roundings (packed_math.cuh).
+      using P2 = kh::cuda::Packed2<T>;
+      using kh::cuda::pair;
+#pragma unroll
+      for (int j = 0; j < Row::N / 2; ++j) {
+        float n0 = (P2::lo(pair(x.p[k], j)) - mean) * inv, n1 = (P2::hi(pair(x.p[k], j)) - mean) * inv;
+        if (weight && layer_norm) {
+          n0 *= P2::lo(pair(w, j));
+          n1 *= P2::hi(pair(w, j));
+        }
+        typename P2::type n = P2::round(n0, n1);
+        if (weight && !layer_norm) n = __hmul2_rn(n, pair(w, j));
+        const typename P2::type a = __hadd2_rn(P2::one(), pair(scp, j));
+        pair(o, j) = __hadd2_rn(__hmul2_rn(n, a), pair(shp, j));
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < Row::N; ++j)
+        o.v[j] = modulated(x.p[k].v[j], mean, inv, weight ? &w.v[j] : nullptr, scp.v[j], shp.v[j], layer_norm);
+    }
+    kh::cuda::store_pack(y + i, o);
+  }
+}
 
 template <typename T, int G, bool VEC>
 __global__ void adaln_kernel(T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh x_, Bsh scale_, Bsh shift_,
@@ -57,15 +147,7 @@ __global__ void adaln_kernel(T* __restrict__ out, int64_t out_sb, int64_t out_ss
   if (!active) return;
   const A inv = kh::cuda::rsqrt_of(sq / static_cast<A>(hidden) + static_cast<A>(eps));
 
-  auto modulate = [&](T xv, const T* w, T sc, T sh) {
-    A n = (static_cast<A>(xv) - mean) * inv;
-    // LayerNorm applies its weight before its one rounding; diffusers' RMSNorm rounds, then multiplies.
-    if (w) n = layer_norm ? n * static_cast<A>(*w) : kh::round_to<T>(n) * static_cast<A>(*w);
-    n = kh::round_to<T>(n);
-    const A a = kh::round_to<T>(A(1) + static_cast<A>(sc));
-    const A p = kh::round_to<T>(kh::mul_rn(n, a));
-    return static_cast<T>(p + static_cast<A>(sh));
-  };
+  auto modulate = [&](T xv, const T* w, T sc, T sh) { return modulated(xv, mean, inv, w, sc, sh, layer_norm); };
   const T* sc = scale_.row<T>(b, s);
   const T* sh = shift_.row<T>(b, s);
   T* y = out + b * out_sb + s * out_ss;
@@ -84,12 +166,14 @@ __global__ void adaln_kernel(T* __restrict__ out, int64_t out_sb, int64_t out_ss
   }
 }
 
-Bsh bsh(const at::Tensor& t) { return {t.const_data_ptr(), t.stride(0), t.stride(1)}; }
+Bsh bsh(const at::Tensor& t) {
+  return {t.const_data_ptr(), t.stride(0), t.stride(1)};
+}
 
 }  // namespace
 
-void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Tensor>& weight,
-           const at::Tensor& scale, const at::Tensor& shift, double eps, bool layer_norm) {
+void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Tensor>& weight, const at::Tensor& scale,
+           const at::Tensor& shift, double eps, bool layer_norm) {
   kh::check_device("adaln", input, true);
   const at::Tensor w = kh::check_adaln_args(out, input, weight);
   const c10::cuda::CUDAGuard guard(input.device());
@@ -106,6 +190,19 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
                      kh::cuda::pack_aligned(yo, {yo.stride(0), yo.stride(1)}) &&
                      kh::cuda::pack_aligned(sc, {sc.stride(0), sc.stride(1)}) &&
                      kh::cuda::pack_aligned(sh, {sh.stride(0), sh.stride(1)}) && (!wp || kh::cuda::aligned16(wp));
+    const int64_t x_row_stride = x.size(0) == 1 || x.stride(0) == x.size(1) * x.stride(1) ? x.stride(1) : -1;
+    if (vec && !kh::cuda::few_rows(rows, hidden) &&
+        kh::cuda::register_row<kh::cuda::kRowMaxPacks>(hidden / Pack<scalar_t>::N)) {
+      kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(hidden / Pack<scalar_t>::N, [&](auto g, auto p) {
+        constexpr int G = decltype(g)::value, P = decltype(p)::value;
+        adaln_rows_kernel<scalar_t, G, P>
+            <<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, kh::cuda::stream_of(input)>>>(
+                yo.mutable_data_ptr<scalar_t>(), yo.stride(0), yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq,
+                hidden, eps, layer_norm, x_row_stride);
+      });
+      C10_CUDA_KERNEL_LAUNCH_CHECK();
+      return;
+    }
     const dim3 grid = kh::cuda::row_grid(rows, hidden), block = kh::cuda::row_block(hidden);
     auto go = [&](auto kernel) {
       kernel<<<grid, block, 0, kh::cuda::stream_of(input)>>>(yo.mutable_data_ptr<scalar_t>(), yo.stride(0),
@@ -113,7 +210,8 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
                                                              hidden, eps, layer_norm);
     };
     if (kh::cuda::wide_rows(hidden)) {
-      vec ? go(adaln_kernel<scalar_t, kh::cuda::kWideGroup, true>) : go(adaln_kernel<scalar_t, kh::cuda::kWideGroup, false>);
+      vec ? go(adaln_kernel<scalar_t, kh::cuda::kWideGroup, true>)
+          : go(adaln_kernel<scalar_t, kh::cuda::kWideGroup, false>);
     } else {
       vec ? go(adaln_kernel<scalar_t, kh::cuda::kNarrowGroup, true>)
           : go(adaln_kernel<scalar_t, kh::cuda::kNarrowGroup, false>);

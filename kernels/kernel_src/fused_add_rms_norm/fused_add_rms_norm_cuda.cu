@@ -1,6 +1,7 @@
 // fused_add_rms_norm on CUDA, in place: residual <- input + residual (rounded), input <- its
-// RMSNorm. Same row layout as rms_norm_cuda.cu; each thread re-reads in the second pass exactly the
-// residual elements it wrote in the first.
+// RMSNorm. Same row layouts as rms_norm_cuda.cu: rows that fit stay in registers (read x and r
+// once, write both once: 8 bytes per bf16 element); the streaming kernel re-reads in its second
+// pass exactly the residual elements each thread wrote in the first.
 #include <ATen/Dispatch.h>
 
 #include <optional>
@@ -8,6 +9,8 @@
 #include "../common/checks.h"
 #include "../common/cuda_common.cuh"
 #include "../common/numerics.h"
+#include "../common/packed_math.cuh"
+#include "../common/row_registers.cuh"
 #include "../common/views.h"
 #include "torch_binding.h"
 
@@ -15,10 +18,82 @@ namespace {
 
 using kh::cuda::Pack;
 
+template <typename T, typename A>
+__device__ __forceinline__ T rms_normed(T v, A inv, const T* w) {
+  const A normed = kh::round_to<T>(static_cast<A>(v) * inv);
+  return static_cast<T>(w ? normed * static_cast<A>(*w) : normed);
+}
+
+template <typename T, int G, int P>
+__global__ __launch_bounds__(kh::cuda::block_threads<G>()) void fused_add_rms_norm_rows_kernel(
+    T* __restrict__ input, T* __restrict__ residual, const T* __restrict__ weight, int64_t rows, int64_t hidden,
+    int64_t in_stride, int64_t res_stride, double eps) {
+  using A = at::opmath_type<T>;
+  using Row = kh::cuda::RowPacks<T, G, P>;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kh::cuda::rows_per_block<G>() + threadIdx.x / G;
+  const int lane = threadIdx.x % G;
+  const bool active = row < rows;
+  T* x = input + (active ? row : 0) * in_stride;
+  T* r = residual + (active ? row : 0) * res_stride;
+  Row s;  // x, then the rounded sum x + r
+  A sum = 0;
+  if (active) {
+    Row b;
+    s.load(x, lane, hidden);
+    b.load(r, lane, hidden);
+#pragma unroll
+    for (int k = 0; k < P; ++k) {
+      if (!Row::has(lane, k, hidden)) continue;
+      // Rounded to the dtype first, as the eager `residual + hidden` is.
+      if constexpr (kh::cuda::kPacked2<T>) {
+        using P2 = kh::cuda::Packed2<T>;
+        using kh::cuda::pair;
+#pragma unroll
+        for (int j = 0; j < Row::N / 2; ++j) {
+          pair(s.p[k], j) = __hadd2_rn(pair(s.p[k], j), pair(b.p[k], j));
+          const float lo = P2::lo(pair(s.p[k], j)), hi = P2::hi(pair(s.p[k], j));
+          sum += lo * lo;
+          sum += hi * hi;
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < Row::N; ++j) {
+          s.p[k].v[j] = static_cast<T>(static_cast<A>(s.p[k].v[j]) + static_cast<A>(b.p[k].v[j]));
+          sum += static_cast<A>(s.p[k].v[j]) * static_cast<A>(s.p[k].v[j]);
+        }
+      }
+      kh::cuda::store_pack(r + Row::offset(lane, k), s.p[k]);
+    }
+  }
+  sum = kh::cuda::row_sum<G>(sum);
+  if (!active) return;
+  const A inv = kh::cuda::rsqrt_of(sum / static_cast<A>(hidden) + static_cast<A>(eps));
+#pragma unroll
+  for (int k = 0; k < P; ++k) {
+    if (!Row::has(lane, k, hidden)) continue;
+    const int64_t i = Row::offset(lane, k);
+    Pack<T> w{}, o;
+    if (weight) w = kh::cuda::load_pack(weight + i);
+    if constexpr (kh::cuda::kPacked2<T>) {  // rms_normed two at a time (packed_math.cuh)
+      using P2 = kh::cuda::Packed2<T>;
+      using kh::cuda::pair;
+#pragma unroll
+      for (int j = 0; j < Row::N / 2; ++j) {
+        typename P2::type n = P2::round(P2::lo(pair(s.p[k], j)) * inv, P2::hi(pair(s.p[k], j)) * inv);
+        pair(o, j) = weight ? __hmul2_rn(n, pair(w, j)) : n;
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < Row::N; ++j) o.v[j] = rms_normed(s.p[k].v[j], inv, weight ? &w.v[j] : nullptr);
+    }
+    kh::cuda::store_pack(x + i, o);
+  }
+}
+
 template <typename T, int G, bool VEC>
-__global__ void fused_add_rms_norm_kernel(T* __restrict__ input, T* __restrict__ residual,
-                                          const T* __restrict__ weight, int64_t rows, int64_t hidden,
-                                          int64_t in_stride, int64_t res_stride, double eps) {
+__global__ void fused_add_rms_norm_kernel(T* __restrict__ input, T* __restrict__ residual, const T* __restrict__ weight,
+                                          int64_t rows, int64_t hidden, int64_t in_stride, int64_t res_stride,
+                                          double eps) {
   using A = at::opmath_type<T>;
   constexpr int N = Pack<T>::N;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / G) + threadIdx.x / G;
@@ -52,10 +127,7 @@ __global__ void fused_add_rms_norm_kernel(T* __restrict__ input, T* __restrict__
   sum = kh::cuda::group_sum<G>(sum);
   if (!active) return;
   const A inv = kh::cuda::rsqrt_of(sum / static_cast<A>(hidden) + static_cast<A>(eps));
-  auto norm = [&](T v, const T* w) {
-    const A normed = kh::round_to<T>(static_cast<A>(v) * inv);
-    return static_cast<T>(w ? normed * static_cast<A>(*w) : normed);
-  };
+  auto norm = [&](T v, const T* w) { return rms_normed(v, inv, w); };
   if constexpr (VEC) {
     for (int64_t i = int64_t(lane) * N; i < hidden; i += int64_t(G) * N) {
       const Pack<T> s = kh::cuda::load_pack(r + i);
@@ -77,11 +149,22 @@ void launch(at::Tensor& x, at::Tensor& r, const at::Tensor& w, double eps) {
   const T* wp = w.defined() ? w.const_data_ptr<T>() : nullptr;
   const bool vec = hidden % Pack<T>::N == 0 && kh::cuda::pack_aligned(x, {x.stride(0)}) &&
                    kh::cuda::pack_aligned(r, {r.stride(0)}) && (!wp || kh::cuda::aligned16(wp));
-  const dim3 grid = kh::cuda::row_grid(rows, hidden), block = kh::cuda::row_block(hidden);
   const cudaStream_t stream = kh::cuda::stream_of(x);
+  if (vec && !kh::cuda::few_rows(rows, hidden) &&
+      kh::cuda::register_row<kh::cuda::kPairRowMaxPacks>(hidden / Pack<T>::N)) {
+    kh::cuda::with_row_tile<kh::cuda::kPairRowMaxPacks>(hidden / Pack<T>::N, [&](auto g, auto p) {
+      constexpr int G = decltype(g)::value, P = decltype(p)::value;
+      fused_add_rms_norm_rows_kernel<T, G, P>
+          <<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
+              x.mutable_data_ptr<T>(), r.mutable_data_ptr<T>(), wp, rows, hidden, x.stride(0), r.stride(0), eps);
+    });
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    return;
+  }
+  const dim3 grid = kh::cuda::row_grid(rows, hidden), block = kh::cuda::row_block(hidden);
   auto go = [&](auto kernel) {
-    kernel<<<grid, block, 0, stream>>>(x.mutable_data_ptr<T>(), r.mutable_data_ptr<T>(), wp, rows, hidden,
-                                       x.stride(0), r.stride(0), eps);
+    kernel<<<grid, block, 0, stream>>>(x.mutable_data_ptr<T>(), r.mutable_data_ptr<T>(), wp, rows, hidden, x.stride(0),
+                                       r.stride(0), eps);
   };
   if (kh::cuda::wide_rows(hidden)) {
     vec ? go(fused_add_rms_norm_kernel<T, kh::cuda::kWideGroup, true>)
@@ -95,8 +178,7 @@ void launch(at::Tensor& x, at::Tensor& r, const at::Tensor& w, double eps) {
 
 }  // namespace
 
-void fused_add_rms_norm(at::Tensor& input, at::Tensor& residual, const std::optional<at::Tensor>& weight,
-                        double eps) {
+void fused_add_rms_norm(at::Tensor& input, at::Tensor& residual, const std::optional<at::Tensor>& weight, double eps) {
   kh::check_device("fused_add_rms_norm", input, true);
   const at::Tensor w = kh::check_norm_args("fused_add_rms_norm", "residual", residual, input, weight);
   const c10::cuda::CUDAGuard guard(input.device());

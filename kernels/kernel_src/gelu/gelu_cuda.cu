@@ -1,9 +1,11 @@
 // Plain GELU on CUDA (tanh approximation and exact erf). A contiguous tensor is one long row:
 // 16-byte chunks, then the last, partial chunk element by element; other layouts go row by row.
+// fp16/bf16 use the fast tanh form of gelu_fast.cuh; indices are 32-bit where they fit.
 #include <ATen/Dispatch.h>
 
 #include "../common/cuda_common.cuh"
 #include "../common/gelu_args.h"
+#include "../common/gelu_fast.cuh"
 #include "../common/numerics.h"
 #include "../common/views.h"
 #include "torch_binding.h"
@@ -12,24 +14,26 @@ namespace {
 
 using kh::cuda::Pack;
 
-template <typename T, bool VEC>
-__global__ void gelu_kernel(T* __restrict__ out, const T* __restrict__ in, int64_t n, int64_t in_stride,
-                            int64_t out_stride, int64_t chunks_per_row, int64_t chunks, bool approximate_tanh) {
+template <typename T, bool VEC, typename I>
+__global__ void gelu_kernel(T* __restrict__ out, const T* __restrict__ in, I n, int64_t in_stride, int64_t out_stride,
+                            I chunks_per_row, I chunks, bool approximate_tanh) {
   using A = at::opmath_type<T>;
   constexpr int N = Pack<T>::N;
-  for (int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; idx < chunks;
-       idx += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t row = idx / chunks_per_row, i0 = (idx % chunks_per_row) * N;
+  for (I idx = blockIdx.x * I(blockDim.x) + threadIdx.x; idx < chunks; idx += I(gridDim.x) * blockDim.x) {
+    const I row = chunks_per_row == chunks ? I(0) : idx / chunks_per_row;
+    const I i0 = (idx - row * chunks_per_row) * N;
     const T* x = in + row * in_stride + i0;
     T* y = out + row * out_stride + i0;
     if (VEC && i0 + N <= n) {
       const Pack<T> p = kh::cuda::load_pack(x);
       Pack<T> o;
 #pragma unroll
-      for (int j = 0; j < N; ++j) o.v[j] = static_cast<T>(kh::gelu_math(static_cast<A>(p.v[j]), approximate_tanh));
+      for (int j = 0; j < N; ++j)
+        o.v[j] = static_cast<T>(kh::cuda::gelu_for<T>(static_cast<A>(p.v[j]), approximate_tanh));
       kh::cuda::store_pack(y, o);
     } else {
-      for (int64_t j = 0; j < N && i0 + j < n; ++j) y[j] = static_cast<T>(kh::gelu_math(static_cast<A>(x[j]), approximate_tanh));
+      for (I j = 0; j < N && i0 + j < n; ++j)
+        y[j] = static_cast<T>(kh::cuda::gelu_for<T>(static_cast<A>(x[j]), approximate_tanh));
     }
   }
 }
@@ -54,12 +58,18 @@ void gelu_cuda(const char* op, at::Tensor& out, const at::Tensor& input, bool ap
     const int64_t per_row = (n + N - 1) / N, chunks = rows * per_row;
     const int threads = 256;
     const unsigned grid = kh::cuda::grid_for(chunks, threads);
-    auto go = [&](auto kernel) {
+    auto go = [&](auto kernel, auto index) {
+      using I = decltype(index);
       kernel<<<grid, threads, 0, kh::cuda::stream_of(input)>>>(yo.mutable_data_ptr<scalar_t>(),
-                                                               x.const_data_ptr<scalar_t>(), n, x.stride(0),
-                                                               yo.stride(0), per_row, chunks, approximate_tanh);
+                                                               x.const_data_ptr<scalar_t>(), I(n), x.stride(0),
+                                                               yo.stride(0), I(per_row), I(chunks), approximate_tanh);
     };
-    vec ? go(gelu_kernel<scalar_t, true>) : go(gelu_kernel<scalar_t, false>);
+    // 32-bit indices while every index (and the grid-stride step past the end) fits.
+    if (std::max(n + N, chunks + int64_t(grid) * threads) < (int64_t(1) << 31)) {
+      vec ? go(gelu_kernel<scalar_t, true, int32_t>, int32_t{}) : go(gelu_kernel<scalar_t, false, int32_t>, int32_t{});
+    } else {
+      vec ? go(gelu_kernel<scalar_t, true, int64_t>, int64_t{}) : go(gelu_kernel<scalar_t, false, int64_t>, int64_t{});
+    }
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
   y.finish();
@@ -67,6 +77,10 @@ void gelu_cuda(const char* op, at::Tensor& out, const at::Tensor& input, bool ap
 
 }  // namespace
 
-void gelu_tanh(at::Tensor& out, const at::Tensor& input) { gelu_cuda("gelu_tanh", out, input, true); }
+void gelu_tanh(at::Tensor& out, const at::Tensor& input) {
+  gelu_cuda("gelu_tanh", out, input, true);
+}
 
-void gelu_erf(at::Tensor& out, const at::Tensor& input) { gelu_cuda("gelu", out, input, false); }
+void gelu_erf(at::Tensor& out, const at::Tensor& input) {
+  gelu_cuda("gelu", out, input, false);
+}

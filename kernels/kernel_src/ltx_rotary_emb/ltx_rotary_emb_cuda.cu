@@ -1,6 +1,7 @@
 // diffusers' LTX-Video apply_rotary_emb on CUDA: adjacent channel pairs over the whole inner dim
-// with fp32 cos/sin per channel; q and k in one grid. Each thread takes a chunk of one row:
-// 16 bytes of x (and the matching fp32 table entries) where rows allow it, else one pair.
+// with fp32 cos/sin per channel; q and k in one grid. Each thread takes a chunk of one row of q and
+// the same chunk of k: 16 bytes of each (and the matching fp32 table entries, read once for both)
+// where rows allow it, else one pair.
 #include <ATen/Dispatch.h>
 
 #include <optional>
@@ -29,61 +30,80 @@ __device__ __forceinline__ void rotate(T (&y)[2], const T (&x)[2], const float* 
   y[1] = static_cast<T>(kh::mul_rn(b, static_cast<A>(cos[1])) + kh::mul_rn(a, static_cast<A>(sin[1])));
 }
 
-// CH elements per chunk: Pack<T>::N with VEC (16-byte loads), else 2 (one pair).
-template <typename T, bool VEC>
+// A chunk of CH channels of one row of x rotated into y, with its table entries already loaded.
+template <typename T, bool VEC, int CH>
+__device__ __forceinline__ void rotate_chunk(T* yp, const T* xp, const float (&cv)[CH], const float (&sv)[CH]) {
+  T in[CH], res[CH];
+  if constexpr (VEC) {
+    const Pack<T> p = kh::cuda::load_pack(xp);
+#pragma unroll
+    for (int j = 0; j < CH; ++j) in[j] = p.v[j];
+  } else {
+#pragma unroll
+    for (int j = 0; j < CH; ++j) in[j] = xp[j];
+  }
+#pragma unroll
+  for (int j = 0; j < CH; j += 2) {
+    const T pair[2] = {in[j], in[j + 1]};
+    T out[2];
+    const float c[2] = {cv[j], cv[j + 1]}, sn[2] = {sv[j], sv[j + 1]};
+    rotate(out, pair, c, sn);
+    res[j] = out[0];
+    res[j + 1] = out[1];
+  }
+  if constexpr (VEC) {
+    Pack<T> o;
+#pragma unroll
+    for (int j = 0; j < CH; ++j) o.v[j] = res[j];
+    kh::cuda::store_pack(yp, o);
+  } else {
+#pragma unroll
+    for (int j = 0; j < CH; ++j) yp[j] = res[j];
+  }
+}
+
+// CH elements per chunk: Pack<T>::N with VEC (16-byte loads), else 2 (one pair). One thread
+// rotates the same chunk of q and of k, so the fp32 tables (2/3 of the traffic of a q-only call)
+// are read once for both. I is the index type: 32-bit when the chunks allow it (cheaper division).
+template <typename T, bool VEC, typename I>
 __global__ void ltx_rotary_kernel(Bsc qy, Bsc qx, Bsc ky, Bsc kx, const float* __restrict__ cos,
-                                  const float* __restrict__ sin, int64_t cb, int64_t cs, int64_t seq,
-                                  int64_t channels, int64_t rows, int64_t chunks) {
+                                  const float* __restrict__ sin, int64_t cb, int64_t cs, I seq, I per_row, I chunks) {
   constexpr int CH = VEC ? Pack<T>::N : 2;
-  const int64_t per_row = channels / CH;
-  for (int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; idx < chunks;
-       idx += int64_t(gridDim.x) * blockDim.x) {
-    const bool is_q = idx < rows * per_row;
-    const int64_t local = is_q ? idx : idx - rows * per_row;
-    const int64_t row = local / per_row, c0 = (local % per_row) * CH;
-    const int64_t b = row / seq, s = row % seq;
-    const Bsc& x = is_q ? qx : kx;
-    const Bsc& y = is_q ? qy : ky;
-    const T* xp = static_cast<const T*>(x.data) + b * x.sb + s * x.ss + c0;
-    T* yp = static_cast<T*>(y.data) + b * y.sb + s * y.ss + c0;
+  const bool has_k = kx.data != nullptr;
+  for (I idx = blockIdx.x * I(blockDim.x) + threadIdx.x; idx < chunks; idx += I(gridDim.x) * blockDim.x) {
+    const I row = idx / per_row, c0 = (idx - row * per_row) * CH;
+    const I b = row / seq, s = row - b * seq;
     const float* cp = cos + b * cb + s * cs + c0;
     const float* sp = sin + b * cb + s * cs + c0;
-    if constexpr (VEC) {
-      const Pack<T> in = kh::cuda::load_pack(xp);
-      float cv[CH], sv[CH];
-      constexpr int kStep = CH >= 4 ? 4 : 2;  // floats per table load: float4, or float2 for fp64 x
+    float cv[CH], sv[CH];
+    if constexpr (VEC && CH >= 4) {
 #pragma unroll
-      for (int j = 0; j < CH; j += kStep) {
-        if constexpr (kStep == 4) {
-          *reinterpret_cast<float4*>(cv + j) = *reinterpret_cast<const float4*>(cp + j);
-          *reinterpret_cast<float4*>(sv + j) = *reinterpret_cast<const float4*>(sp + j);
-        } else {
-          *reinterpret_cast<float2*>(cv + j) = *reinterpret_cast<const float2*>(cp + j);
-          *reinterpret_cast<float2*>(sv + j) = *reinterpret_cast<const float2*>(sp + j);
-        }
+      for (int j = 0; j < CH; j += 4) {
+        *reinterpret_cast<float4*>(cv + j) = *reinterpret_cast<const float4*>(cp + j);
+        *reinterpret_cast<float4*>(sv + j) = *reinterpret_cast<const float4*>(sp + j);
       }
-      Pack<T> out;
-#pragma unroll
-      for (int j = 0; j < CH; j += 2) {
-        const T pair[2] = {in.v[j], in.v[j + 1]};
-        T res[2];
-        rotate(res, pair, cv + j, sv + j);
-        out.v[j] = res[0];
-        out.v[j + 1] = res[1];
-      }
-      kh::cuda::store_pack(yp, out);
+    } else if constexpr (VEC) {  // fp64 x: 2 channels per pack
+      *reinterpret_cast<float2*>(cv) = *reinterpret_cast<const float2*>(cp);
+      *reinterpret_cast<float2*>(sv) = *reinterpret_cast<const float2*>(sp);
     } else {
-      const T pair[2] = {xp[0], xp[1]};
-      T res[2];
-      rotate(res, pair, cp, sp);
-      yp[0] = res[0];
-      yp[1] = res[1];
+#pragma unroll
+      for (int j = 0; j < CH; ++j) {
+        cv[j] = cp[j];
+        sv[j] = sp[j];
+      }
+    }
+    rotate_chunk<T, VEC, CH>(static_cast<T*>(qy.data) + b * qy.sb + s * qy.ss + c0,
+                             static_cast<const T*>(qx.data) + b * qx.sb + s * qx.ss + c0, cv, sv);
+    if (has_k) {
+      rotate_chunk<T, VEC, CH>(static_cast<T*>(ky.data) + b * ky.sb + s * ky.ss + c0,
+                               static_cast<const T*>(kx.data) + b * kx.sb + s * kx.ss + c0, cv, sv);
     }
   }
 }
 
-Bsc bsc(const at::Tensor& t) { return {t.defined() ? t.data_ptr() : nullptr, t.defined() ? t.stride(0) : 0,
-                                       t.defined() ? t.stride(1) : 0}; }
+Bsc bsc(const at::Tensor& t) {
+  return {t.defined() ? t.data_ptr() : nullptr, t.defined() ? t.stride(0) : 0, t.defined() ? t.stride(1) : 0};
+}
 
 }  // namespace
 
@@ -119,16 +139,24 @@ void ltx_rotary_emb(at::Tensor& q_out, const std::optional<at::Tensor>& k_out, c
       vec = vec && kh::cuda::pack_aligned(kx, {kx.stride(0), kx.stride(1)}) &&
             kh::cuda::pack_aligned(ko, {ko.stride(0), ko.stride(1)});
     }
-    const int64_t chunks = (ky ? 2 : 1) * rows * (channels / (vec ? N : 2));
+    const int64_t per_row = channels / (vec ? N : 2), chunks = rows * per_row;
     const int threads = 256;
     const unsigned grid = kh::cuda::grid_for(chunks, threads);
     const cudaStream_t stream = kh::cuda::stream_of(q);
-    auto go = [&](auto kernel) {
+    auto go = [&](auto kernel, auto index) {
+      using I = decltype(index);
       kernel<<<grid, threads, 0, stream>>>(bsc(qo), bsc(qx), bsc(ko), bsc(kx), c.const_data_ptr<float>(),
-                                           s.const_data_ptr<float>(), c.stride(0), c.stride(1), seq, channels, rows,
-                                           chunks);
+                                           s.const_data_ptr<float>(), c.stride(0), c.stride(1), I(seq), I(per_row),
+                                           I(chunks));
     };
-    vec ? go(ltx_rotary_kernel<scalar_t, true>) : go(ltx_rotary_kernel<scalar_t, false>);
+    // 32-bit indices while every index (and the grid-stride step past the end) fits.
+    if (chunks + int64_t(grid) * threads < (int64_t(1) << 31)) {
+      vec ? go(ltx_rotary_kernel<scalar_t, true, int32_t>, int32_t{})
+          : go(ltx_rotary_kernel<scalar_t, false, int32_t>, int32_t{});
+    } else {
+      vec ? go(ltx_rotary_kernel<scalar_t, true, int64_t>, int64_t{})
+          : go(ltx_rotary_kernel<scalar_t, false, int64_t>, int64_t{});
+    }
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
   qy.finish();

@@ -1,5 +1,6 @@
-// RMSNorm on CUDA: a group of threads per row (a warp, or a block for long rows), 16-byte loads
-// when the rows allow them, fp32 accumulation; Qwen3RMSNorm rounding (normalise, round, weight).
+// RMSNorm on CUDA, fp32 accumulation, Qwen3RMSNorm rounding (normalise, round, weight). Rows of
+// 16-byte packs stay in registers (row_registers.cuh): one read of x, one write of y. Other rows
+// (unaligned, odd or very long) take a streaming kernel that reads x twice.
 #include <ATen/Dispatch.h>
 
 #include <optional>
@@ -7,12 +8,74 @@
 #include "../common/checks.h"
 #include "../common/cuda_common.cuh"
 #include "../common/numerics.h"
+#include "../common/packed_math.cuh"
+#include "../common/row_registers.cuh"
 #include "../common/views.h"
 #include "torch_binding.h"
 
 namespace {
 
 using kh::cuda::Pack;
+
+// Qwen3RMSNorm: normalise in fp32, round to the dtype, then multiply by the weight.
+template <typename T, typename A>
+__device__ __forceinline__ T rms_normed(T v, A inv, const T* w) {
+  const A normed = kh::round_to<T>(static_cast<A>(v) * inv);
+  return static_cast<T>(w ? normed * static_cast<A>(*w) : normed);
+}
+
+// A pack of rms_normed values, two at a time in packed instructions for fp16/bf16 (packed_math.cuh).
+template <typename T, typename A>
+__device__ __forceinline__ void store_normed(T* y, const Pack<T>& x, A inv, const Pack<T>* w) {
+  Pack<T> o;
+  if constexpr (kh::cuda::kPacked2<T>) {
+    using P2 = kh::cuda::Packed2<T>;
+    using kh::cuda::pair;
+#pragma unroll
+    for (int j = 0; j < Pack<T>::N / 2; ++j) {
+      typename P2::type n = P2::round(P2::lo(pair(x, j)) * inv, P2::hi(pair(x, j)) * inv);
+      pair(o, j) = w ? __hmul2_rn(n, pair(*w, j)) : n;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < Pack<T>::N; ++j) o.v[j] = rms_normed(x.v[j], inv, w ? &w->v[j] : nullptr);
+  }
+  kh::cuda::store_pack(y, o);
+}
+
+template <typename T, int G, int P>
+__global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_kernel(
+    T* __restrict__ out, const T* __restrict__ in, const T* __restrict__ weight, int64_t rows, int64_t hidden,
+    int64_t in_stride, int64_t out_stride, double eps) {
+  using A = at::opmath_type<T>;
+  using Row = kh::cuda::RowPacks<T, G, P>;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kh::cuda::rows_per_block<G>() + threadIdx.x / G;
+  const int lane = threadIdx.x % G;
+  const bool active = row < rows;  // inactive lanes still take part in the reduction
+  Row x;
+  A sum = 0;
+  if (active) {
+    x.load(in + row * in_stride, lane, hidden);
+#pragma unroll
+    for (int k = 0; k < P; ++k) {
+      if (!Row::has(lane, k, hidden)) continue;
+#pragma unroll
+      for (int j = 0; j < Row::N; ++j) sum += static_cast<A>(x.p[k].v[j]) * static_cast<A>(x.p[k].v[j]);
+    }
+  }
+  sum = kh::cuda::row_sum<G>(sum);
+  if (!active) return;
+  const A inv = kh::cuda::rsqrt_of(sum / static_cast<A>(hidden) + static_cast<A>(eps));
+  T* y = out + row * out_stride;
+#pragma unroll
+  for (int k = 0; k < P; ++k) {
+    if (!Row::has(lane, k, hidden)) continue;
+    const int64_t i = Row::offset(lane, k);
+    Pack<T> w{}, o;
+    if (weight) w = kh::cuda::load_pack(weight + i);
+    store_normed(y + i, x.p[k], inv, weight ? &w : nullptr);
+  }
+}
 
 template <typename T, int G, bool VEC>
 __global__ void rms_norm_kernel(T* out, const T* in, const T* __restrict__ weight, int64_t rows, int64_t hidden,
@@ -41,11 +104,7 @@ __global__ void rms_norm_kernel(T* out, const T* in, const T* __restrict__ weigh
   if (!active) return;
   const A inv = kh::cuda::rsqrt_of(sum / static_cast<A>(hidden) + static_cast<A>(eps));
 
-  // Qwen3RMSNorm: normalise in fp32, round to the dtype, then multiply by the weight.
-  auto norm = [&](T v, const T* w) {
-    const A normed = kh::round_to<T>(static_cast<A>(v) * inv);
-    return static_cast<T>(w ? normed * static_cast<A>(*w) : normed);
-  };
+  auto norm = [&](T v, const T* w) { return rms_normed(v, inv, w); };
   if constexpr (VEC) {
     for (int64_t i = int64_t(lane) * N; i < hidden; i += int64_t(G) * N) {
       const Pack<T> p = kh::cuda::load_pack(x + i);
@@ -67,8 +126,17 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
   const T* wp = w.defined() ? w.const_data_ptr<T>() : nullptr;
   const bool vec = hidden % Pack<T>::N == 0 && kh::cuda::pack_aligned(x, {x.stride(0)}) &&
                    kh::cuda::pack_aligned(y, {y.stride(0)}) && (!wp || kh::cuda::aligned16(wp));
-  const dim3 grid = kh::cuda::row_grid(rows, hidden), block = kh::cuda::row_block(hidden);
   const cudaStream_t stream = kh::cuda::stream_of(x);
+  if (vec && !kh::cuda::few_rows(rows, hidden) && kh::cuda::register_row<kh::cuda::kRowMaxPacks>(hidden / Pack<T>::N)) {
+    kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(hidden / Pack<T>::N, [&](auto g, auto p) {
+      constexpr int G = decltype(g)::value, P = decltype(p)::value;
+      rms_norm_rows_kernel<T, G, P><<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
+          y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0), y.stride(0), eps);
+    });
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    return;
+  }
+  const dim3 grid = kh::cuda::row_grid(rows, hidden), block = kh::cuda::row_block(hidden);
   auto go = [&](auto kernel) {
     kernel<<<grid, block, 0, stream>>>(y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0),
                                        y.stride(0), eps);

@@ -1,5 +1,8 @@
-// transformers' apply_rotary_pos_emb on CUDA: one block per token (b, s), its threads over the
-// (head, pair) items of q and then k, with the roundings of eager q * cos + rotate_half(q) * sin.
+// transformers' apply_rotary_pos_emb on CUDA, with the roundings of eager q * cos + rotate_half(q) * sin.
+// Where the halves of a head split into 16-byte packs (head_dim 128: 8 packs a half), a thread
+// rotates one pack of the first half with the matching pack of the second: 16-byte loads and stores
+// of q, k, cos and sin, several tokens per block for few heads. Else one block per token (b, s), its
+// threads over the (head, pair) items of q and then k, element by element.
 #include <ATen/Dispatch.h>
 
 #include "../common/cuda_common.cuh"
@@ -29,6 +32,61 @@ __device__ __forceinline__ void rotate_pair(T* y, const T* x, const T* cos, cons
   y[i + half] = static_cast<T>(a2 + b2);
 }
 
+// One (token, group of HG heads, pack) item per thread over a flat index, in 256-thread blocks
+// whatever the head count: the thread loads its cos/sin packs once and the packs of its HG heads
+// all at once (HG * 32 bytes in flight; with one head a thread, 32 bytes, it reached 0.74 of the
+// copy bandwidth: bench/gpu/NOTES.md).
+template <typename T, int HG>
+__global__ __launch_bounds__(256) void rotary_pos_emb_vec_kernel(Bshd qy, Bshd qx, Bshd ky, Bshd kx,
+                                                                 const T* __restrict__ cos, const T* __restrict__ sin,
+                                                                 uint32_t total, uint32_t items, uint32_t seq, int half,
+                                                                 int64_t cb, int64_t cs) {
+  using A = at::opmath_type<T>;
+  using kh::cuda::Pack;
+  constexpr int N = Pack<T>::N;
+  const uint32_t idx = blockIdx.x * 256u + threadIdx.x;
+  if (idx >= total) return;
+  const int packs_per_head = half / N;
+  const uint32_t token = idx / items;
+  const int item = static_cast<int>(idx - token * items);
+  const int group = item / packs_per_head, i = (item - group * packs_per_head) * N;
+  const int head = group * HG;  // first of the group's heads, over q's heads then k's
+  const bool is_q = head < qx.heads;
+  const Bshd& y = is_q ? qy : ky;
+  const Bshd& x = is_q ? qx : kx;
+  const int h0 = is_q ? head : head - static_cast<int>(qx.heads);
+  const uint32_t b = token / seq, s = token - b * seq;
+  const T* c = cos + b * cb + s * cs;
+  const T* sn = sin + b * cb + s * cs;
+  const T* xp = static_cast<const T*>(x.data) + b * x.sb + s * x.ss + h0 * x.sh + i;
+  T* yp = static_cast<T*>(y.data) + b * y.sb + s * y.ss + h0 * y.sh + i;
+  Pack<T> x1[HG], x2[HG];
+#pragma unroll
+  for (int k = 0; k < HG; ++k) {
+    x1[k] = kh::cuda::load_pack(xp + k * x.sh);
+    x2[k] = kh::cuda::load_pack(xp + k * x.sh + half);
+  }
+  const Pack<T> c1 = kh::cuda::load_pack(c + i), c2 = kh::cuda::load_pack(c + i + half);
+  const Pack<T> s1 = kh::cuda::load_pack(sn + i), s2 = kh::cuda::load_pack(sn + i + half);
+#pragma unroll
+  for (int k = 0; k < HG; ++k) {
+    Pack<T> y1, y2;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const A a = static_cast<A>(x1[k].v[j]), bb = static_cast<A>(x2[k].v[j]);
+      // Each product and the sum rounded to the dtype, as eager does (see rotate_pair).
+      const A a1 = kh::round_to<T>(kh::mul_rn(a, static_cast<A>(c1.v[j])));
+      const A b1 = kh::round_to<T>(kh::mul_rn(bb, static_cast<A>(s1.v[j])));
+      const A a2 = kh::round_to<T>(kh::mul_rn(bb, static_cast<A>(c2.v[j])));
+      const A b2 = kh::round_to<T>(kh::mul_rn(a, static_cast<A>(s2.v[j])));
+      y1.v[j] = static_cast<T>(a1 - b1);
+      y2.v[j] = static_cast<T>(a2 + b2);
+    }
+    kh::cuda::store_pack(yp + k * y.sh, y1);
+    kh::cuda::store_pack(yp + k * y.sh + half, y2);
+  }
+}
+
 template <typename T>
 __global__ void rotary_pos_emb_kernel(Bshd qy, Bshd qx, Bshd ky, Bshd kx, const T* __restrict__ cos,
                                       const T* __restrict__ sin, int64_t seq, int64_t half, int64_t cb, int64_t cs) {
@@ -47,7 +105,9 @@ __global__ void rotary_pos_emb_kernel(Bshd qy, Bshd qx, Bshd ky, Bshd kx, const 
   }
 }
 
-Bshd bshd(const at::Tensor& t) { return {t.data_ptr(), t.size(2), t.stride(0), t.stride(1), t.stride(2)}; }
+Bshd bshd(const at::Tensor& t) {
+  return {t.data_ptr(), t.size(2), t.stride(0), t.stride(1), t.stride(2)};
+}
 
 }  // namespace
 
@@ -66,6 +126,30 @@ void apply_rotary_pos_emb(at::Tensor& q_out, at::Tensor& k_out, const at::Tensor
   const int64_t items = (qx.size(2) + kx.size(2)) * half;
   const int threads = static_cast<int>(std::min<int64_t>(512, (items + 31) / 32 * 32));
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, q.scalar_type(), "apply_rotary_pos_emb_cuda", [&] {
+    constexpr int N = kh::cuda::Pack<scalar_t>::N;
+    const at::Tensor &qo = qy.get(), &ko = ky.get();
+    auto packed = [&](const at::Tensor& t) {
+      return kh::cuda::pack_aligned(t, {t.stride(0), t.stride(1), t.stride(2)});
+    };
+    // Heads per thread: the most of 4, 2, 1 that divides both head counts (a group never spans q and k).
+    const int64_t hq = qx.size(2), hk = kx.size(2);
+    const int hg = hq % 4 == 0 && hk % 4 == 0 ? 4 : hq % 2 == 0 && hk % 2 == 0 ? 2 : 1;
+    const int64_t per_token = (hq + hk) / hg * (half / N), total = batch * seq * per_token;
+    if (half % N == 0 && packed(qx) && packed(kx) && packed(qo) && packed(ko) &&
+        kh::cuda::pack_aligned(c, {c.stride(0), c.stride(1)}) &&
+        kh::cuda::pack_aligned(s, {c.stride(0), c.stride(1)}) && total + 256 < (int64_t(1) << 32)) {
+      auto go = [&](auto kernel) {
+        kernel<<<static_cast<unsigned>((total + 255) / 256), 256, 0, kh::cuda::stream_of(q)>>>(
+            bshd(qy.get()), bshd(qx), bshd(ky.get()), bshd(kx), c.const_data_ptr<scalar_t>(),
+            s.const_data_ptr<scalar_t>(), static_cast<uint32_t>(total), static_cast<uint32_t>(per_token),
+            static_cast<uint32_t>(seq), static_cast<int>(half), c.stride(0), c.stride(1));
+      };
+      hg == 4   ? go(rotary_pos_emb_vec_kernel<scalar_t, 4>)
+      : hg == 2 ? go(rotary_pos_emb_vec_kernel<scalar_t, 2>)
+                : go(rotary_pos_emb_vec_kernel<scalar_t, 1>);
+      C10_CUDA_KERNEL_LAUNCH_CHECK();
+      return;
+    }
     rotary_pos_emb_kernel<scalar_t><<<static_cast<unsigned>(batch * seq), threads, 0, kh::cuda::stream_of(q)>>>(
         bshd(qy.get()), bshd(qx), bshd(ky.get()), bshd(kx), c.const_data_ptr<scalar_t>(), s.const_data_ptr<scalar_t>(),
         seq, half, c.stride(0), c.stride(1));

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,10 +33,19 @@ struct Header {
   std::string value;
 };
 
+// A byte range of a local file sent as a request body (LFS uploads stream from disk).
+struct FileSlice {
+  std::filesystem::path path;
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+};
+
 struct Request {
-  std::string method = "GET";  // "GET" or "HEAD"
+  std::string method = "GET";  // GET, HEAD, or POST/PUT/DELETE with a body
   std::string url;
   std::vector<Header> headers;
+  std::string body;                    // sent when non-empty (or when method is POST/PUT)
+  std::optional<FileSlice> body_file;  // sent instead of `body` when set
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds read_timeout{10'000};  // fail when no byte arrives for this long (1 s granularity)
 };

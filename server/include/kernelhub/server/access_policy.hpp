@@ -1,7 +1,7 @@
 // AccessPolicy: who may read and write which repo, from the tokens file given to
 // `kernelhub serve --tokens FILE`:
 //
-//   {"tokens": {"<token>": {"user": "alice", "orgs": ["acme"], "write": true}},
+//   {"tokens": {"<token>": {"user": "alice", "orgs": ["acme"], "write": true, "expires": 1767225600}},
 //    "organizations": {"acme": {"fullname": "Acme", "trustedKernelPublisher": true}}}
 //
 // A token reads, and with `write` also writes, the repos whose namespace is its user or one of
@@ -11,6 +11,7 @@
 // Thread safety: immutable after load(); share freely between request threads.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -27,6 +28,7 @@ struct TokenInfo {
   std::string user;
   std::vector<std::string> orgs;
   bool write = false;
+  std::optional<std::int64_t> expires_at;  // Unix seconds; after it the token is refused (401)
 };
 
 struct OrganizationInfo {

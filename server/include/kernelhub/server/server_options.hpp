@@ -35,6 +35,10 @@ struct ServerOptions {
   // Fault injection for resume tests: the first storage GET of each LFS object is cut after this
   // many bytes (0 = never).
   std::uint64_t fault_cut_storage_after_bytes = 0;
+  // Fault injection for resumable uploads: the first storage upload (a basic PUT or a multipart
+  // part) longer than this many bytes is read, not stored, and its connection dropped before the
+  // answer is complete, so the client sees a network cut. One-shot (0 = never).
+  std::uint64_t fault_cut_upload_after_bytes = 0;
 };
 
 }  // namespace kernelhub::server

@@ -1,0 +1,410 @@
+#!/usr/bin/env python3
+"""Times the reference kernels against their peers on one GPU, shape by shape (issue 8).
+
+    python3 bench/gpu/bench_ops.py --impl ours=BUILD/kernels [--impl v0=OTHER/kernels] --out DIR
+        [--ops rms_norm,...] [--tokens 1,16,...] [--hidden 128,...] [--dtypes bf16] [--check]
+
+Each --impl is a kernels/ build directory (its build/<cuda variant>/ is imported directly, under its
+own op namespace, so two builds of different sources can be timed in one process). Every op and
+every peer runs on the same fresh random inputs (never zeros); timing is triton.testing.do_bench's
+median (CUDA events, L2 flushed before every run). Next to each shape, a device-to-device copy of
+the same number of bytes gives the ceiling measured at that size. Bytes are the op's minimum
+traffic: every input read once, every output written once (weights and tables included).
+
+Peers: `eager` (the module it replaces, in transformers/diffusers semantics), `F.rms_norm`
+(PyTorch's fused kernel, RMSNorm only), `compile` (torch.compile of the eager function, one compile
+per hidden size with the token count dynamic) and `liger` (Liger-Kernel, where importable).
+
+--check compares each implementation's output with a float64 reference first (relative error,
+NaN-poisoned outputs), shape by shape, and records it in the CSV. Writes DIR/bench.csv (one row per
+op, shape, dtype and implementation) and prints a summary table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.util
+import math
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import torch
+import torch._dynamo
+import torch.nn.functional as F
+
+DT = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+TOKENS = [1, 16, 128, 512, 1024, 4096, 8192, 16384, 32768, 65536]
+HIDDEN = [128, 2048, 3072, 4096, 5120, 8192]
+OPS = ["rms_norm", "fused_add_rms_norm", "rope", "ltx_rope", "geglu", "gelu_tanh", "adaln"]
+HEAD_DIM = 128
+EPS = 1e-6
+
+
+def load_variant(build: Path, alias: str):
+    """Imports build/<cuda variant>/ as a package named kh_<alias>."""
+    variants = sorted(p for p in (build / "build").glob("torch*") if "-cu" in p.name)
+    if not variants:
+        raise SystemExit(f"no CUDA variant under {build}/build")
+    spec = importlib.util.spec_from_file_location(f"kh_{alias}", variants[0] / "__init__.py",
+                                                  submodule_search_locations=[str(variants[0])])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# --------------------------------------------------------------------------------------------
+# Eager references (the modules' own math) and float64 references
+
+
+def rms_eager(x, w, eps=EPS):  # transformers Qwen3RMSNorm
+    dt = x.dtype
+    h = x.float()
+    h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
+    return w * h.to(dt)
+
+
+def add_rms_eager(x, r, w, eps=EPS):  # Qwen3 decoder layer: residual + hidden, then the norm
+    r = x + r
+    return rms_eager(r, w, eps), r
+
+
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def rope_eager(q, k, cos, sin):  # transformers apply_rotary_pos_emb, unsqueeze_dim=1
+    cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+    return q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+
+
+def ltx_apply(x, cos, sin):  # diffusers transformer_ltx.apply_rotary_emb
+    x_real, x_imag = x.unflatten(2, (-1, 2)).unbind(-1)
+    x_rotated = torch.stack([-x_imag, x_real], dim=-1).flatten(2)
+    return (x.float() * cos + x_rotated.float() * sin).to(x.dtype)
+
+
+def ltx_rope_eager(q, k, cos, sin):
+    return ltx_apply(q, cos, sin), ltx_apply(k, cos, sin)
+
+
+def geglu_eager(x):  # vLLM GeluAndMul(approximate="tanh"): gelu(first half) * second half
+    d = x.shape[-1] // 2
+    return F.gelu(x[..., :d], approximate="tanh") * x[..., d:]
+
+
+def gelu_eager(x):  # diffusers GELU(approximate="tanh") activation (LTX-Video feed-forward)
+    return F.gelu(x, approximate="tanh")
+
+
+def adaln_eager(x, scale, shift, eps=EPS):  # diffusers LTX: RMSNorm (no weight), then modulate
+    dt = x.dtype
+    h = x.float()
+    h = (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)).to(dt)
+    return h * (1 + scale) + shift
+
+
+def gelu_tanh64(x):
+    return x * torch.sigmoid(2 * math.sqrt(2 / math.pi) * (x + 0.044715 * x.pow(3)))
+
+
+def rms64(x, w):
+    y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + EPS)
+    return y if w is None else y * w
+
+
+EAGER = {"rms_norm": rms_eager, "fused_add_rms_norm": add_rms_eager, "rope": rope_eager,
+         "ltx_rope": ltx_rope_eager, "geglu": geglu_eager, "gelu_tanh": gelu_eager, "adaln": adaln_eager}
+
+
+# --------------------------------------------------------------------------------------------
+# Cases: inputs, minimum bytes, and a callable per implementation
+
+
+def rope_tables(tokens, dim, dtype, dev):
+    pos = torch.arange(tokens, device=dev, dtype=torch.float32)
+    inv = 1.0 / (1e6 ** (torch.arange(0, dim, 2, device=dev, dtype=torch.float32) / dim))
+    emb = torch.cat([torch.outer(pos, inv)] * 2, dim=-1)
+    return emb.cos().to(dtype)[None], emb.sin().to(dtype)[None]
+
+
+class Case:
+    """One op at one shape: inputs, bytes moved, the implementations and a float64 reference."""
+
+    def __init__(self, op, tokens, hidden, dtype, dev="cuda"):
+        self.op, self.tokens, self.hidden, self.dtype = op, tokens, hidden, dtype
+        e = torch.tensor([], dtype=dtype).element_size()
+        g = lambda *s: torch.randn(*s, device=dev, dtype=dtype)  # noqa: E731
+        T, H = tokens, hidden
+        if op == "rms_norm":
+            self.x, self.w = g(T, H), g(H)
+            self.bytes = (2 * T * H + H) * e
+        elif op == "fused_add_rms_norm":
+            self.x, self.r, self.w = g(T, H), g(T, H), g(H)
+            self.bytes = (4 * T * H + H) * e
+        elif op == "rope":
+            hq = max(1, H // HEAD_DIM)
+            hk = max(1, hq // 4)
+            # transformers' layout: [B, heads, S, D] views of [B, S, heads, D] projections
+            self.q = g(1, T, hq, HEAD_DIM).transpose(1, 2)
+            self.k = g(1, T, hk, HEAD_DIM).transpose(1, 2)
+            self.cos, self.sin = rope_tables(T, HEAD_DIM, dtype, dev)
+            self.bytes = (2 * (hq + hk) * T * HEAD_DIM + 2 * T * HEAD_DIM) * e
+            self.shape_note = f"q {hq}x{HEAD_DIM}, k {hk}x{HEAD_DIM}"
+        elif op == "ltx_rope":
+            self.q, self.k = g(1, T, H), g(1, T, H)
+            ang = torch.rand(1, T, H, device=dev) * 6.3
+            self.cos, self.sin = ang.cos(), ang.sin()
+            self.bytes = 4 * T * H * e + 2 * T * H * 4
+        elif op == "geglu":
+            self.x = g(T, 2 * H)
+            self.bytes = 3 * T * H * e
+        elif op == "gelu_tanh":
+            self.x = g(T, H)
+            self.bytes = 2 * T * H * e
+        elif op == "adaln":
+            self.x = g(1, T, H)
+            self.scale, self.shift = g(1, 1, H) * 0.5, g(1, 1, H) * 0.5
+            self.bytes = (2 * T * H + 2 * H) * e
+        else:
+            raise ValueError(op)
+
+    def eager_args(self):
+        op = self.op
+        if op == "rms_norm":
+            return (self.x, self.w)
+        if op == "fused_add_rms_norm":
+            return (self.x, self.r, self.w)
+        if op in ("rope", "ltx_rope"):
+            return (self.q, self.k, self.cos, self.sin)
+        if op in ("geglu", "gelu_tanh"):
+            return (self.x,)
+        return (self.x, self.scale, self.shift)
+
+    def ours(self, k):
+        """A callable running the kernel package k on this case (outputs preallocated, as the ops take them)."""
+        op = self.op
+        ops = k.ops
+        if op == "rms_norm":
+            out = torch.empty_like(self.x)
+            return lambda: ops.rms_norm(out, self.x, self.w, EPS), lambda: out
+        if op == "fused_add_rms_norm":
+            # In place: work on copies so that the case's inputs stay as drawn.
+            x, r = self.x.clone(), self.r.clone()
+            return lambda: ops.fused_add_rms_norm(x, r, self.w, EPS), lambda: (x, r)
+        if op == "rope":
+            qo, ko = torch.empty_like(self.q), torch.empty_like(self.k)
+            return (lambda: ops.apply_rotary_pos_emb(qo, ko, self.q, self.k, self.cos, self.sin, 1),
+                    lambda: (qo, ko))
+        if op == "ltx_rope":
+            qo, ko = torch.empty_like(self.q), torch.empty_like(self.k)
+            return lambda: ops.ltx_rotary_emb(qo, ko, self.q, self.k, self.cos, self.sin), lambda: (qo, ko)
+        if op == "geglu":
+            out = torch.empty(self.tokens, self.hidden, device=self.x.device, dtype=self.dtype)
+            return lambda: ops.gelu_tanh_and_mul(out, self.x), lambda: out
+        if op == "gelu_tanh":
+            out = torch.empty_like(self.x)
+            return lambda: ops.gelu_tanh(out, self.x), lambda: out
+        out = torch.empty_like(self.x)
+        return lambda: ops.adaln(out, self.x, None, self.scale, self.shift, EPS, False), lambda: out
+
+    def liger(self):
+        op = self.op
+        try:
+            if op == "rms_norm":
+                from liger_kernel.ops.rms_norm import LigerRMSNormFunction as Fn
+                return lambda: Fn.apply(self.x, self.w, EPS, 0.0, "llama", False)
+            if op == "fused_add_rms_norm":
+                from liger_kernel.ops.fused_add_rms_norm import LigerFusedAddRMSNormFunction as Fn
+                return lambda: Fn.apply(self.x, self.r, self.w, EPS, 0.0, "llama", False)
+            if op == "rope":
+                from liger_kernel.ops.rope import LigerRopeFunction as Fn
+                # Liger rotates q and k in place: time it on copies (the same bytes).
+                q, k = self.q.clone(), self.k.clone()
+                return lambda: Fn.apply(q, k, self.cos, self.sin)
+            if op == "geglu":
+                from liger_kernel.ops.geglu import LigerGELUMulFunction as Fn
+                # Liger takes gate and up as two tensors (HF gate_proj / up_proj outputs).
+                a, b = self.x[:, : self.hidden].contiguous(), self.x[:, self.hidden :].contiguous()
+                return lambda: Fn.apply(a, b)
+            if op == "adaln":
+                from liger_kernel.ops.modulated_rms_norm import LigerModulatedRMSNormFunction as Fn
+                return lambda: Fn.apply(self.x, None, self.scale, self.shift, EPS, 0.0, "llama", False)
+        except ImportError:
+            return None
+        return None
+
+    def reference(self):
+        """float64 reference of what `ours` returns."""
+        op = self.op
+        d = lambda t: t.double()  # noqa: E731
+        if op == "rms_norm":
+            return rms64(d(self.x), d(self.w))
+        if op == "fused_add_rms_norm":
+            s = (self.x + self.r).double()  # the rounded sum, as the op keeps it
+            return (rms64(s, d(self.w)), s)
+        if op == "rope":
+            c, s = d(self.cos).unsqueeze(1), d(self.sin).unsqueeze(1)
+            return tuple(d(t) * c + rotate_half(d(t)) * s for t in (self.q, self.k))
+        if op == "ltx_rope":
+            def app(x):
+                x = d(x)
+                re, im = x.unflatten(2, (-1, 2)).unbind(-1)
+                return x * d(self.cos) + torch.stack([-im, re], dim=-1).flatten(2) * d(self.sin)
+            return (app(self.q), app(self.k))
+        if op == "geglu":
+            x = d(self.x)
+            return gelu_tanh64(x[:, : self.hidden]) * x[:, self.hidden :]
+        if op == "gelu_tanh":
+            return gelu_tanh64(d(self.x))
+        return rms64(d(self.x), None) * (1 + d(self.scale)) + d(self.shift)
+
+
+def rel_error(out, ref):
+    outs = out if isinstance(out, tuple) else (out,)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    worst = 0.0
+    for o, r in zip(outs, refs):
+        if torch.isnan(o).any():
+            return float("nan")
+        worst = max(worst, ((o.double() - r).norm() / r.norm().clamp_min(1e-300)).item())
+    return worst
+
+
+def poison(fetch):
+    for t in fetch() if isinstance(fetch(), tuple) else (fetch(),):
+        t.fill_(float("nan"))
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def bench(fn, quick):
+    from triton.testing import do_bench
+
+    return do_bench(fn, warmup=5 if quick else 10, rep=15 if quick else 40, return_mode="median")  # ms
+
+
+def copy_ceiling(nbytes, dev="cuda"):
+    n = max(1, nbytes // 4)  # a copy of nbytes/2 moves nbytes (read + write)
+    src = torch.randn(n, device=dev, dtype=torch.float16)
+    dst = torch.empty_like(src)
+    ms = bench(lambda: dst.copy_(src), True)
+    return ms, 4 * n
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--impl", action="append", default=[], help="NAME=kernels build dir (repeatable)")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--ops", default=",".join(OPS))
+    p.add_argument("--tokens", default=",".join(map(str, TOKENS)))
+    p.add_argument("--hidden", default=",".join(map(str, HIDDEN)))
+    p.add_argument("--dtypes", default="bf16")
+    p.add_argument("--peers", default="eager,F.rms_norm,compile,liger")
+    p.add_argument("--check", action="store_true", help="float64 check of every implementation at every shape")
+    p.add_argument("--quick", action="store_true", help="shorter do_bench runs")
+    p.add_argument("--budget-s", type=float, default=1e9, help="stop starting new shapes after this long")
+    p.add_argument("--csv-name", default="bench.csv")
+    args = p.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(int(os.environ.get("BENCH_SEED", "0")))
+    torch._dynamo.config.cache_size_limit = 256
+    peers = set(args.peers.split(",")) if args.peers != "none" else set()
+    impls = {}
+    for spec in args.impl:
+        name, path = spec.split("=", 1)
+        impls[name] = load_variant(Path(path), name)
+    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, impls {list(impls)}", flush=True)
+    big = 2 * 1024**3
+    ms, moved = copy_ceiling(big)
+    print(f"copy ceiling: {moved / ms / 1e6:.0f} GB/s ({moved / 1e9:.1f} GB moved in {ms:.3f} ms)", flush=True)
+
+    rows = []
+    fields = ["op", "dtype", "tokens", "hidden", "impl", "median_us", "bytes", "gbps", "copy_us", "copy_gbps",
+              "frac_of_copy", "rel_err", "note"]
+    csv_path = args.out / args.csv_name
+    fh = open(csv_path, "w", newline="")
+    writer = csv.DictWriter(fh, fieldnames=fields)
+    writer.writeheader()
+    start = time.monotonic()
+    ops = args.ops.split(",")
+    tokens = [int(t) for t in args.tokens.split(",")]
+    hidden = [int(h) for h in args.hidden.split(",")]
+    for dname in args.dtypes.split(","):
+        dtype = DT[dname]
+        for H in hidden:
+            torch._dynamo.reset()  # one compile per hidden size, the token count becomes dynamic
+            compiled = {op: torch.compile(EAGER[op]) for op in ops}
+            for T in tokens:
+                if time.monotonic() - start > args.budget_s:
+                    print(f"budget reached: stopping before {dname} H={H} T={T}", flush=True)
+                    break
+                for op in ops:
+                    try:
+                        case = Case(op, T, H, dtype)
+                    except torch.OutOfMemoryError:
+                        print(f"{op} {T}x{H}: out of memory, skipped", flush=True)
+                        continue
+                    cms, cbytes = copy_ceiling(case.bytes)
+                    copy_gbps = cbytes / cms / 1e6
+                    ref = case.reference() if args.check else None
+                    candidates = []
+                    for name, k in impls.items():
+                        fn, fetch = case.ours(k)
+                        candidates.append((name, fn, fetch))
+                    if "eager" in peers:
+                        candidates.append(("eager", lambda c=case: EAGER[op](*c.eager_args()), None))
+                    if "F.rms_norm" in peers and op == "rms_norm":
+                        candidates.append(("F.rms_norm", lambda c=case: F.rms_norm(c.x, (H,), c.w, EPS), None))
+                    if "compile" in peers:
+                        candidates.append(("compile", lambda c=case: compiled[op](*c.eager_args()), None))
+                    if "liger" in peers:
+                        lf = case.liger()
+                        if lf is not None:
+                            candidates.append(("liger", lf, None))
+                    for name, fn, fetch in candidates:
+                        err, note = "", ""
+                        try:
+                            if ref is not None and fetch is not None:  # ours: outputs poisoned first
+                                if op == "fused_add_rms_norm":  # in place: one call from the drawn inputs
+                                    x, r = fetch()
+                                    x.copy_(case.x), r.copy_(case.r)
+                                else:
+                                    poison(fetch)
+                                fn()
+                                err = f"{rel_error(fetch(), ref):.3g}"
+                            fn()
+                            ms = bench(fn, args.quick)
+                        except Exception as e:  # a peer that cannot run this shape
+                            note = f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"
+                            print(f"  {op} {T}x{H} {name}: {note}", flush=True)
+                            if os.environ.get("BENCH_TRACE"):
+                                traceback.print_exc()
+                            ms = float("nan")
+                        row = {"op": op, "dtype": dname, "tokens": T, "hidden": H, "impl": name,
+                               "median_us": f"{ms * 1e3:.2f}", "bytes": case.bytes,
+                               "gbps": f"{case.bytes / ms / 1e6:.0f}" if ms == ms else "",
+                               "copy_us": f"{cms * 1e3:.2f}", "copy_gbps": f"{copy_gbps:.1f}",
+                               "frac_of_copy": f"{cms / ms:.3f}" if ms == ms else "",
+                               "rel_err": err, "note": note}
+                        rows.append(row)
+                        writer.writerow(row)
+                    fh.flush()
+                    line = " ".join(f"{r['impl']}={float(r['median_us']):.1f}" for r in rows[-len(candidates):])
+                    print(f"{dname} {op:18s} {T:6d}x{H:<5d} {case.bytes / 1e6:9.2f}MB copy={cms * 1e3:.1f}us | {line}",
+                          flush=True)
+                    del case
+            torch.cuda.empty_cache()
+    fh.close()
+    print(f"wrote {csv_path} ({len(rows)} rows) in {time.monotonic() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Plots and tables from bench_ops.py's CSV (runs anywhere; needs matplotlib for the plots).
+
+    python3 bench/gpu/plot_bench.py bench/results/h200-DATE.csv --png-dir bench/results [--table]
+
+One PNG per op and dtype: achieved GB/s (the op's minimum bytes over the median time) against bytes
+moved, one line per implementation (the best hidden size at each byte count is not picked: every
+shape is a point, lines join them in order of bytes), the per-size device-to-device copy drawn as
+the ceiling. --table prints a Markdown summary: per op, our fraction of the copy ceiling at the
+largest shapes, our worst and median ratio to the best peer, and where we lose.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+PEERS = ("eager", "F.rms_norm", "compile", "liger")
+
+
+def load(path: Path):
+    rows = list(csv.DictReader(open(path)))
+    for r in rows:
+        r["tokens"], r["hidden"], r["bytes"] = int(r["tokens"]), int(r["hidden"]), int(r["bytes"])
+        r["us"] = float(r["median_us"]) if r["median_us"] not in ("", "nan") else math.nan
+        # the copy of the same bytes, in us (older CSVs: from copy_gbps)
+        r["copy_us"] = float(r["copy_us"]) if r.get("copy_us") else r["bytes"] / float(r["copy_gbps"] or "nan") / 1e3
+        r["copy_gbps"] = r["bytes"] / r["copy_us"] / 1e3
+    return rows
+
+
+def by_shape(rows):
+    shapes = defaultdict(dict)
+    for r in rows:
+        shapes[(r["op"], r["dtype"], r["tokens"], r["hidden"])][r["impl"]] = r
+    return shapes
+
+
+def plot(rows, png_dir: Path, ours: str):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = defaultdict(list)
+    for r in rows:
+        groups[(r["op"], r["dtype"])].append(r)
+    written = []
+    for (op, dtype), rs in sorted(groups.items()):
+        fig, ax = plt.subplots(figsize=(8, 5))
+        impls = sorted({r["impl"] for r in rs}, key=lambda n: (n != ours, n))
+        for impl in impls:
+            pts = sorted((r["bytes"], r["bytes"] / r["us"] / 1e3) for r in rs if r["impl"] == impl and r["us"] == r["us"])
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-" if impl == ours else ".-", label=impl,
+                        linewidth=2 if impl == ours else 1, markersize=4 if impl == ours else 3, alpha=0.9)
+        copy = sorted({(r["bytes"], r["copy_gbps"]) for r in rs})
+        ax.plot([c[0] for c in copy], [c[1] for c in copy], "k--", label="copy (same bytes)", linewidth=1)
+        ax.set_xscale("log")
+        ax.set_xlabel("bytes moved (minimum traffic of the op)")
+        ax.set_ylabel("achieved GB/s")
+        ax.set_title(f"{op} ({dtype}) on H200: tokens x hidden sweep")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        path = png_dir / f"h200-{op}-{dtype}.png"
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def table(rows, ours: str):
+    shapes = by_shape(rows)
+    per_op = defaultdict(list)
+    for (op, dtype, t, h), impls in shapes.items():
+        if ours not in impls or impls[ours]["us"] != impls[ours]["us"]:
+            continue
+        peers = {n: r["us"] for n, r in impls.items() if n in PEERS and r["us"] == r["us"]}
+        if not peers:
+            continue
+        best_name = min(peers, key=peers.get)
+        o = impls[ours]
+        per_op[(op, dtype)].append({
+            "tokens": t, "hidden": h, "bytes": o["bytes"], "us": o["us"], "best": best_name,
+            "best_us": peers[best_name], "ratio": o["us"] / peers[best_name],
+            "frac": o["copy_us"] / o["us"], "gbps": o["bytes"] / o["us"] / 1e3,
+        })
+    lines = ["| op | dtype | ours at >= 64 MB: GB/s, fraction of copy (min-max) | worst ratio to best peer "
+             "(shape, peer) | median ratio | shapes slower than best peer (of all) | launch-bound (< 1 MB): worst "
+             "gap to best peer |",
+             "|---|---|---|---|---|---|---|"]
+    for (op, dtype), cs in sorted(per_op.items()):
+        large = [c for c in cs if c["bytes"] >= 64e6]
+        frac = (f"{max(c['gbps'] for c in large):.0f} GB/s, {min(c['frac'] for c in large):.2f}-"
+                f"{max(c['frac'] for c in large):.2f}") if large else "-"
+        worst = max(cs, key=lambda c: c["ratio"])
+        slower = sum(c["ratio"] > 1.0 for c in cs)
+        small = [c for c in cs if c["bytes"] < 1e6]
+        gap = max((c["us"] - c["best_us"] for c in small), default=float("nan"))
+        lines.append(f"| {op} | {dtype} | {frac} | {worst['ratio']:.2f} ({worst['tokens']}x{worst['hidden']}, "
+                     f"{worst['best']}) | {statistics.median(c['ratio'] for c in cs):.2f} | {slower} of {len(cs)} | "
+                     f"{gap:+.1f} us |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("csv", type=Path)
+    p.add_argument("--png-dir", type=Path)
+    p.add_argument("--ours", default="ours")
+    p.add_argument("--table", action="store_true")
+    args = p.parse_args()
+    rows = load(args.csv)
+    if args.png_dir:
+        args.png_dir.mkdir(parents=True, exist_ok=True)
+        for path in plot(rows, args.png_dir, args.ours):
+            print(f"wrote {path}")
+    if args.table:
+        print(table(rows, args.ours))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

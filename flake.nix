@@ -1,0 +1,82 @@
+# kernelhub's flake: the reference kernels' full build matrix through kernel-builder's flake
+# library, our C++ tools, and apps to copy the built variants and publish them with hub-publish.
+#
+#   nix build .#bundle                      every variant of the matrix (kernel-builder's bundle)
+#   (cd kernels && nix run ..#build-and-copy)   ... copied into kernels/build/<variant>/
+#   nix run .#publish -- --version 1        hub-publish kernels/build to [general.hub] repo-id
+#   nix build .#kernelhub                   our CLI, hub-publish and libraries
+#
+# The matrix itself (torch × backend × system) is plain Nix in nix/ so that `make test` can
+# evaluate it without network; nix/README.md says what needs network and how to run it.
+{
+  description = "kernelhub: C++ Kernel Hub client, reference kernels and hub-publish";
+
+  nixConfig = {
+    extra-substituters = [ "https://huggingface.cachix.org" ];
+    extra-trusted-public-keys = [
+      "huggingface.cachix.org-1:ynTPbLS0W8ofXd9fDjk1KvoFky9K2jhxe6r4nXAkc/o="
+    ];
+  };
+
+  inputs = {
+    kernel-builder.url = "github:huggingface/kernels";
+    nixpkgs.follows = "kernel-builder/nixpkgs";
+    flake-utils.url = "github:numtide/flake-utils";
+  };
+
+  outputs = { self, kernel-builder, nixpkgs, flake-utils, ... }:
+    let
+      # The reference kernels are a kernel-builder project in ./kernels (build.toml edition 5).
+      kernelOutputs = kernel-builder.lib.genKernelFlakeOutputs {
+        inherit self;
+        path = ./kernels;
+      };
+      matrix = import ./nix/matrix.nix { };
+      buildToml = builtins.fromTOML (builtins.readFile ./kernels/build.toml);
+      repoId = buildToml.general.hub.repo-id;
+
+      toolOutputs = flake-utils.lib.eachSystem [ "x86_64-linux" "aarch64-linux" ] (system:
+        let
+          pkgs = nixpkgs.legacyPackages.${system};
+          torch = pkgs.python3Packages.torch;
+          kernelhub = pkgs.stdenv.mkDerivation {
+            pname = "kernelhub";
+            version = "0.1.0";
+            src = pkgs.lib.cleanSource ./.;
+            nativeBuildInputs = [ pkgs.cmake pkgs.ninja pkgs.pkg-config pkgs.python3 ];
+            buildInputs = [ pkgs.curl pkgs.openssl pkgs.nlohmann_json pkgs.httplib pkgs.catch2 torch ];
+            cmakeFlags = [
+              "-DKERNELHUB_DEVELOPER=OFF"
+              "-DKERNELHUB_BUILD_KERNELS=OFF" # the kernels come from kernel-builder above
+              "-DBUILD_TESTING=OFF"
+              "-DPython3_EXECUTABLE=${pkgs.python3.withPackages (p: [ torch ])}/bin/python"
+            ];
+            installPhase = ''
+              runHook preInstall
+              install -Dm755 bin/kernelhub $out/bin/kernelhub
+              install -Dm755 bin/hub-publish $out/bin/hub-publish
+              runHook postInstall
+            '';
+          };
+          publish = pkgs.writeShellApplication {
+            name = "publish";
+            runtimeInputs = [ kernelhub ];
+            # Builds every variant, copies them into kernels/build and publishes that directory as
+            # it is: hub-publish checks it and makes one commit on branch v<version>.
+            # (build-and-copy writes ./build/<variant>/ in the current directory.)
+            text = ''
+              cd kernels
+              nix run ${self}#build-and-copy
+              exec hub-publish ${repoId} --build-dir build --version ${toString buildToml.general.version} "$@"
+            '';
+          };
+        in
+        {
+          packages = { inherit kernelhub; };
+          apps.publish = { type = "app"; program = "${publish}/bin/publish"; };
+        });
+    in
+    nixpkgs.lib.recursiveUpdate kernelOutputs (toolOutputs // {
+      lib.matrix = matrix;
+    });
+}

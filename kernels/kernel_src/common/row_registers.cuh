@@ -1,0 +1,145 @@
+// Rows held in registers, for the row-normalising kernels (rms_norm, fused_add_rms_norm, adaln).
+//
+// A row of `hidden` elements is split into 16-byte packs; G threads share a row and each holds up
+// to P packs (pack p of lane l is pack p * G + l of the row, so a warp's loads are coalesced). All
+// of a thread's loads are issued before the reduction and the row is never read from memory twice:
+// the minimum traffic (one read, one write) at any size, with P * 16 bytes in flight per thread.
+// Rows of up to 512 threads' worth of packs take this path (register_row); longer or unaligned rows
+// take the kernels' general (streaming) path.
+#pragma once
+
+#include <type_traits>
+
+#include "cuda_common.cuh"
+
+namespace kh::cuda {
+
+constexpr int kRowBlock = 256;  // threads per block when a row needs at most 256 of them
+
+#ifndef KH_ROW_MAX_PACKS  // a build option only for the benchmark's comparison of tile shapes
+#define KH_ROW_MAX_PACKS 4
+#endif
+constexpr int kRowMaxPacks = KH_ROW_MAX_PACKS;
+constexpr int kPairRowMaxPacks = KH_ROW_MAX_PACKS > 2 ? KH_ROW_MAX_PACKS / 2 : 2;
+
+// Problems whose rows all fit in one wave of the streaming kernels' blocks (a block of 512 threads
+// per wide row, 4 per SM) take those: measured 2-4 us faster than the register kernels at 1-128
+// tokens on the H200, most likely because their code is a fraction of the unrolled register
+// kernels' (instructions fetched from HBM after other work). Larger problems take the register
+// kernels (one read of each row).
+inline bool few_rows(int64_t rows, int64_t hidden) {
+  static const int sms = [] {
+    int device = 0, count = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+      return 132;
+    }
+    return count;
+  }();
+  return hidden > 1024 && rows <= int64_t(4) * sms;
+}
+
+// Threads per row G and packs per thread P for a row of `packs` 16-byte packs (see row_tile_for).
+struct RowTile {
+  int group;
+  int packs_per_thread;
+};
+
+// Few threads per short row (several rows per block), up to max_packs packs per thread for long
+// rows (kRowMaxPacks: see bench/gpu/NOTES.md for the measured choice). Kernels that hold two rows
+// (x and the residual) take half as many, so that a thread's registers leave room for several
+// blocks per SM. Each tile is one instantiation of every row kernel: with_row_tile lists them.
+inline RowTile row_tile_for(int64_t packs, int max_packs) {
+  if (packs <= 4) return {4, 1};
+  if (packs <= 16) return {16, 1};
+  if (packs <= 64) return {32, 2};
+  if (max_packs >= 4 && packs <= 128) return {32, 4};
+  int group = 32;
+  while (int64_t(group) * max_packs < packs) group *= 2;
+  return {group, max_packs};
+}
+
+template <int G>
+constexpr int rows_per_block() {
+  return G >= kRowBlock ? 1 : kRowBlock / G;
+}
+
+template <int G>
+constexpr int block_threads() {
+  return G >= kRowBlock ? G : kRowBlock;
+}
+
+// Sum of `v` over the G threads of a row, for rows_per_block<G>() rows per block. Every thread of
+// the block must call it; it may be called several times in a row.
+template <int G, typename A>
+__device__ __forceinline__ A row_sum(A v) {
+  constexpr int kWarp = G < 32 ? G : 32;
+#pragma unroll
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  if constexpr (G > 32) {
+    constexpr int kWarpsPerRow = G / 32;
+    __shared__ A partial[rows_per_block<G>() * kWarpsPerRow];
+    const int warp = threadIdx.x / 32;
+    if (threadIdx.x % 32 == 0) partial[warp] = v;
+    __syncthreads();
+    const int first = (warp / kWarpsPerRow) * kWarpsPerRow;
+    v = A(0);
+#pragma unroll
+    for (int w = 0; w < kWarpsPerRow; ++w) v += partial[first + w];
+    __syncthreads();  // the next call may overwrite partial
+  }
+  return v;
+}
+
+// The packs of one row that one thread holds.
+template <typename T, int G, int P>
+struct RowPacks {
+  static constexpr int N = Pack<T>::N;
+  Pack<T> p[P];
+
+  // Element offset of this lane's pack `k` in the row.
+  __device__ static int64_t offset(int lane, int k) { return (int64_t(k) * G + lane) * N; }
+  __device__ static bool has(int lane, int k, int64_t hidden) { return offset(lane, k) < hidden; }
+
+  __device__ void load(const T* row, int lane, int64_t hidden) {
+#pragma unroll
+    for (int k = 0; k < P; ++k) {
+      if (has(lane, k, hidden)) p[k] = load_pack(row + offset(lane, k));
+    }
+  }
+};
+
+// Calls f(std::integral_constant<int, G>, std::integral_constant<int, P>) for the tile of a row of
+// `packs` packs, where register_row<MaxP>(packs).
+template <int MaxP, typename F>
+void with_row_tile(int64_t packs, F&& f) {
+  static_assert(MaxP == 2 || MaxP == 4 || MaxP == 8);
+  using std::integral_constant;
+  const RowTile t = row_tile_for(packs, MaxP);
+  using P = integral_constant<int, MaxP>;
+  switch (t.group) {
+    case 4: return f(integral_constant<int, 4>{}, integral_constant<int, 1>{});
+    case 16: return f(integral_constant<int, 16>{}, integral_constant<int, 1>{});
+    case 32:
+      if (t.packs_per_thread == 2) return f(integral_constant<int, 32>{}, integral_constant<int, 2>{});
+      if (t.packs_per_thread == 4) return f(integral_constant<int, 32>{}, integral_constant<int, 4>{});
+      return f(integral_constant<int, 32>{}, P{});
+    case 64: return f(integral_constant<int, 64>{}, P{});
+    case 128: return f(integral_constant<int, 128>{}, P{});
+    case 256: return f(integral_constant<int, 256>{}, P{});
+    default: return f(integral_constant<int, 512>{}, P{});
+  }
+}
+
+// Whether a row of `packs` packs takes the register path with at most MaxP packs per thread.
+template <int MaxP>
+inline bool register_row(int64_t packs) {
+  return packs <= int64_t(512) * MaxP;
+}
+
+template <int G>
+inline unsigned row_blocks(int64_t rows) {
+  return static_cast<unsigned>((rows + rows_per_block<G>() - 1) / rows_per_block<G>());
+}
+
+}  // namespace kh::cuda

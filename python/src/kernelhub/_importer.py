@@ -1,0 +1,132 @@
+"""Importing a variant directory as a Python module, the way the `kernels` package does it
+(kernels/importer.py): `build/<variant>/__init__.py` (or `<python_name>/__init__.py` inside it),
+imported under the metadata `id` (the op namespace) and registered in `sys.modules` under it.
+The same variant path imports once per process; get_loaded_kernels() lists what was imported."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+
+@dataclass(frozen=True)
+class RepoInfo:
+    """Where a kernel came from: the Hub repo and the commit it was loaded at."""
+
+    repo_id: str
+    revision: str
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """A variant's metadata.json: `id` is the module name and the torch op namespace."""
+
+    id: str
+    name: str
+    version: int | None = None
+    license: str | None = None
+    upstream: str | None = None
+    source: str | None = None
+    python_depends: list = field(default_factory=list)
+    backend: dict = field(default_factory=dict)
+
+    @property
+    def python_name(self) -> str:
+        return self.name.replace("-", "_")
+
+    @staticmethod
+    def read_from_file(path: Path) -> "Metadata":
+        doc = json.loads(Path(path).read_text())
+        return Metadata(
+            id=doc["id"],
+            name=doc["name"],
+            version=doc.get("version"),
+            license=doc.get("license"),
+            upstream=doc.get("upstream"),
+            source=doc.get("source"),
+            python_depends=list(doc.get("python-depends", [])),
+            backend=dict(doc.get("backend", {})),
+        )
+
+
+@dataclass(frozen=True)
+class LoadedKernel:
+    """A kernel imported into this process; `repo_info` is set only for get_kernel loads."""
+
+    metadata: Metadata
+    module: ModuleType
+    repo_info: RepoInfo | None
+
+
+_loaded_kernels: dict[Path, LoadedKernel] = {}
+# get_kernel releases the GIL while the core works, so threads can arrive here together: one
+# imports a variant, the others get its module.
+_import_lock = threading.RLock()
+
+
+def get_loaded_kernels() -> list[LoadedKernel]:
+    """Every kernel variant imported in this process (a new list)."""
+    return list(_loaded_kernels.values())
+
+
+def _metadata_of(variant_path: Path, fetched: dict) -> Metadata:
+    metadata_file = variant_path / "metadata.json"
+    if metadata_file.exists():
+        return Metadata.read_from_file(metadata_file)
+    # Variants built before kernel-builder wrote metadata.json: the core read the namespace from _ops.py.
+    return Metadata(id=fetched["id"], name=fetched["name"])
+
+
+def import_variant(fetched: dict, repo_info: RepoInfo | None = None) -> ModuleType:
+    """Imports the variant the core fetched (and verified) as a module named by its metadata `id`."""
+    with _import_lock:
+        return _import_variant(fetched, repo_info)
+
+
+def _import_variant(fetched: dict, repo_info: RepoInfo | None) -> ModuleType:
+    variant_path = Path(fetched["path"])
+    if (loaded := _loaded_kernels.get(variant_path)) is not None:
+        return loaded.module
+
+    metadata = _metadata_of(variant_path, fetched)
+    file_path = variant_path / "__init__.py"
+    if not file_path.exists():
+        file_path = variant_path / metadata.python_name / "__init__.py"
+    if not file_path.exists():
+        from .errors import NotFoundError
+
+        raise NotFoundError(
+            f"No kernel module found at `{variant_path}`: neither __init__.py nor {metadata.python_name}/__init__.py; "
+            "the variant directory is not a Python package (republish it with kernel-builder)"
+        )
+
+    existing = sys.modules.get(metadata.id)
+    existing_file = getattr(existing, "__file__", None) if existing is not None else None
+    if existing_file is not None and Path(existing_file).resolve() == file_path.resolve():
+        # Already imported from this very file (by the kernels package, say): share it, do not
+        # execute the module twice.
+        module = existing
+    else:
+        spec = importlib.util.spec_from_file_location(metadata.id, file_path)
+        if spec is None or spec.loader is None:
+            from .errors import LoadError
+
+            raise LoadError(f"Cannot load a module spec for `{metadata.id}` from `{file_path}`")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[metadata.id] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as e:
+            # A retry must import from scratch, not find a half-initialised module.
+            sys.modules.pop(metadata.id, None)
+            origin = f" ({repo_info.repo_id}, revision: {repo_info.revision})" if repo_info else ""
+            e.add_note(f"while importing kernel '{metadata.name}', variant '{variant_path.name}'{origin}")
+            raise
+
+    _loaded_kernels[variant_path] = LoadedKernel(metadata=metadata, module=module, repo_info=repo_info)
+    return module

@@ -1,0 +1,166 @@
+"""The exceptions kernelhub raises: one class per failure you can act on.
+
+Each class also derives from the built-in type the `kernels` package raises for the same failure
+(ValueError for a missing version or an untrusted publisher, FileNotFoundError when no variant
+fits or the cache misses offline, huggingface_hub's RepositoryNotFoundError / RevisionNotFoundError
+for a repo or revision the Hub does not have), so `except` clauses written for `kernels` keep
+working after switching the import. `code` is the C++ core's ErrorCode name ("not_found", ...).
+"""
+
+from __future__ import annotations
+
+import functools
+
+
+class KernelhubError(Exception):
+    """Base class of every kernelhub error."""
+
+    code = "internal"
+
+    def __init__(self, message: str, code: str | None = None):
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+    def __str__(self) -> str:  # OSError subclasses would otherwise format (errno, strerror)
+        return str(self.args[0]) if self.args else ""
+
+
+class InvalidArgumentError(KernelhubError, ValueError):
+    """Malformed input: a repo id, a LOCAL_KERNELS value, a backend, an option."""
+
+    code = "invalid_argument"
+
+
+class NotFoundError(KernelhubError, FileNotFoundError):
+    """A repo, revision, file or local path that does not exist."""
+
+    code = "not_found"
+
+
+class VersionNotFoundError(NotFoundError, ValueError):
+    """The repo has no `v<N>` branch for the version asked (kernels raises ValueError)."""
+
+
+class NoCompatibleVariantError(KernelhubError, FileNotFoundError):
+    """Variants exist but none can run here; the message carries the decision trace."""
+
+    code = "no_compatible_variant"
+
+
+class OfflineMissError(KernelhubError, FileNotFoundError, ValueError):
+    """Offline (HF_HUB_OFFLINE) and the cache does not hold the kernel. kernels raises ValueError
+    for a version and FileNotFoundError for a revision; this is both."""
+
+    code = "offline_miss"
+
+
+class UntrustedPublisherError(KernelhubError, ValueError):
+    """The publisher is not a trusted kernel publisher and the caller did not opt in."""
+
+    code = "untrusted_publisher"
+
+
+class CorruptFileError(KernelhubError, ValueError):
+    """A file that is not what it claims to be (bad metadata.json, not ELF, truncated)."""
+
+    code = "corrupt_file"
+
+
+class IntegrityError(KernelhubError, RuntimeError):
+    """Bytes that do not match their recorded digest (metadata.json `digest` or the lock hash)."""
+
+    code = "integrity_mismatch"
+
+
+class IncompatibleBinaryError(KernelhubError, ImportError):
+    """A well-formed binary that cannot load here."""
+
+    code = "incompatible_binary"
+
+
+class LoadError(KernelhubError, ImportError):
+    """Importing the variant failed."""
+
+    code = "load_failed"
+
+
+class AccessError(KernelhubError, PermissionError):
+    """The repo is gated, or the token is missing or wrong."""
+
+    code = "unauthorized"
+
+
+class HubError(KernelhubError, ConnectionError):
+    """Network, I/O and anything else."""
+
+    code = "network"
+
+
+_BY_CODE = {
+    "invalid_argument": InvalidArgumentError,
+    "not_found": NotFoundError,
+    "no_compatible_variant": NoCompatibleVariantError,
+    "corrupt_file": CorruptFileError,
+    "integrity_mismatch": IntegrityError,
+    "incompatible_binary": IncompatibleBinaryError,
+    "load_failed": LoadError,
+    "offline_miss": OfflineMissError,
+    "unauthorized": AccessError,
+    "gated": AccessError,
+    "untrusted_publisher": UntrustedPublisherError,
+}
+
+
+def _hub_flavoured(base: type, hub_class_name: str) -> type:
+    """`base` that is also huggingface_hub's `hub_class_name`, when huggingface_hub is installed.
+    Built on first use, so `import kernelhub` does not import huggingface_hub."""
+    try:
+        from huggingface_hub import errors as hub_errors
+
+        hub_class = getattr(hub_errors, hub_class_name)
+    except (ImportError, AttributeError):
+        return base
+
+    def __init__(self, message: str, code: str | None = None):
+        # huggingface_hub's HTTP errors want the HTTP response; the core has already read it.
+        KernelhubError.__init__(self, message, code)
+        self.response = None
+        self.server_message = None
+        self.request_id = None
+
+    return type(hub_class_name, (base, hub_class), {"__init__": __init__, "__module__": __name__})
+
+
+@functools.lru_cache(maxsize=None)
+def repository_not_found_error() -> type:
+    """The class raised for a repo the Hub does not have: NotFoundError and huggingface_hub's
+    RepositoryNotFoundError (what kernels raises)."""
+    return _hub_flavoured(NotFoundError, "RepositoryNotFoundError")
+
+
+@functools.lru_cache(maxsize=None)
+def revision_not_found_error() -> type:
+    """NotFoundError and huggingface_hub's RevisionNotFoundError."""
+    return _hub_flavoured(NotFoundError, "RevisionNotFoundError")
+
+
+def from_core(code: str, message: str, repo_id: str | None = None) -> KernelhubError:
+    """The exception for an error from kernelhub._core."""
+    if code == "not_found":
+        if message.startswith("Version ") and " not found, available versions" in message:
+            return VersionNotFoundError(message, code)
+        if "RepoNotFound" in message or (repo_id is not None and f"repo `{repo_id}` not found" in message):
+            return repository_not_found_error()(message, code)
+        if message.startswith("revision `"):
+            return revision_not_found_error()(message, code)
+    return _BY_CODE.get(code, HubError)(message, code)
+
+
+def __getattr__(name: str):
+    # kernelhub.errors.RepositoryNotFoundError / RevisionNotFoundError, built on first access.
+    if name == "RepositoryNotFoundError":
+        return repository_not_found_error()
+    if name == "RevisionNotFoundError":
+        return revision_not_found_error()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

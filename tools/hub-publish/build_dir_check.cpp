@@ -1,0 +1,251 @@
+#include "build_dir_check.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/loader/elf_file.hpp"
+#include "kernelhub/loader/preflight.hpp"
+#include "kernelhub/loader/torch_backend.hpp"
+#include "kernelhub/metadata.hpp"
+#include "kernelhub/resolver/variant.hpp"
+
+namespace kernelhub::publish {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_bytecode(const fs::path& rel) {
+  if (rel.extension() == ".pyc") return true;
+  return std::any_of(rel.begin(), rel.end(), [](const fs::path& part) { return part == "__pycache__"; });
+}
+
+bool is_shared_library(const fs::path& rel) {
+  const std::string name = rel.filename().string();
+  return name.ends_with(".so") || name.find(".so.") != std::string::npos;
+}
+
+// The op namespace a kernel-builder library is named after: `_name_cpu_uid.abi3.so` → `_name_cpu_uid`.
+std::string library_namespace(const fs::path& rel) {
+  const std::string name = rel.filename().string();
+  return name.substr(0, name.find('.'));
+}
+
+bool inside(const fs::path& path, const fs::path& root) {
+  const auto rel = path.lexically_relative(root);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+std::uint16_t machine_for_cpu(const std::string& cpu) {
+  if (cpu == "x86_64") return 62;
+  if (cpu == "aarch64") return 183;
+  return 0;
+}
+
+// Why the full pre-flight cannot judge `variant` in this process, or empty when it can.
+std::string why_elf_only(const resolver::Variant& variant, const resolver::Environment* env) {
+  if (env == nullptr) return "no environment";
+  if (variant.framework != resolver::Framework::kTorch) return "not a torch arch build";
+  if (!env->torch) return "this process has no torch";
+  if (variant.framework_version != *env->torch) {
+    return "built for torch " + std::to_string(variant.framework_version.major) + "." +
+           std::to_string(variant.framework_version.minor) + ", this process runs " +
+           std::to_string(env->torch->major) + "." + std::to_string(env->torch->minor);
+  }
+  // Every torch has its CPU half; other backends need a torch built for them.
+  if (variant.backend.kind != resolver::BackendKind::kCpu && variant.backend.kind != env->torch_backend.kind) {
+    return "built for " + std::string(variant.backend.kind_name()) + ", this torch is " +
+           std::string(env->torch_backend.kind_name());
+  }
+  if (variant.cpu != env->cpu || variant.os != env->os) return "built for " + variant.cpu + "-" + variant.os;
+  // A CUDA kernel needs torch's CUDA half in the process, as get_kernel provides it.
+  if (variant.backend.kind == resolver::BackendKind::kCuda) {
+    if (auto loaded = loader::ensure_torch_cuda_loaded(); !loaded) return "torch's CUDA libraries do not load here";
+  }
+  return {};
+}
+
+// Writes the digest kernel-builder's `hash` step would have written, keeping every other field.
+Status write_digest(const fs::path& variant_dir, const std::map<std::string, std::string>& digest) {
+  const fs::path path = variant_dir / "metadata.json";
+  std::ifstream in(path, std::ios::binary);
+  auto doc = nlohmann::ordered_json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object())
+    return unexpected(ErrorCode::kCorruptFile, "`" + path.string() + "` is not a JSON object");
+  nlohmann::ordered_json files = nlohmann::ordered_json::object();
+  for (const auto& [rel, value] : digest) files[rel] = value;
+  doc["digest"] = {{"algorithm", "sha256"}, {"files", files}};
+  return client::write_file_atomic(path, doc.dump(2) + "\n", true);
+}
+
+void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions& options, BuildDirCheck& out) {
+  const std::string name = dir.filename().string();
+  auto problem = [&](std::string text) { out.problems.push_back(name + ": " + std::move(text)); };
+  VariantDir variant;
+  variant.name = name;
+  variant.dir = dir;
+
+  auto parsed = resolver::Variant::parse(name);
+  if (!parsed) {
+    problem("not a build variant name (" + parsed.error().message +
+            "); name it like torch215-cxx11-cpu-x86_64-linux, or move it out of the build dir");
+  } else if (parsed->to_string() != name) {
+    problem("written `" + parsed->to_string() + "` in canonical form; rename the directory");
+  }
+
+  const std::size_t before = out.problems.size();
+  std::vector<std::string> file_problems;
+  variant.files = list_variant_files(dir, root, file_problems);
+  for (auto& p : file_problems) problem(std::move(p));
+  const bool files_ok = out.problems.size() == before;
+
+  auto metadata = Metadata::read(dir);
+  if (!metadata) {
+    problem(metadata.error().code == ErrorCode::kNotFound
+                ? "metadata.json is missing; build the variant with kernel-builder (or our CMake), which writes it"
+                : metadata.error().message);
+    out.variants.push_back(std::move(variant));
+    return;
+  }
+  variant.metadata_version = metadata->version;
+  if (options.version && metadata->version && *metadata->version != *options.version) {
+    problem("metadata.json says version " + std::to_string(*metadata->version) + " but --version is " +
+            std::to_string(*options.version) + "; publish to v" + std::to_string(*metadata->version) +
+            " or rebuild with version = " + std::to_string(*options.version) + " in build.toml");
+  }
+  if (parsed && parsed->is_arch() && !metadata->backend.empty() && metadata->backend != parsed->backend.kind_name()) {
+    problem("metadata.json backend `" + metadata->backend + "` does not match the directory name's `" +
+            std::string(parsed->backend.kind_name()) + "`");
+  }
+
+  // The op library: its file name must carry the namespace metadata `id` names.
+  std::vector<fs::path> libraries;
+  for (const auto& rel : variant.files) {
+    if (is_shared_library(rel)) libraries.push_back(rel);
+  }
+  const bool compiled = parsed && parsed->is_arch();
+  if (compiled && libraries.empty()) problem("no .so op library; a compiled variant needs one");
+  if (!libraries.empty() && std::none_of(libraries.begin(), libraries.end(),
+                                         [&](const fs::path& rel) { return library_namespace(rel) == metadata->id; })) {
+    problem("metadata.json `id` is `" + metadata->id + "` but the library is `" + libraries.front().string() +
+            "`; the id must be the op namespace the library is named after (rebuild, do not edit by hand)");
+  }
+
+  // Digest: verified when present, computed when absent.
+  const bool has_digest = nlohmann::json::parse(metadata->raw, nullptr, false).contains("digest");
+  if (files_ok && has_digest) {
+    if (auto verified = verify_digest(dir, *metadata); !verified) problem(verified.error().message);
+  } else if (files_ok) {
+    auto digest = compute_digest(dir);
+    if (!digest) {
+      problem(digest.error().message);
+    } else if (options.write_digest) {
+      if (auto written = write_digest(dir, *digest); !written) problem(written.error().message);
+      variant.digest_added = true;
+    } else {
+      variant.digest_added = true;  // the dry run reports it would add one
+    }
+  }
+
+  // Pre-flight of each library.
+  const std::string elf_only = parsed ? why_elf_only(*parsed, options.environment) : "unparsable variant name";
+  variant.preflight = elf_only.empty() ? "full" : "elf only: " + elf_only;
+  for (const auto& rel : libraries) {
+    const fs::path path = dir / rel;
+    if (elf_only.empty()) {
+      auto report = loader::check_loadable(path, process_environment());
+      if (!report) problem(rel.string() + " fails the loader pre-flight: " + report.error().message);
+      continue;
+    }
+    auto elf = loader::ElfFile::read(path);
+    if (!elf) {
+      problem(rel.string() + " is not a readable ELF file: " + elf.error().message);
+    } else if (elf->type != 3) {
+      problem(rel.string() + " is not a shared object (ELF type " + std::to_string(elf->type) + ")");
+    } else if (parsed && machine_for_cpu(parsed->cpu) != 0 && elf->machine != machine_for_cpu(parsed->cpu)) {
+      problem(rel.string() + " is built for " + std::string(loader::machine_name(elf->machine)) +
+              " but the variant says " + parsed->cpu);
+    }
+  }
+  out.variants.push_back(std::move(variant));
+}
+
+}  // namespace
+
+std::vector<fs::path> list_variant_files(const fs::path& variant_dir, const fs::path& root,
+                                         std::vector<std::string>& problems) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  const fs::path real_root = fs::weakly_canonical(root, ec);
+  for (fs::recursive_directory_iterator it(variant_dir, fs::directory_options::none, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const fs::path rel = it->path().lexically_relative(variant_dir);
+    if (is_bytecode(rel)) {
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    std::error_code st_ec;
+    if (it->is_symlink(st_ec)) {
+      const fs::path target = fs::weakly_canonical(it->path(), st_ec);
+      if (st_ec || !fs::exists(target)) {
+        problems.push_back(rel.string() + " is a dangling symlink; remove it or copy the file in");
+        continue;
+      }
+      if (!inside(target, real_root)) {
+        problems.push_back(rel.string() + " is a symlink leading out of the build dir (to " + target.string() +
+                           "); copy the file in instead");
+        continue;
+      }
+      if (fs::is_directory(target)) {
+        problems.push_back(rel.string() + " is a symlink to a directory; copy the directory in instead");
+        continue;
+      }
+    }
+    if (it->is_directory(st_ec)) continue;
+    if (!it->is_regular_file(st_ec)) {
+      problems.push_back(rel.string() + " is not a regular file (a socket, fifo or device); remove it");
+      continue;
+    }
+    files.push_back(rel);
+  }
+  if (ec) problems.push_back("cannot list the directory: " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Status add_digest(const fs::path& variant_dir) {
+  KH_ASSIGN_OR_RETURN(auto digest, compute_digest(variant_dir));
+  return write_digest(variant_dir, digest);
+}
+
+BuildDirCheck check_build_dir(const fs::path& dir, const CheckOptions& options) {
+  BuildDirCheck out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    out.problems.push_back(dir.string() + ": not a directory; pass the folder holding the build/<variant>/ folders");
+    return out;
+  }
+  std::vector<fs::path> entries;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) entries.push_back(entry.path());
+  std::sort(entries.begin(), entries.end());
+  for (const auto& path : entries) {
+    const std::string name = path.filename().string();
+    std::error_code st_ec;
+    if (fs::is_symlink(path, st_ec)) {
+      out.problems.push_back(name + ": a symlink at the top of the build dir; variants must be real directories");
+      continue;
+    }
+    if (!fs::is_directory(path, st_ec)) {
+      out.problems.push_back(name + ": not a variant directory; only build/<variant>/ folders are published");
+      continue;
+    }
+    check_variant(dir, path, options, out);
+  }
+  if (entries.empty()) out.problems.push_back(dir.string() + ": no variant directories in it; build the kernel first");
+  return out;
+}
+
+}  // namespace kernelhub::publish

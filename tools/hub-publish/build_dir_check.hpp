@@ -1,0 +1,54 @@
+// BuildDirCheck: everything hub-publish verifies about DIR/<variant>/ before a byte is sent
+// (issue #9): each name parses as a build variant, metadata.json is there and agrees with the
+// library (`id` = the op namespace the .so is named after, backend, version), its digest matches
+// the files (computed and written when absent), nothing leads out of DIR, and our loader's
+// pre-flight accepts each .so. Every problem is collected, so one run lists them all.
+//
+// The full pre-flight (needed libraries, glibc, torch symbols) only means something for a variant
+// this process could load: same torch version and backend. The others get the checks that hold
+// everywhere (a readable ELF shared object for the variant's cpu), and the report says so.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernelhub/base/result.hpp"
+#include "kernelhub/resolver/environment.hpp"
+
+namespace kernelhub::publish {
+
+struct VariantDir {
+  std::string name;                          // torch215-cxx11-cpu-x86_64-linux
+  std::filesystem::path dir;                 // DIR/<name>
+  std::vector<std::filesystem::path> files;  // relative to dir, sorted; what gets uploaded
+  std::optional<int> metadata_version;       // metadata.json `version`
+  std::string preflight;                     // "full", or "elf only: <why>"
+  bool digest_added = false;                 // metadata.json had no digest; one was computed
+};
+
+struct BuildDirCheck {
+  std::vector<VariantDir> variants;   // sorted by name
+  std::vector<std::string> problems;  // "<variant>: <what is wrong and what to do>"
+};
+
+struct CheckOptions {
+  std::optional<int> version;                          // --version N: metadata `version` must agree
+  bool write_digest = true;                            // false (dry run): report a missing digest only
+  const resolver::Environment* environment = nullptr;  // this process; null: ELF checks only
+};
+
+// Computes the digest of a variant directory and writes it into its metadata.json, keeping every
+// other field (what kernel-builder's `hash` step does). Errors: kIo, kCorruptFile.
+Status add_digest(const std::filesystem::path& variant_dir);
+
+BuildDirCheck check_build_dir(const std::filesystem::path& dir, const CheckOptions& options);
+
+// The files of one variant directory, as they would be uploaded (bytecode left out).
+// Adds a problem for every symlink leading out of `root`, and for special files.
+std::vector<std::filesystem::path> list_variant_files(const std::filesystem::path& variant_dir,
+                                                      const std::filesystem::path& root,
+                                                      std::vector<std::string>& problems);
+
+}  // namespace kernelhub::publish

@@ -1,0 +1,237 @@
+// hub-publish: publish a kernel's build variants (DIR/<variant>/) to a Hub repo, checked first,
+// in one commit on branch v<N> (issue #9). See publish.hpp for the order of the steps and
+// build_dir_check.hpp for what is checked.
+#include <unistd.h>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "../kernelhub/arguments.hpp"
+#include "build_dir_check.hpp"
+#include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/loader/torch_runtime.hpp"
+#include "publish.hpp"
+#include "variant_signing.hpp"
+
+namespace {
+
+using namespace kernelhub;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+constexpr const char* kHelp =
+    "usage: hub-publish ORG/NAME --build-dir DIR [--version N | --branch B] [--repo-type kernel|model]\n"
+    "                   [--private] [--create] [--sign-key KEY] [--card README.md] [--endpoint URL]\n"
+    "                   [--dry-run] [--json] [--quiet] [--retries N]\n\n"
+    "Publish the build variants in DIR/<variant>/ to a Hub repo: every variant is checked first\n"
+    "(name, metadata.json, digest, loader pre-flight; nothing is sent when anything is wrong), then\n"
+    "all of them go to branch v<N> in ONE commit. Publishing identical content makes no commit; a\n"
+    "cut upload is finished by running the command again. Uses HF_TOKEN and HF_ENDPOINT.\n\n"
+    "options:\n"
+    "  --build-dir DIR   folder holding the <variant>/ folders (CMake: build/kernels/build)\n"
+    "  --version N       publish to branch vN (default: metadata.json `version`)\n"
+    "  --branch B        publish to branch B instead\n"
+    "  --repo-type T     kernel (default) or model\n"
+    "  --private         create the repo private (with --create)\n"
+    "  --create          create the repo when it does not exist\n"
+    "  --sign-key KEY    sign each variant (kernelhub.sig) with this Ed25519 private key\n"
+    "  --card FILE       the kernel card, committed to main as README.md when it changed\n"
+    "  --endpoint URL    the Hub (default: HF_ENDPOINT, else https://huggingface.co)\n"
+    "  --dry-run         check and print the plan; send nothing\n"
+    "  --json            print one JSON object (commit, url, files, ...) on stdout\n"
+    "  --quiet           no progress line\n"
+    "  --retries N       retries of each upload request after a network error (default 5)\n\n"
+    "exit status: 0 published (or already up to date), 1 a problem (stderr says what), 2 bad usage\n";
+
+int usage(const std::string& why) {
+  std::fprintf(stderr, "hub-publish: %s\n\n%s", why.c_str(), kHelp);
+  return kExitUsage;
+}
+
+int fail(const std::string& message, bool json) {
+  if (json) {
+    std::printf("%s\n", nlohmann::json{{"error", message}}.dump(2).c_str());
+  }
+  std::fprintf(stderr, "hub-publish: %s\n", message.c_str());
+  return kExitFailure;
+}
+
+std::optional<int> parse_int(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const int value = std::stoi(text, &used);
+    if (used == text.size() && value >= 0) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+int run(std::span<const std::string> args) {
+  const cli::Arguments parsed =
+      cli::parse_arguments(args, {.flags = {"--private", "--create", "--dry-run", "--json", "--quiet"},
+                                  .options = {"--build-dir", "--version", "--branch", "--repo-type", "--sign-key",
+                                              "--card", "--endpoint", "--retries"}});
+  if (parsed.has("--help")) {
+    std::fputs(kHelp, stdout);
+    return kExitOk;
+  }
+  if (!parsed.error.empty()) return usage(parsed.error);
+  if (parsed.positionals.size() != 1) return usage("expected exactly one ORG/NAME");
+  auto repo = client::RepoId::parse(parsed.positionals[0]);
+  if (!repo) return usage(repo.error().message);
+  if (!parsed.option("--build-dir")) return usage("--build-dir DIR is required");
+  if (parsed.option("--version") && parsed.option("--branch"))
+    return usage("--version and --branch exclude each other");
+  std::optional<int> version;
+  if (auto text = parsed.option("--version")) {
+    version = parse_int(*text);
+    if (!version) return usage("--version needs a non-negative integer, got `" + *text + "`");
+  }
+  client::RepoType type = client::RepoType::kKernel;
+  if (auto text = parsed.option("--repo-type")) {
+    if (*text == "model") {
+      type = client::RepoType::kModel;
+    } else if (*text != "kernel") {
+      return usage("--repo-type must be kernel or model, got `" + *text + "`");
+    }
+  }
+  const bool json = parsed.has("--json");
+  const bool dry_run = parsed.has("--dry-run");
+
+  auto settings = client::Settings::from_env(process_environment());
+  if (!settings) return fail(settings.error().message, json);
+  if (auto endpoint = parsed.option("--endpoint")) {
+    settings->endpoint = *endpoint;
+    while (settings->endpoint.ends_with('/')) settings->endpoint.pop_back();
+  }
+  if (auto text = parsed.option("--retries")) {
+    auto retries = parse_int(*text);
+    if (!retries) return usage("--retries needs a non-negative integer, got `" + *text + "`");
+    settings->max_retries = *retries;
+  }
+
+  // Check everything first; nothing leaves the machine when something is wrong.
+  const std::filesystem::path build_dir = *parsed.option("--build-dir");
+  auto environment = resolver::Environment::detect(loader::torch_runtime(), process_environment());
+  // Digests are written only once every check passed, so a refused run changes nothing.
+  publish::CheckOptions options{version, /*write_digest=*/false, environment ? &*environment : nullptr};
+  publish::BuildDirCheck check = publish::check_build_dir(build_dir, options);
+  std::string branch;
+  if (auto b = parsed.option("--branch")) {
+    branch = *b;
+  } else if (version) {
+    branch = "v" + std::to_string(*version);
+  } else {
+    std::optional<int> found;
+    for (const auto& v : check.variants) {
+      if (!v.metadata_version) continue;
+      if (found && *found != *v.metadata_version) {
+        check.problems.push_back("the variants' metadata.json disagree on `version` (" + std::to_string(*found) +
+                                 " and " + std::to_string(*v.metadata_version) + "); pass --version N");
+        break;
+      }
+      found = v.metadata_version;
+    }
+    if (!found && check.problems.empty())
+      check.problems.push_back("no metadata.json has a `version`; pass --version N");
+    if (found) branch = "v" + std::to_string(*found);
+    version = found;
+  }
+  std::optional<std::filesystem::path> card;
+  if (auto c = parsed.option("--card")) {
+    if (!std::filesystem::is_regular_file(*c)) check.problems.push_back("--card " + *c + ": no such file");
+    card = *c;
+  }
+  if (!check.problems.empty()) {
+    std::string message = "nothing was published; " + std::to_string(check.problems.size()) + " problem(s) in " +
+                          build_dir.string() + ":";
+    for (const auto& p : check.problems) message += "\n  " + p;
+    return fail(message, json);
+  }
+
+  if (!dry_run) {
+    for (const auto& v : check.variants) {
+      if (!v.digest_added) continue;
+      if (auto added = publish::add_digest(v.dir); !added) return fail(v.name + ": " + added.error().message, json);
+    }
+  }
+  if (auto key = parsed.option("--sign-key")) {
+    if (dry_run) {
+      std::fprintf(stderr, "hub-publish: dry run: the variants would be signed with %s\n", key->c_str());
+    } else {
+      auto signed_ok = publish::sign_variants(*key, *repo, version, check.variants);
+      if (!signed_ok) return fail(signed_ok.error().message, json);
+    }
+  }
+
+  publish::PublishRequest request{*repo,   type,           branch, parsed.has("--private"), parsed.has("--create"),
+                                  dry_run, check.variants, card};
+  client::HubUploader hub(*settings, client::make_curl_transport());
+  auto progress = client::ProgressReporter::for_terminal(parsed.has("--quiet") || json);
+  auto report = publish::publish(request, hub, progress);
+  if (!report) return fail(report.error().message, json);
+
+  if (json) {
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto& f : report->files) files.push_back({{"path", f.path}, {"size", f.size}, {"action", f.action}});
+    nlohmann::json variants = nlohmann::json::array();
+    for (const auto& v : check.variants) {
+      variants.push_back(
+          {{"name", v.name}, {"files", v.files.size()}, {"preflight", v.preflight}, {"digest_added", v.digest_added}});
+    }
+    nlohmann::json out = {{"repo", repo->to_string()},   {"repo_type", std::string(client::to_string(type))},
+                          {"branch", report->branch},    {"dry_run", dry_run},
+                          {"variants", variants},        {"files", files},
+                          {"bytes", report->bytes_total}};
+    if (!dry_run) {
+      out["commit"] = report->commit;
+      out["commit_url"] = report->commit_url;
+      out["url"] = report->url;
+      out["committed"] = report->committed;
+      out["branch_created"] = report->branch_created;
+      out["card_commit"] = report->card_commit;
+      out["lfs"] = {{"objects_sent", report->lfs.objects_sent},
+                    {"objects_present", report->lfs.objects_present},
+                    {"bytes_sent", report->lfs.bytes_sent},
+                    {"multipart_objects", report->lfs.multipart_objects}};
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+  for (const auto& v : check.variants) {
+    std::printf("  %-40s %3zu files  pre-flight: %s%s\n", v.name.c_str(), v.files.size(), v.preflight.c_str(),
+                v.digest_added ? "  (digest added)" : "");
+  }
+  int changed = 0;
+  for (const auto& f : report->files) changed += f.action != "unchanged";
+  if (dry_run) {
+    std::printf("dry run: would publish %zu files (%s) of %zu variant(s) to %s@%s; nothing was sent\n",
+                report->files.size(),
+                client::ProgressReporter::format_bytes(static_cast<double>(report->bytes_total)).c_str(),
+                check.variants.size(), repo->to_string().c_str(), branch.c_str());
+    return kExitOk;
+  }
+  if (report->committed) {
+    std::printf("published %d changed file(s) of %zu variant(s) to %s@%s (%d LFS object(s) sent, %d already there)\n",
+                changed, check.variants.size(), repo->to_string().c_str(), branch.c_str(), report->lfs.objects_sent,
+                report->lfs.objects_present);
+  } else {
+    std::printf("%s@%s is already up to date: no new commit\n", repo->to_string().c_str(), branch.c_str());
+  }
+  std::printf("commit %s\n%s\n", report->commit.c_str(), report->commit_url.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    return run(args);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hub-publish: error: %s\n", e.what());
+    return kExitFailure;
+  }
+}
