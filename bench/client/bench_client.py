@@ -82,7 +82,12 @@ def run(args, work: Path, url: str) -> None:
     os.environ["HF_HUB_DISABLE_XET"] = "1"
     from huggingface_hub import HfApi
 
-    variant = variant_name()
+    from huggingface_hub import constants
+
+    # huggingface_hub before kernel repos (e.g. 1.x on the GPU machine) cannot publish one: then
+    # hub-publish does, with a pure-Python variant name (no op library needed for a download test).
+    with_hub_publish = "kernel" not in constants.REPO_TYPES
+    variant = "torch-cpu" if with_hub_publish else variant_name()
     src = work / "src" / "build" / variant
     src.mkdir(parents=True)
     (src / "__init__.py").write_text("from ._ops import ops\n")
@@ -93,13 +98,21 @@ def run(args, work: Path, url: str) -> None:
     per_file = args.mb * 1_000_000 // args.files
     for i in range(args.files):
         (src / f"_bench_{i}.bin").write_bytes(os.urandom(per_file))
-    api = HfApi(endpoint=url, token=TOKEN)
-    api.create_repo(REPO, repo_type="kernel", exist_ok=True)
-    api.create_branch(REPO, branch="v1", repo_type="kernel", exist_ok=True)
-    api.upload_folder(folder_path=str(work / "src"), repo_id=REPO, repo_type="kernel", revision="v1",
-                      commit_message="bench")
-    commit = api.list_repo_refs(REPO, repo_type="kernel")
-    commit = next(b.target_commit for b in commit.branches if b.name == "v1")
+    if with_hub_publish:
+        r = subprocess.run([str(BUILD / "bin" / "hub-publish"), REPO, "--build-dir", str(work / "src" / "build"),
+                            "--version", "1", "--create", "--endpoint", url, "--json"],
+                           env=dict(os.environ, HF_TOKEN=TOKEN), capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit("hub-publish failed: " + r.stderr + r.stdout)
+        commit = json.loads(r.stdout)["commit"]
+    else:
+        api = HfApi(endpoint=url, token=TOKEN)
+        api.create_repo(REPO, repo_type="kernel", exist_ok=True)
+        api.create_branch(REPO, branch="v1", repo_type="kernel", exist_ok=True)
+        api.upload_folder(folder_path=str(work / "src"), repo_id=REPO, repo_type="kernel", revision="v1",
+                          commit_message="bench")
+        commit = api.list_repo_refs(REPO, repo_type="kernel")
+        commit = next(b.target_commit for b in commit.branches if b.name == "v1")
     files = sorted(p.relative_to(work / "src").as_posix() for p in src.iterdir())
     total = sum((work / "src" / f).stat().st_size for f in files)
     shutil.rmtree(work / "src")

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -75,7 +76,32 @@ int hash_workers(const Settings& settings) {
   return cores >= 4 ? static_cast<int>(std::min(cores / 2, 4u)) : 0;
 }
 
-std::string plural(int n, std::string_view word) { return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s"); }
+// Threads that each run their share of the files, hashing inline: one below 8 cores (where the
+// server or the rest of the machine needs the others), else a quarter of the cores, at most 4.
+int transfer_threads(const Settings& settings, std::size_t files) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  const int wanted = settings.transfer_threads >= 1 ? settings.transfer_threads
+                     : cores >= 8                   ? static_cast<int>(std::min(cores / 4, 4u))
+                                                    : 1;
+  return std::max(1, std::min(wanted, static_cast<int>(files)));
+}
+
+// `jobs` dealt to `groups` shares of about equal bytes, largest first.
+std::vector<std::vector<BlobJob>> balanced_shares(std::vector<BlobJob> jobs, int groups) {
+  std::sort(jobs.begin(), jobs.end(), [](const BlobJob& a, const BlobJob& b) { return a.size > b.size; });
+  std::vector<std::vector<BlobJob>> out(static_cast<std::size_t>(groups));
+  std::vector<std::uint64_t> bytes(out.size(), 0);
+  for (BlobJob& job : jobs) {
+    const auto lightest = static_cast<std::size_t>(std::min_element(bytes.begin(), bytes.end()) - bytes.begin());
+    bytes[lightest] += job.size;
+    out[lightest].push_back(std::move(job));
+  }
+  return out;
+}
+
+std::string plural(int n, std::string_view word) {
+  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
+}
 
 class BlobDownload;
 
@@ -90,8 +116,8 @@ struct Job final : BodySink {
   std::string url;
   State state = State::kWaiting;
   Clock::time_point ready_at{};
-  int failures = 0;            // consecutive attempts that ended without progress
-  int attempts = 0;            // every GET
+  int failures = 0;  // consecutive attempts that ended without progress
+  int attempts = 0;  // every GET
   int integrity_failures = 0;
   int redirects = 0;
   std::optional<FileLock> lock;
@@ -124,7 +150,8 @@ struct Job final : BodySink {
 
   void restart_file() {
     if (fd >= 0) {
-      if (::ftruncate(fd, 0) != 0) { /* the next write reports it */ }
+      if (::ftruncate(fd, 0) != 0) { /* the next write reports it */
+      }
       ::lseek(fd, 0, SEEK_SET);
     }
     written = 0;
@@ -146,7 +173,11 @@ class BlobDownload final : public Workload {
  public:
   BlobDownload(const CacheLayout& layout, const std::string& commit, std::vector<BlobJob> specs,
                const Settings& settings, ProgressReporter& progress, const What& what)
-      : layout_(layout), commit_(commit), settings_(settings), progress_(progress), what_(what),
+      : layout_(layout),
+        commit_(commit),
+        settings_(settings),
+        progress_(progress),
+        what_(what),
         hub_origin_(url::origin(settings.endpoint)),
         pipeline_(hash_workers(settings) > 0 ? std::make_unique<HashPipeline>(hash_workers(settings)) : nullptr) {
     jobs_.resize(specs.size());
@@ -156,7 +187,8 @@ class BlobDownload final : public Workload {
       if (pipeline_) {
         jobs_[i].pipeline = pipeline_.get();
         Job* job = &jobs_[i];
-        jobs_[i].stream = pipeline_->add_stream([job](const char* data, std::size_t n) { job->hasher->update(data, n); });
+        jobs_[i].stream =
+            pipeline_->add_stream([job](const char* data, std::size_t n) { job->hasher->update(data, n); });
       }
       jobs_[i].url = specs[i].url;
       jobs_[i].hasher.emplace(specs[i].etag, specs[i].size);
@@ -246,14 +278,13 @@ class BlobDownload final : public Workload {
     if (status >= 300 && status < 400) {
       const std::string* location = response.header("location");
       if (location == nullptr || location->empty()) {
-        fail(j, Error{ErrorCode::kNetwork, "HTTP " + std::to_string(status) + " without a Location for " +
-                                               what_for(j).describe()});
+        fail(j, Error{ErrorCode::kNetwork,
+                      "HTTP " + std::to_string(status) + " without a Location for " + what_for(j).describe()});
         return;
       }
       if (++j.redirects > kMaxRedirects) {
-        fail(j, Error{ErrorCode::kNetwork, "too many redirects (" + std::to_string(kMaxRedirects) +
-                                               ", a loop?) for " + what_for(j).describe() + ", last at `" +
-                                               url::redact(j.url) + "`"});
+        fail(j, Error{ErrorCode::kNetwork, "too many redirects (" + std::to_string(kMaxRedirects) + ", a loop?) for " +
+                                               what_for(j).describe() + ", last at `" + url::redact(j.url) + "`"});
         return;
       }
       j.url = url::resolve(j.url, *location);
@@ -261,8 +292,8 @@ class BlobDownload final : public Workload {
     }
     if (status == 200 || status == 206) {
       if (j.written < j.spec.size) {
-        transient(j, "the connection closed after " + std::to_string(j.written) + " of " +
-                         std::to_string(j.spec.size) + " bytes");
+        transient(j, "the connection closed after " + std::to_string(j.written) + " of " + std::to_string(j.spec.size) +
+                         " bytes");
         return;
       }
       complete(j);
@@ -283,9 +314,8 @@ class BlobDownload final : public Workload {
   }
 
   bool done() const override {
-    return std::all_of(jobs_.begin(), jobs_.end(), [](const Job& j) {
-      return j.state == Job::State::kDone || j.state == Job::State::kFailed;
-    });
+    return std::all_of(jobs_.begin(), jobs_.end(),
+                       [](const Job& j) { return j.state == Job::State::kDone || j.state == Job::State::kFailed; });
   }
 
   std::chrono::milliseconds idle_wait() const override {
@@ -308,8 +338,13 @@ class BlobDownload final : public Workload {
 
   void on_bytes(std::uint64_t n) {
     report_.bytes += n;
+    if (progress_lock_ == nullptr) return progress_.add(n);
+    std::lock_guard lock(*progress_lock_);
     progress_.add(n);
   }
+
+  // Several downloads share one progress line when they run on threads of their own.
+  void share_progress(std::mutex* lock) { progress_lock_ = lock; }
 
  private:
   What what_for(const Job& j) const {
@@ -320,7 +355,8 @@ class BlobDownload final : public Workload {
 
   bool blob_present(const Job& j) const {
     struct stat st {};
-    return ::stat(layout_.blob_path(j.spec.etag).c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) == j.spec.size;
+    return ::stat(layout_.blob_path(j.spec.etag).c_str(), &st) == 0 &&
+           static_cast<std::uint64_t>(st.st_size) == j.spec.size;
   }
 
   // Temp files of this blob left by a writer that died: whoever writes a blob holds its lock,
@@ -344,6 +380,8 @@ class BlobDownload final : public Workload {
       return;
     }
     j.state = Job::State::kDone;
+    if (progress_lock_ == nullptr) return progress_.file_done();
+    std::lock_guard lock(*progress_lock_);
     progress_.file_done();
   }
 
@@ -408,6 +446,7 @@ class BlobDownload final : public Workload {
   const std::string& commit_;
   const Settings& settings_;
   ProgressReporter& progress_;
+  std::mutex* progress_lock_ = nullptr;
   const What& what_;
   std::string hub_origin_;
   std::vector<Job> jobs_;
@@ -490,9 +529,38 @@ Result<BlobReport> download_blobs(const CacheLayout& layout, const std::string& 
                                                      ", which is neither a sha256 nor a git sha1: cannot verify it");
     }
   }
-  BlobDownload work(layout, commit, std::move(jobs), settings, progress, what);
-  transport.run(work, std::max(1, settings.max_parallel));
-  return work.result();
+  const int threads = transfer_threads(settings, jobs.size());
+  if (threads == 1) {
+    BlobDownload work(layout, commit, std::move(jobs), settings, progress, what);
+    transport.run(work, std::max(1, settings.max_parallel));
+    return work.result();
+  }
+  // One thread alone cannot receive, write and hash at the speed of loopback or a fast network:
+  // each thread takes a share of the files and hashes what it receives itself (no copy to hash
+  // workers). Built here, on this thread: the constructor reads the umask.
+  Settings per_thread = settings;
+  per_thread.hash_threads = 0;
+  per_thread.max_parallel = std::max(1, settings.max_parallel / threads);
+  std::mutex progress_lock;
+  std::vector<std::unique_ptr<BlobDownload>> works;
+  for (auto& share : balanced_shares(std::move(jobs), threads)) {
+    works.push_back(std::make_unique<BlobDownload>(layout, commit, std::move(share), per_thread, progress, what));
+    works.back()->share_progress(&progress_lock);
+  }
+  {
+    std::vector<std::jthread> running;
+    for (std::size_t i = 1; i < works.size(); ++i) {
+      running.emplace_back([&, i] { transport.run(*works[i], per_thread.max_parallel); });
+    }
+    transport.run(*works.front(), per_thread.max_parallel);
+  }  // joined
+  BlobReport total;
+  for (const auto& work : works) {
+    KH_ASSIGN_OR_RETURN(BlobReport part, work->result());
+    total.bytes += part.bytes;
+    total.requests += part.requests;
+  }
+  return total;
 }
 
 }  // namespace kernelhub::client

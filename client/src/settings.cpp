@@ -134,6 +134,15 @@ Result<Settings> Settings::from_env(const EnvironmentSource& env) {
     }
     s.hash_threads = n;
   }
+  if (auto v = env(env_vars::kKernelhubTransferThreads)) {
+    int n = 0;
+    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+    if (ec != std::errc() || end != v->data() + v->size() || n < 1 || n > 64) {
+      return unexpected(ErrorCode::kInvalidArgument,
+                        "`KERNELHUB_TRANSFER_THREADS=" + *v + "` is not a number from 1 to 64");
+    }
+    s.transfer_threads = n;
+  }
   if (auto v = env(env_vars::kKernelhubMaxParallel)) {
     int n = 0;
     auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);

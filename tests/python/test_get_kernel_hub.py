@@ -118,3 +118,33 @@ def test_a_tampered_cache_file_is_refused_before_loading(hub, tmp_path):
     r = get(hub, cache, "acme/reference-kernels", "--version", "1", offline=True)
     assert r.returncode == 1
     assert "do not match metadata.json `digest`" in r.stderr
+
+
+def test_download_on_several_transfer_threads_verifies_and_links_every_file(hub, tmp_path):
+    """KERNELHUB_TRANSFER_THREADS splits the files across threads (the default on >= 8 cores)."""
+    import hashlib
+
+    cache = tmp_path / "cache"
+    env = dict(os.environ, HF_ENDPOINT=hub.url, HF_HUB_CACHE=str(cache), HF_HUB_DISABLE_XET="1",
+               KERNELHUB_TRANSFER_THREADS="3")
+    env.pop("HF_TOKEN", None)
+    r = subprocess.run([str(KERNELHUB), "download", "acme/reference-kernels", "--version", "1", "--all-files",
+                        "--json", "--quiet"], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    repo = cache / "kernels--acme--reference-kernels"
+    snapshot = repo / "snapshots" / hub.commit
+    variant = cpu_variant_dir()
+    expected = sorted(f.relative_to(variant).as_posix() for f in variant.rglob("*")
+                      if f.is_file() and "__pycache__" not in f.parts)
+    linked = sorted(p.relative_to(snapshot / "build" / variant.name).as_posix()
+                    for p in (snapshot / "build" / variant.name).rglob("*") if p.is_file())
+    assert linked == expected and len(expected) >= 3
+    for blob in (repo / "blobs").iterdir():
+        data = blob.read_bytes()
+        name = blob.name
+        digest = (hashlib.sha256(data).hexdigest() if len(name) == 64
+                  else hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest())
+        assert digest == name, f"{name} does not hash to its name"
+    assert not list(repo.rglob("*.incomplete"))
+    assert got["commit"] == hub.commit

@@ -47,5 +47,6 @@ inline constexpr std::string_view kKernelhubFsync = "KERNELHUB_FSYNC";
 // Ours: threads that hash downloads beside the transfer (default: half the cores, at most 4,
 // none below 4 cores; 0 hashes on the transfer thread).
 inline constexpr std::string_view kKernelhubHashThreads = "KERNELHUB_HASH_THREADS";
+inline constexpr std::string_view kKernelhubTransferThreads = "KERNELHUB_TRANSFER_THREADS";
 
 }  // namespace kernelhub::client::env_vars

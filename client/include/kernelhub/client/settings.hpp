@@ -51,6 +51,8 @@ struct Settings {
   std::chrono::milliseconds backoff_max{8'000};
   std::chrono::milliseconds retry_after_max{60'000};  // a longer Retry-After is capped
   int hash_threads = -1;                  // KERNELHUB_HASH_THREADS; -1: by core count
+  int transfer_threads = -1;              // KERNELHUB_TRANSFER_THREADS: threads, each with its own
+                                          // transfers hashed inline; -1: by core count
   bool fsync = true;                      // KERNELHUB_FSYNC: fdatasync blobs before they become visible
 
   // Reads the environment (and the token file, from disk). Errors: kInvalidArgument naming the
