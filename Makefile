@@ -39,7 +39,7 @@ test: build
 # go to build-fuzz/corpus/<name>/, crashes to build-fuzz/<name>-crash-*; seeds are fuzz/corpus/.
 FUZZ_SECONDS ?= 60
 FUZZ_DIR ?= build-fuzz
-FUZZERS := variant elf fatbin
+FUZZERS := variant elf fatbin lockfile metadata repo_tree manifest repo_path http_headers
 
 .PHONY: fuzz
 fuzz:

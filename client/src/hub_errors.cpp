@@ -1,5 +1,6 @@
 #include "hub_errors.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
 
@@ -79,6 +80,10 @@ bool is_retriable_status(int status) {
   return status == 408 || status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
 }
 
+// A server's wait, however large or negative, is read as at most a day (callers cap it further):
+// multiplying an unbounded value into milliseconds would overflow.
+constexpr long kMaxRetryAfterSeconds = 24 * 60 * 60;
+
 std::optional<std::chrono::milliseconds> retry_after(const Response& response) {
   if (const std::string* limit = response.header("ratelimit")) {
     // "api";r=0;t=55 -> wait t+1 seconds when nothing remains.
@@ -87,13 +92,15 @@ std::optional<std::chrono::milliseconds> retry_after(const Response& response) {
     if (r != std::string::npos && t != std::string::npos && limit->compare(r, 3, "r=0") == 0) {
       long seconds = 0;
       std::from_chars(limit->data() + t + 2, limit->data() + limit->size(), seconds);
-      return std::chrono::milliseconds((seconds + 1) * 1000);
+      return std::chrono::milliseconds((std::clamp(seconds, 0L, kMaxRetryAfterSeconds) + 1) * 1000);
     }
   }
   if (const std::string* value = response.header("retry-after")) {
     long seconds = -1;
     auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), seconds);
-    if (ec == std::errc() && seconds >= 0) return std::chrono::milliseconds(seconds * 1000);
+    if (ec == std::errc() && seconds >= 0) {
+      return std::chrono::milliseconds(std::min(seconds, kMaxRetryAfterSeconds) * 1000);
+    }
   }
   return std::nullopt;
 }

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "kernelhub/base/json_nesting.hpp"
+
 namespace kernelhub::client {
 
 std::vector<const TreeEntry*> RepoTree::under(std::string_view prefix) const {
@@ -41,17 +43,22 @@ std::string RepoTree::to_cache_json() const {
 }
 
 Result<RepoTree> RepoTree::from_cache_json(std::string_view commit, std::string_view text) {
-  auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("format_version", 0) != 1 ||
-      !doc.contains("files") || !doc["files"].is_object()) {
+  // The cache is three levels deep; a deeper file is not one we or huggingface_hub wrote.
+  const bool shallow = json_nesting_within(text, 16);
+  auto doc = shallow ? nlohmann::json::parse(text, nullptr, false) : nlohmann::json();
+  if (!shallow || doc.is_discarded() || !doc.is_object() || !doc.contains("format_version") ||
+      doc["format_version"] != 1 || !doc.contains("files") || !doc["files"].is_object()) {
     return unexpected(ErrorCode::kCorruptFile, "tree cache for commit `" + std::string(commit) +
                                                    "` is not format_version 1 JSON");
   }
   RepoTree tree;
   tree.commit = std::string(commit);
   for (auto& [path, info] : doc["files"].items()) {
-    if (!info.is_object() || !info.contains("size") || !info.contains("blob_id")) {
-      return unexpected(ErrorCode::kCorruptFile, "tree cache entry `" + path + "` lacks size or blob_id");
+    // Checked, not assumed: get<>() on the wrong type throws.
+    if (!info.is_object() || !info.contains("size") || !info["size"].is_number_unsigned() ||
+        !info.contains("blob_id") || !info["blob_id"].is_string()) {
+      return unexpected(ErrorCode::kCorruptFile, "tree cache for commit `" + std::string(commit) + "`: entry `" +
+                                                     path + "` lacks a non-negative integer size or a string blob_id");
     }
     TreeEntry e;
     e.path = path;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/sha256.hpp"
 
 namespace kernelhub {
@@ -36,6 +37,8 @@ bool excluded_from_digest(const std::filesystem::path& rel) {
 }  // namespace
 
 Result<Metadata> Metadata::parse(std::string_view text) {
+  // kernel-builder writes four levels at most; refuse hostile nesting before parsing it.
+  if (!json_nesting_within(text, 32)) return bad_metadata("it is nested more than 32 levels deep");
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return bad_metadata("it is not JSON");
   if (!j.is_object()) return bad_metadata("it is not a JSON object");
@@ -59,6 +62,9 @@ Result<Metadata> Metadata::parse(std::string_view text) {
   if (j.contains("digest") && !j["digest"].is_null()) {
     const auto& d = j["digest"];
     if (!d.is_object() || !d.contains("files") || !d["files"].is_object()) return bad_metadata("`digest` is malformed");
+    if (d.contains("algorithm") && !d["algorithm"].is_string()) {
+      return bad_metadata("digest `algorithm` is not a string");
+    }
     if (d.value("algorithm", std::string("sha256")) != "sha256") {
       return bad_metadata("digest algorithm `" + d.value("algorithm", std::string()) + "` is not supported (sha256 is)");
     }

@@ -66,5 +66,19 @@ TEST_CASE("the digest covers every file but metadata.json and bytecode, and any 
   CHECK_THAT(bad.error().message, Catch::Contains("`extra.py` is not listed"));
 }
 
+TEST_CASE("hostile metadata.json is kCorruptFile, not an exception or a stack overflow (fuzz/)") {
+  const auto wrong_type = Metadata::parse(R"({"name": "x", "id": "x", "digest": {"algorithm": 1, "files": {}}})");
+  REQUIRE_FALSE(wrong_type.has_value());
+  CHECK(wrong_type.error().code == ErrorCode::kCorruptFile);
+  CHECK_THAT(wrong_type.error().message, Catch::Contains("`algorithm` is not a string"));
+
+  const std::string deep =
+      R"({"name": "x", "id": "x", "extra": )" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  const auto nested = Metadata::parse(deep);
+  REQUIRE_FALSE(nested.has_value());
+  CHECK(nested.error().code == ErrorCode::kCorruptFile);
+  CHECK_THAT(nested.error().message, Catch::Contains("nested more than 32 levels"));
+}
+
 }  // namespace
 }  // namespace kernelhub

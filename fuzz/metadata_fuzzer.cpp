@@ -1,0 +1,28 @@
+// libFuzzer target: Metadata::parse (kernelhub/metadata.hpp), a variant's metadata.json as the
+// Hub serves it. Beyond "no crash": what it accepts has a non-empty name and an identifier `id`.
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "kernelhub/metadata.hpp"
+
+namespace {
+
+void require(bool ok) {
+  if (!ok) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto metadata = kernelhub::Metadata::parse(text);
+  if (!metadata) {
+    require(!metadata.error().message.empty());
+    return 0;
+  }
+  require(!metadata->id.empty() && !std::isdigit(static_cast<unsigned char>(metadata->id[0])));
+  for (char c : metadata->id) require(std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  return 0;
+}

@@ -1,0 +1,91 @@
+// Regression tests for inputs the fuzzers (fuzz/) found or aimed at: response headers with
+// out-of-range waits, and tree cache files whose fields have the wrong JSON type or nest deeply.
+// Each of these used to throw or overflow instead of returning a value or a kCorruptFile error.
+// Also: the transport speaks HTTP(S) only, whatever URL a redirect names (docs/SECURITY.md).
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "hub_errors.hpp"
+#include "kernelhub/client/repo_tree.hpp"
+#include "kernelhub/client/transport.hpp"
+
+using namespace kernelhub;
+using namespace kernelhub::client;
+
+namespace {
+
+Response with_header(std::string name, std::string value) {
+  Response response;
+  response.status = 429;
+  response.headers.push_back({std::move(name), std::move(value)});
+  return response;
+}
+
+constexpr const char* kCommit = "0123456789abcdef0123456789abcdef01234567";
+
+}  // namespace
+
+TEST_CASE("retry_after: a huge Retry-After is capped at a day instead of overflowing") {
+  const auto wait = retry_after(with_header("retry-after", "588888888888888888"));
+  REQUIRE(wait);
+  CHECK(*wait == std::chrono::milliseconds(24LL * 60 * 60 * 1000));
+  CHECK(retry_after(with_header("retry-after", "5")) == std::chrono::milliseconds(5000));
+  CHECK_FALSE(retry_after(with_header("retry-after", "-3")));
+}
+
+TEST_CASE("retry_after: a RateLimit t= out of range is clamped to [0, a day] (plus the extra second)") {
+  const auto huge = retry_after(with_header("ratelimit", "\"api\";r=0;t=9223372036854775807"));
+  REQUIRE(huge);
+  CHECK(*huge == std::chrono::milliseconds((24LL * 60 * 60 + 1) * 1000));
+  const auto negative = retry_after(with_header("ratelimit", "\"api\";r=0;t=-50"));
+  REQUIRE(negative);
+  CHECK(*negative == std::chrono::milliseconds(1000));
+}
+
+TEST_CASE("RepoTree::from_cache_json: wrong field types are kCorruptFile, not an exception") {
+  for (const std::string text : {
+           R"({"format_version": 1, "files": {"a": {"size": "12", "blob_id": "x"}}})",
+           R"({"format_version": 1, "files": {"a": {"size": -1, "blob_id": "x"}}})",
+           R"({"format_version": 1, "files": {"a": {"size": 1, "blob_id": 7}}})",
+           R"({"format_version": "1", "files": {}})",
+           R"({"format_version": null, "files": {}})",
+       }) {
+    INFO(text);
+    auto tree = RepoTree::from_cache_json(kCommit, text);
+    REQUIRE_FALSE(tree);
+    CHECK(tree.error().code == ErrorCode::kCorruptFile);
+    CHECK_THAT(tree.error().message, Catch::Contains(kCommit));
+  }
+}
+
+TEST_CASE("RepoTree::from_cache_json: deep nesting is refused before parsing") {
+  const std::string deep =
+      R"({"format_version": 1, "files": {}, "x": )" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  auto tree = RepoTree::from_cache_json(kCommit, deep);
+  REQUIRE_FALSE(tree);
+  CHECK(tree.error().code == ErrorCode::kCorruptFile);
+}
+
+TEST_CASE("RepoTree::from_cache_json: a well-formed cache still reads") {
+  auto tree = RepoTree::from_cache_json(
+      kCommit, std::string(R"({"format_version": 1, "files": {"b": {"size": 3, "blob_id": ")") + kCommit +
+                   R"("}, "a": {"size": 0, "blob_id": ")" + kCommit + R"("}}})");
+  REQUIRE(tree);
+  REQUIRE(tree->files.size() == 2);
+  CHECK(tree->files[0].path == "a");
+  CHECK(tree->files[1].size == 3);
+}
+
+TEST_CASE("the curl transport refuses non-HTTP URLs (a hostile Location cannot read local files)") {
+  auto transport = make_curl_transport();
+  for (const char* url : {"file:///etc/hostname", "ftp://127.0.0.1:1/x", "dict://127.0.0.1:1/x"}) {
+    INFO(url);
+    Request request;
+    request.url = url;
+    StringSink sink;
+    auto response = transport->perform(request, sink);
+    REQUIRE_FALSE(response);
+    CHECK(response.error().code == ErrorCode::kNetwork);
+    CHECK(sink.body().empty());
+  }
+}
