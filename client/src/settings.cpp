@@ -51,6 +51,20 @@ Result<std::chrono::milliseconds> seconds_var(const EnvironmentSource& env, std:
   return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 }
 
+// A whole number from `low` to `high` in variable `name`, into `out` when set.
+Status read_count(const EnvironmentSource& env, std::string_view name, int low, int high, int& out) {
+  const auto value = env(name);
+  if (!value) return {};
+  int n = 0;
+  const auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), n);
+  if (ec != std::errc() || end != value->data() + value->size() || n < low || n > high) {
+    return unexpected(ErrorCode::kInvalidArgument, "`" + std::string(name) + "=" + *value + "` is not a number from " +
+                                                       std::to_string(low) + " to " + std::to_string(high));
+  }
+  out = n;
+  return {};
+}
+
 std::string trim_token(std::string text) {
   std::string out;
   for (char c : text) {
@@ -125,33 +139,9 @@ Result<Settings> Settings::from_env(const EnvironmentSource& env) {
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     s.fsync = !(lower == "0" || lower == "off" || lower == "no" || lower == "false");
   }
-  if (auto v = env(env_vars::kKernelhubHashThreads)) {
-    int n = 0;
-    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
-    if (ec != std::errc() || end != v->data() + v->size() || n < 0 || n > 64) {
-      return unexpected(ErrorCode::kInvalidArgument,
-                        "`KERNELHUB_HASH_THREADS=" + *v + "` is not a number from 0 to 64");
-    }
-    s.hash_threads = n;
-  }
-  if (auto v = env(env_vars::kKernelhubTransferThreads)) {
-    int n = 0;
-    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
-    if (ec != std::errc() || end != v->data() + v->size() || n < 1 || n > 64) {
-      return unexpected(ErrorCode::kInvalidArgument,
-                        "`KERNELHUB_TRANSFER_THREADS=" + *v + "` is not a number from 1 to 64");
-    }
-    s.transfer_threads = n;
-  }
-  if (auto v = env(env_vars::kKernelhubMaxParallel)) {
-    int n = 0;
-    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
-    if (ec != std::errc() || end != v->data() + v->size() || n < 1 || n > 256) {
-      return unexpected(ErrorCode::kInvalidArgument,
-                        "`KERNELHUB_MAX_PARALLEL=" + *v + "` is not a number from 1 to 256");
-    }
-    s.max_parallel = n;
-  }
+  KH_RETURN_IF_ERROR(read_count(env, env_vars::kKernelhubHashThreads, 0, 64, s.hash_threads));
+  KH_RETURN_IF_ERROR(read_count(env, env_vars::kKernelhubTransferThreads, 1, 64, s.transfer_threads));
+  KH_RETURN_IF_ERROR(read_count(env, env_vars::kKernelhubMaxParallel, 1, 256, s.max_parallel));
   return s;
 }
 

@@ -76,3 +76,22 @@ TEST_CASE("Settings: token from HF_TOKEN, the legacy name, then the token file")
   CHECK_FALSE(s->token);
   CHECK(Token("hf_abcdefghijklmnop").to_string() == "hf_…mnop");
 }
+
+TEST_CASE("Settings: thread and parallelism counts are whole numbers in range, named when not") {
+  const auto s = Settings::from_env(map_environment(
+      {{"KERNELHUB_HASH_THREADS", "0"}, {"KERNELHUB_TRANSFER_THREADS", "3"}, {"KERNELHUB_MAX_PARALLEL", "16"}}));
+  REQUIRE(s.has_value());
+  CHECK(s->hash_threads == 0);
+  CHECK(s->transfer_threads == 3);
+  CHECK(s->max_parallel == 16);
+  CHECK(Settings::from_env(map_environment({}))->transfer_threads == -1);  // by core count
+  for (auto [name, value, range] : {std::tuple{"KERNELHUB_TRANSFER_THREADS", "0", "from 1 to 64"},
+                                    std::tuple{"KERNELHUB_HASH_THREADS", "65", "from 0 to 64"},
+                                    std::tuple{"KERNELHUB_MAX_PARALLEL", "8x", "from 1 to 256"}}) {
+    INFO(name << "=" << value);
+    const auto bad = Settings::from_env(map_environment({{name, value}}));
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().code == ErrorCode::kInvalidArgument);
+    CHECK_THAT(bad.error().message, Catch::Contains(std::string(name) + "=" + value) && Catch::Contains(range));
+  }
+}
