@@ -3,11 +3,11 @@
 #include <ATen/OpMathType.h>
 #include <ATen/Parallel.h>
 
-#include <cmath>
 #include <optional>
 
 #include "../common/checks.h"
 #include "../common/numerics.h"
+#include "../common/row_statistics.h"
 #include "../common/views.h"
 #include "torch_binding.h"
 
@@ -19,16 +19,13 @@ void rms_norm_rows(at::Tensor& y, const at::Tensor& x, const scalar_t* weight, d
   const int64_t xs = x.stride(0), ys = y.stride(0);
   const scalar_t* in = x.const_data_ptr<scalar_t>();
   scalar_t* out = y.mutable_data_ptr<scalar_t>();
+  const at::Tensor inverse_rms = kh::inverse_rms_of_rows<acc_t>(x, eps);
+  const acc_t* inv_of_row = inverse_rms.const_data_ptr<acc_t>();
   at::parallel_for(0, rows, 16, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const scalar_t* xr = in + r * xs;
       scalar_t* yr = out + r * ys;
-      acc_t sum = 0;
-      for (int64_t i = 0; i < hidden; ++i) {
-        const acc_t v = static_cast<acc_t>(xr[i]);
-        sum += v * v;
-      }
-      const acc_t inv = acc_t(1) / std::sqrt(sum / static_cast<acc_t>(hidden) + static_cast<acc_t>(eps));
+      const acc_t inv = inv_of_row[r];
       for (int64_t i = 0; i < hidden; ++i) {
         // Qwen3RMSNorm: normalise in fp32, round to the dtype, then multiply by the weight.
         const acc_t normed = kh::round_to<scalar_t>(static_cast<acc_t>(xr[i]) * inv);
