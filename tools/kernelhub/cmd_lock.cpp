@@ -1,11 +1,11 @@
 // kernelhub lock [PROJECT_DIR] [--format kernels|legacy] [--trust-remote-code] [--json]: lock a
 // project's kernel dependencies to commits and variant hashes (kernelhub/lockfile.hpp).
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "arguments.hpp"
 #include "command.hpp"
+#include "kernelhub/client/cache_layout.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/lockfile.hpp"
 
@@ -29,28 +29,6 @@ constexpr const char* kHelp =
     "                       and no kernelhub.lock\n"
     "  --trust-remote-code  lock kernels whose publisher the Hub does not mark as trusted\n"
     "  --json               print one JSON object: the files written and each lock\n";
-
-// Written next to the target and renamed over it, so a reader never sees half a lock file.
-Status write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const auto temporary = path.parent_path() / ("." + path.filename().string() + ".tmp");
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      return unexpected(ErrorCode::kIo, "cannot write `" + temporary.string() + "`");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    return unexpected(ErrorCode::kIo, "cannot replace `" + path.string() + "`");
-  }
-  return {};
-}
 
 int run_lock(std::span<const std::string> args) {
   const Arguments parsed = parse_arguments(args, {.flags = {"--json", "--trust-remote-code"}, .options = {"--format"}});
@@ -95,11 +73,14 @@ int run_lock(std::span<const std::string> args) {
   const auto lock_path = project / kLockFileName;
   const auto hashes_path = project / kLockHashesFileName;
   std::vector<std::filesystem::path> written{lock_path};
-  if (auto ok = write_atomically(lock_path, lock->to_json(legacy ? LockFormat::kLegacy : LockFormat::kKernels)); !ok) {
+  if (auto ok =
+          client::write_file_atomic(lock_path, lock->to_json(legacy ? LockFormat::kLegacy : LockFormat::kKernels));
+      !ok) {
     return fail(ok.error());
   }
   if (!legacy) {
-    if (auto ok = write_atomically(hashes_path, lock->to_json(LockFormat::kLegacy)); !ok) return fail(ok.error());
+    if (auto ok = client::write_file_atomic(hashes_path, lock->to_json(LockFormat::kLegacy)); !ok)
+      return fail(ok.error());
     written.push_back(hashes_path);
   } else {
     // A stale hash file would contradict the new lock; the legacy lock carries its own hashes.
