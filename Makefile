@@ -34,12 +34,12 @@ demo: build
 test: build
 	@scripts/test.sh $(BUILD_DIR)
 
-# make fuzz: libFuzzer (clang-14, ASan+UBSan) on the untrusted-input parsers — variant names,
-# ELF, CUDA fatbinary — FUZZ_SECONDS each, in build-fuzz/ (see fuzz/CMakeLists.txt). New inputs
+# make fuzz: libFuzzer (clang-14, ASan+UBSan) on the untrusted-input parsers (fuzz/README.md
+# lists them), FUZZ_SECONDS each, in build-fuzz/ (see fuzz/CMakeLists.txt). New inputs
 # go to build-fuzz/corpus/<name>/, crashes to build-fuzz/<name>-crash-*; seeds are fuzz/corpus/.
 FUZZ_SECONDS ?= 60
 FUZZ_DIR ?= build-fuzz
-FUZZERS := variant elf fatbin lockfile metadata repo_tree manifest repo_path http_headers
+FUZZERS := variant elf fatbin lockfile metadata repo_tree manifest repo_path http_headers commit_body lfs_batch
 
 .PHONY: fuzz
 fuzz:
@@ -51,7 +51,7 @@ fuzz:
 	  echo "== $$f fuzzer, $(FUZZ_SECONDS) s"; \
 	  $(FUZZ_DIR)/$${f}_fuzzer -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	    -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/$$f- \
-	    $$( [ $$f = variant ] || echo -dict=fuzz/fatbin.dict ) \
+	    $$(case $$f in elf|fatbin) echo -dict=fuzz/fatbin.dict;; lockfile|metadata|repo_tree|commit_body|lfs_batch) echo -dict=fuzz/json.dict;; esac) \
 	    $(FUZZ_DIR)/corpus/$$f fuzz/corpus/$$f || exit 1; \
 	done
 

@@ -4,16 +4,11 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "fuzz_require.hpp"
 #include "kernelhub/loader/fatbin.hpp"
 #include "kernelhub/resolver/gpu_fit.hpp"
 
-namespace {
-
-void require(bool ok) {
-  if (!ok) std::abort();
-}
-
-}  // namespace
+using kernelhub::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace kernelhub;

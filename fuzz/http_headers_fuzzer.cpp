@@ -10,16 +10,11 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_require.hpp"
 #include "hub_errors.hpp"
 #include "url.hpp"
 
-namespace {
-
-void require(bool ok) {
-  if (!ok) std::abort();
-}
-
-}  // namespace
+using kernelhub::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace kernelhub::client;

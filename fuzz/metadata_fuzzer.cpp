@@ -5,15 +5,10 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "fuzz_require.hpp"
 #include "kernelhub/metadata.hpp"
 
-namespace {
-
-void require(bool ok) {
-  if (!ok) std::abort();
-}
-
-}  // namespace
+using kernelhub::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

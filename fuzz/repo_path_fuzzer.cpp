@@ -5,13 +5,12 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "fuzz_require.hpp"
 #include "kernelhub/server/repo_path.hpp"
 
-namespace {
+using kernelhub::fuzz::require;
 
-void require(bool ok) {
-  if (!ok) std::abort();
-}
+namespace {
 
 void require_contained(std::string_view path) {
   using namespace kernelhub::server;

@@ -9,17 +9,12 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_require.hpp"
 #include "kernelhub/resolver/cuda_target.hpp"
 #include "kernelhub/resolver/environment.hpp"
 #include "kernelhub/resolver/variant.hpp"
 
-namespace {
-
-void require(bool ok) {
-  if (!ok) std::abort();
-}
-
-}  // namespace
+using kernelhub::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace kernelhub::resolver;

@@ -5,6 +5,7 @@
 #include "git_hash.hpp"
 #include "http_text.hpp"
 #include "kernelhub/server/repo_path.hpp"
+#include "request_json.hpp"
 #include "server_impl.hpp"
 
 namespace kernelhub::server {
@@ -164,7 +165,7 @@ void Server::Impl::paths_info(Call& call, const RepoKey& key, const std::string&
   bool expand = false;
   const std::string content_type = call.req.get_header_value("Content-Type");
   if (content_type.starts_with("application/json")) {
-    const json body = json::parse(call.body, nullptr, false);
+    const json body = parse_request_json(call.body);
     if (body.is_discarded() || !body.is_object() || !body.contains("paths") || !body["paths"].is_array()) {
       return send_error(call.res, 400, "BadRequest", "expected a JSON body {\"paths\": [...], \"expand\": bool}");
     }
@@ -292,7 +293,7 @@ void Server::Impl::organization_overview(Call& call, const std::string& org) {
 // huggingface_hub validates README.md front matter before committing it. We do not interpret
 // model cards, so any JSON body with string `content` is accepted without warnings.
 void Server::Impl::validate_yaml(Call& call) {
-  const json body = json::parse(call.body, nullptr, false);
+  const json body = parse_request_json(call.body);
   if (body.is_discarded() || !body.is_object() || !body.contains("content") || !body["content"].is_string()) {
     return send_error(call.res, 400, "BadRequest", "expected {\"content\": <README text>, \"repoType\": <type>}");
   }
@@ -329,7 +330,7 @@ Result<RepoKey> key_from_body(const json& body, const TokenInfo* who) {
 
 void Server::Impl::create_repo(Call& call) {
   if (!call.who) return send_error(call.res, 401, "Unauthorized", "You must be authenticated to create a repo");
-  const json body = json::parse(call.body, nullptr, false);
+  const json body = parse_request_json(call.body);
   if (body.is_discarded()) return send_error(call.res, 400, "BadRequest", "request body is not valid JSON");
   auto key = key_from_body(body, call.who);
   if (!key) return send_error(call.res, 400, "BadRequest", key.error().message);
@@ -360,7 +361,7 @@ void Server::Impl::create_repo(Call& call) {
 
 void Server::Impl::delete_repo(Call& call) {
   if (!call.who) return send_error(call.res, 401, "Unauthorized", "You must be authenticated to delete a repo");
-  const json body = json::parse(call.body, nullptr, false);
+  const json body = parse_request_json(call.body);
   if (body.is_discarded()) return send_error(call.res, 400, "BadRequest", "request body is not valid JSON");
   auto key = key_from_body(body, call.who);
   if (!key) return send_error(call.res, 400, "BadRequest", key.error().message);
@@ -373,7 +374,7 @@ void Server::Impl::delete_repo(Call& call) {
 void Server::Impl::update_settings(Call& call, const RepoKey& key) {
   auto repo = writable_repo(call, key);
   if (!repo) return;
-  const json body = json::parse(call.body, nullptr, false);
+  const json body = parse_request_json(call.body);
   if (body.is_discarded() || !body.is_object())
     return send_error(call.res, 400, "BadRequest", "expected a JSON object");
   RepoMeta meta = repo->meta;
@@ -414,7 +415,7 @@ void Server::Impl::create_branch(Call& call, const RepoKey& key, const std::stri
     return send_error(call.res, 400, "BadRequest", valid.error().message);
   std::string start = "main";
   if (!call.body.empty()) {
-    const json body = json::parse(call.body, nullptr, false);
+    const json body = parse_request_json(call.body);
     if (body.is_discarded() || !body.is_object())
       return send_error(call.res, 400, "BadRequest", "expected a JSON object");
     if (body.contains("startingPoint") && body["startingPoint"].is_string())
@@ -433,7 +434,7 @@ void Server::Impl::create_branch(Call& call, const RepoKey& key, const std::stri
 void Server::Impl::create_tag(Call& call, const RepoKey& key, const std::string& revision) {
   auto repo = writable_repo(call, key);
   if (!repo) return;
-  const json body = json::parse(call.body, nullptr, false);
+  const json body = parse_request_json(call.body);
   if (body.is_discarded() || !body.is_object() || !body.contains("tag") || !body["tag"].is_string()) {
     return send_error(call.res, 400, "BadRequest", "expected a JSON body {\"tag\": name, \"message\"?: text}");
   }

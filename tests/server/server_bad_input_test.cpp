@@ -72,6 +72,37 @@ TEST_CASE("bad paths in commits are refused and the repo is unchanged", "[server
                                                  {{"key", "lfsFile"}, {"value", {{"path", "w.bin"}, {"oid", "xyz"}}}}}),
                 400, "BadRequest");
 
+  // Fields of the wrong JSON type (each once threw nlohmann's type_error out of the handler).
+  check_refused(raw(TestHub::header_line().dump() + "\n" +
+                    json{{"key", "file"}, {"value", {{"path", "a"}, {"content", "aGk="}, {"encoding", 7}}}}.dump()),
+                400, "BadRequest");
+  check_refused(
+      raw(TestHub::header_line().dump() + "\n" +
+          json{{"key", "lfsFile"}, {"value", {{"path", "a"}, {"algo", 1}, {"oid", std::string(64, 'a')}}}}.dump()),
+      400, "BadRequest");
+  check_refused(raw(TestHub::header_line().dump() + "\n" + TestHub::file_line("same", "1").dump() + "\n" +
+                    json{{"key", "deletedFile"}, {"value", {{"path", "same"}}}}.dump()),
+                400, "BadRequest");  // one path twice
+  const std::string batch_url = "/kernels/acme/relu.git/info/lfs/objects/batch";
+  check_refused(hub.client().Post(batch_url, TestHub::auth(), R"({"operation": 5, "objects": []})",
+                                  "application/vnd.git-lfs+json"),
+                400, "BadRequest");
+  check_refused(
+      hub.client().Post(batch_url, TestHub::auth(), R"({"operation": "upload", "hash_algo": [1], "objects": []})",
+                        "application/vnd.git-lfs+json"),
+      400, "BadRequest");
+
+  // Deeply nested JSON is refused before parsing, in every route that reads a JSON body.
+  const std::string deep = std::string(20000, '[') + std::string(20000, ']');
+  const std::string deep_object = "{\"objects\": " + deep + "}";
+  check_refused(raw(deep, "application/json"), 400, "BadRequest");
+  check_refused(raw(TestHub::header_line().dump() + "\n" + deep + "\n"), 400, "BadRequest");
+  check_refused(hub.client().Post(batch_url, TestHub::auth(), deep_object, "application/vnd.git-lfs+json"), 400,
+                "BadRequest");
+  check_refused(hub.client().Post("/api/kernels/acme/relu/preupload/main", TestHub::auth(), deep, "application/json"),
+                400, "BadRequest");
+  check_refused(hub.client().Post("/api/repos/create", TestHub::auth(), deep, "application/json"), 400, "BadRequest");
+
   // Bodies over the limit, announced or streamed.
   check_refused(raw(std::string(100 * 1024, ' ')), 413, "PayloadTooLarge");
 
