@@ -39,7 +39,7 @@ test: build
 # go to build-fuzz/corpus/<name>/, crashes to build-fuzz/<name>-crash-*; seeds are fuzz/corpus/.
 FUZZ_SECONDS ?= 60
 FUZZ_DIR ?= build-fuzz
-FUZZERS := variant elf fatbin lockfile metadata repo_tree manifest repo_path http_headers commit_body lfs_batch
+FUZZERS := variant elf fatbin lockfile metadata repo_tree manifest repo_path http_headers commit_body lfs_batch hub_answers
 
 .PHONY: fuzz
 fuzz:
@@ -51,7 +51,7 @@ fuzz:
 	  echo "== $$f fuzzer, $(FUZZ_SECONDS) s"; \
 	  $(FUZZ_DIR)/$${f}_fuzzer -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	    -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/$$f- \
-	    $$(case $$f in elf|fatbin) echo -dict=fuzz/fatbin.dict;; lockfile|metadata|repo_tree|commit_body|lfs_batch) echo -dict=fuzz/json.dict;; esac) \
+	    $$(case $$f in elf|fatbin) echo -dict=fuzz/fatbin.dict;; lockfile|metadata|repo_tree|commit_body|lfs_batch|hub_answers) echo -dict=fuzz/json.dict;; esac) \
 	    $(FUZZ_DIR)/corpus/$$f fuzz/corpus/$$f || exit 1; \
 	done
 

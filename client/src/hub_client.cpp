@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "blob_download.hpp"
+#include "hub_answers.hpp"
 #include "hub_errors.hpp"
 #include "kernelhub/client/cache_layout.hpp"
 #include "kernelhub/client/progress.hpp"
@@ -35,7 +35,9 @@ std::string_view url_prefix(RepoType type) {
   return "";
 }
 
-std::string api_segment(RepoType type) { return std::string(to_string(type)) + "s"; }
+std::string api_segment(RepoType type) {
+  return std::string(to_string(type)) + "s";
+}
 
 std::string repo_label(const RepoId& repo, RepoType type) {
   return std::string(to_string(type)) + " repo `" + repo.to_string() + "`";
@@ -101,7 +103,8 @@ struct Call {
   // other statuses (or the last retriable one) become errors.
   Result<Response> send(Request request, StringSink& sink, const What& what) {
     if (settings.offline) {
-      return unexpected(ErrorCode::kOfflineMiss, "offline mode (HF_HUB_OFFLINE) forbids the request for " + what.describe());
+      return unexpected(ErrorCode::kOfflineMiss,
+                        "offline mode (HF_HUB_OFFLINE) forbids the request for " + what.describe());
     }
     request.connect_timeout = settings.connect_timeout;
     request.read_timeout = settings.api_timeout;
@@ -131,19 +134,37 @@ struct Call {
     }
   }
 
-  Result<std::string> get(const std::string& target, const What& what, Response* head = nullptr) {
-    Request request;
-    request.url = target;
-    request.headers = headers(target);
-    request.headers.push_back({"Accept", "application/json"});
-    StringSink sink;
-    KH_ASSIGN_OR_RETURN(Response response, send(std::move(request), sink, what));
-    if (response.status >= 300) {
-      return unexpected(ErrorCode::kNetwork, "unexpected HTTP " + std::to_string(response.status) + " from `" +
-                                                 url::redact(target) + "` for " + what.describe());
+  // GET of an API answer. Redirects are followed (a renamed repo answers 307 on API routes too),
+  // up to kMaxRedirects; headers() sends the token to the Hub's origin only, so a hop to another
+  // host gets none.
+  Result<std::string> get(const std::string& url, const What& what, Response* head = nullptr) {
+    std::string target = url;
+    for (int hop = 0; hop <= kMaxRedirects; ++hop) {
+      Request request;
+      request.url = target;
+      request.headers = headers(target);
+      request.headers.push_back({"Accept", "application/json"});
+      StringSink sink;
+      KH_ASSIGN_OR_RETURN(Response response, send(std::move(request), sink, what));
+      if (response.status >= 300 && response.status < 400) {
+        const std::string* location = response.header("location");
+        if (!location) {
+          return unexpected(ErrorCode::kNetwork, "HTTP " + std::to_string(response.status) +
+                                                     " without a Location from `" + url::redact(target) + "` for " +
+                                                     what.describe());
+        }
+        target = url::resolve(target, *location);
+        continue;
+      }
+      if (response.status >= 300) {
+        return unexpected(ErrorCode::kNetwork, "unexpected HTTP " + std::to_string(response.status) + " from `" +
+                                                   url::redact(target) + "` for " + what.describe());
+      }
+      if (head) *head = response;
+      return sink.take();
     }
-    if (head) *head = response;
-    return sink.take();
+    return unexpected(ErrorCode::kNetwork, "too many redirects (" + std::to_string(kMaxRedirects) + ", a loop?) for " +
+                                               what.describe() + ", last at `" + url::redact(target) + "`");
   }
 };
 
@@ -166,12 +187,6 @@ std::optional<std::string> next_link(const Response& response) {
     pos = end + 1;
   }
   return std::nullopt;
-}
-
-bool valid_xet_hash(const std::string& text) {
-  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
 }
 
 // Rebuilds a tree from snapshots/<commit>/ (symlink targets name the blobs), for a cache that
@@ -198,7 +213,8 @@ Result<RepoTree> tree_from_snapshot(const CacheLayout& layout, std::string_view 
     }
     tree.files.push_back(std::move(entry));
   }
-  std::sort(tree.files.begin(), tree.files.end(), [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
+  std::sort(tree.files.begin(), tree.files.end(),
+            [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
   return tree;
 }
 
@@ -214,7 +230,8 @@ std::string offline_inventory(const CacheLayout& layout) {
 
 Error offline_miss(const CacheLayout& layout, const std::string& what) {
   return Error{ErrorCode::kOfflineMiss, "offline mode (HF_HUB_OFFLINE) and " + what + " is not cached; " +
-                                            offline_inventory(layout) + ". Download it once online, or unset HF_HUB_OFFLINE"};
+                                            offline_inventory(layout) +
+                                            ". Download it once online, or unset HF_HUB_OFFLINE"};
 }
 
 }  // namespace
@@ -263,15 +280,13 @@ Result<std::string> resolve_revision_impl(Call& call, const RepoId& repo, RepoTy
     }
     return unexpected(body.error());
   }
-  auto doc = nlohmann::json::parse(*body, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("sha") || !doc["sha"].is_string() ||
-      !is_commit_hash(doc["sha"].get<std::string>())) {
-    return unexpected(ErrorCode::kCorruptFile, "the Hub's answer for " + what.describe() +
-                                                   " has no 40-hex `sha` (`" + url::redact(target) + "`)");
+  auto commit = parse_revision_answer(*body);
+  if (!commit) {
+    return unexpected(
+        commit.error().with_context("the Hub's answer for " + what.describe() + " (`" + url::redact(target) + "`)"));
   }
-  std::string commit = doc["sha"].get<std::string>();
-  if (revision != commit) (void)layout.write_ref(revision, commit);  // best effort: the cache may be read-only
-  return commit;
+  if (revision != *commit) (void)layout.write_ref(revision, *commit);  // best effort: the cache may be read-only
+  return std::move(*commit);
 }
 
 Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::string_view commit) {
@@ -293,34 +308,15 @@ Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::s
   for (int page = 0; page < 100000; ++page) {
     Response head;
     KH_ASSIGN_OR_RETURN(std::string body, call.get(target, what, &head));
-    auto doc = nlohmann::json::parse(body, nullptr, false);
-    if (doc.is_discarded() || !doc.is_array()) {
-      return unexpected(ErrorCode::kCorruptFile, "the tree listing of " + what.describe() + " is not a JSON array");
-    }
-    for (const auto& item : doc) {
-      if (!item.is_object() || item.value("type", "") != "file") continue;
-      TreeEntry entry;
-      entry.path = item.value("path", "");
-      entry.blob_id = item.value("oid", "");
-      entry.size = item.value("size", std::uint64_t{0});
-      if (item.contains("lfs") && item["lfs"].is_object()) {
-        entry.lfs_sha256 = item["lfs"].value("oid", "");
-        entry.size = item["lfs"].value("size", entry.size);
-      }
-      if (item.contains("xetHash") && item["xetHash"].is_string() && valid_xet_hash(item["xetHash"].get<std::string>())) {
-        entry.xet_hash = item["xetHash"].get<std::string>();
-      }
-      if (!CacheLayout::is_safe_repo_path(entry.path)) {
-        return unexpected(ErrorCode::kCorruptFile, "the tree listing of " + what.describe() + " has an unsafe path `" +
-                                                       entry.path + "`");
-      }
-      tree.files.push_back(std::move(entry));
-    }
+    auto files = parse_tree_page(body);
+    if (!files) return unexpected(files.error().with_context("the tree listing of " + what.describe()));
+    std::move(files->begin(), files->end(), std::back_inserter(tree.files));
     auto next = next_link(head);
     if (!next) break;
     target = url::resolve(target, *next);
   }
-  std::sort(tree.files.begin(), tree.files.end(), [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
+  std::sort(tree.files.begin(), tree.files.end(),
+            [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
   (void)write_file_atomic(layout.tree_path(commit), tree.to_cache_json());  // best effort
   return tree;
 }
@@ -352,16 +348,12 @@ Result<std::vector<std::string>> HubClient::list_versions(const RepoId& repo, Re
     What what{repo_label(repo, type), "", ""};
     const std::string target = settings_.endpoint + "/api/" + api_segment(type) + "/" + repo.to_string() + "/refs";
     KH_ASSIGN_OR_RETURN(std::string body, call.get(target, what));
-    auto doc = nlohmann::json::parse(body, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object() || !doc.contains("branches") || !doc["branches"].is_array()) {
-      return unexpected(ErrorCode::kCorruptFile, "the refs of " + what.repo + " are not the expected JSON");
-    }
-    for (const auto& branch : doc["branches"]) {
-      const std::string name = branch.value("name", "");
-      if (auto n = version_number(name)) {
-        versions.emplace_back(*n, name);
-        const std::string commit = branch.value("targetCommit", "");
-        if (is_commit_hash(commit)) (void)layout.write_ref(name, commit);
+    auto branches = parse_refs_answer(body);
+    if (!branches) return unexpected(branches.error().with_context("the refs of " + what.repo));
+    for (const auto& branch : *branches) {
+      if (auto n = version_number(branch.name)) {
+        versions.emplace_back(*n, branch.name);
+        if (!branch.commit.empty()) (void)layout.write_ref(branch.name, branch.commit);
       }
     }
   }
@@ -380,11 +372,9 @@ Result<bool> HubClient::is_trusted_publisher(std::string_view org) const {
     if (body.error().code == ErrorCode::kNotFound) return false;
     return unexpected(body.error());
   }
-  auto doc = nlohmann::json::parse(*body, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    return unexpected(ErrorCode::kCorruptFile, "the overview of " + what.repo + " is not JSON");
-  }
-  return doc.value("trustedKernelPublisher", false);
+  auto trusted = parse_overview_answer(*body);
+  if (!trusted) return unexpected(trusted.error().with_context("the overview of " + what.repo));
+  return *trusted;
 }
 
 Result<RepoTree> HubClient::tree(const RepoId& repo, RepoType type, std::string_view commit) const {
@@ -392,7 +382,8 @@ Result<RepoTree> HubClient::tree(const RepoId& repo, RepoType type, std::string_
   return tree_impl(call, repo, type, commit);
 }
 
-Result<std::vector<std::string>> HubClient::list_variants(const RepoId& repo, RepoType type, std::string_view commit) const {
+Result<std::vector<std::string>> HubClient::list_variants(const RepoId& repo, RepoType type,
+                                                          std::string_view commit) const {
   KH_ASSIGN_OR_RETURN(RepoTree tree, this->tree(repo, type, commit));
   return tree.subfolders("build");
 }
@@ -401,7 +392,8 @@ Result<std::vector<std::string>> HubClient::list_variants(const RepoId& repo, Re
 
 namespace {
 
-Result<FileMetadata> head_impl(Call& call, const RepoId& repo, RepoType type, std::string_view revision, std::string_view path) {
+Result<FileMetadata> head_impl(Call& call, const RepoId& repo, RepoType type, std::string_view revision,
+                               std::string_view path) {
   What what{repo_label(repo, type), std::string(revision), std::string(path)};
   std::string target = call.settings.endpoint + "/" + std::string(url_prefix(type)) + repo.to_string() + "/resolve/" +
                        url::quote_segment(revision) + "/" + url::quote_path(path);
@@ -442,8 +434,8 @@ Result<FileMetadata> head_impl(Call& call, const RepoId& repo, RepoType type, st
     if (size) std::from_chars(size->data(), size->data() + size->size(), meta.size);
     if (meta.commit.empty() || meta.etag.empty() || !size) {
       return unexpected(ErrorCode::kCorruptFile, "the Hub's answer for " + what.describe() +
-                                                     " lacks X-Repo-Commit, ETag or size: is `" + call.settings.endpoint +
-                                                     "` a Hub?");
+                                                     " lacks X-Repo-Commit, ETag or size: is `" +
+                                                     call.settings.endpoint + "` a Hub?");
     }
     return meta;
   }
@@ -467,7 +459,8 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
   const auto started = Clock::now();
   What what{repo_label(repo, type), std::string(revision), std::string(path)};
   if (!CacheLayout::is_safe_repo_path(path)) {
-    return unexpected(ErrorCode::kInvalidArgument, "`" + std::string(path) + "` is not a safe repo path in " + what.repo);
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "`" + std::string(path) + "` is not a safe repo path in " + what.repo);
   }
   const CacheLayout layout(settings_.cache_dir(type), type, repo);
   auto finish = [&](std::string commit, std::uint64_t size, std::uint64_t downloaded, int requests) {
@@ -492,7 +485,8 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
     if (auto hit = cached(std::string(revision))) return *hit;
   }
   if (settings_.offline) {
-    std::optional<std::string> commit = is_commit_hash(revision) ? std::optional(std::string(revision)) : layout.read_ref(revision);
+    std::optional<std::string> commit =
+        is_commit_hash(revision) ? std::optional(std::string(revision)) : layout.read_ref(revision);
     if (commit) {
       if (auto hit = cached(*commit)) return *hit;
     }
@@ -548,9 +542,10 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
 
 namespace {
 
-Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& transport, const RepoId& repo, RepoType type,
-                                        std::string_view revision, const std::vector<std::string>& prefixes,
-                                        std::string_view variant, const DownloadOptions& options) {
+Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& transport, const RepoId& repo,
+                                        RepoType type, std::string_view revision,
+                                        const std::vector<std::string>& prefixes, std::string_view variant,
+                                        const DownloadOptions& options) {
   const auto started = Clock::now();
   Call call{settings, transport};
   KH_ASSIGN_OR_RETURN(std::string commit, resolve_revision_impl(call, repo, type, revision));
@@ -588,8 +583,8 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
   snapshot.path = variant.empty() ? snapshot.root : layout.snapshot_path(commit, "build/" + std::string(variant));
   std::vector<BlobJob> jobs;
   std::uint64_t missing_bytes = 0;
-  const std::string resolve_base = settings.endpoint + "/" + std::string(url_prefix(type)) + repo.to_string() +
-                                   "/resolve/" + commit + "/";
+  const std::string resolve_base =
+      settings.endpoint + "/" + std::string(url_prefix(type)) + repo.to_string() + "/resolve/" + commit + "/";
   for (const TreeEntry* e : selected) {
     snapshot.files.push_back(e->path);
     snapshot.bytes += e->size;
@@ -628,10 +623,11 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
 Result<Snapshot> HubClient::download_variant(const RepoId& repo, RepoType type, std::string_view revision,
                                              std::string_view variant, const DownloadOptions& options) const {
   if (variant.empty() || variant.find('/') != std::string_view::npos || !CacheLayout::is_safe_repo_path(variant)) {
-    return unexpected(ErrorCode::kInvalidArgument, "`" + std::string(variant) + "` is not a variant name (e.g. torch-cpu)");
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "`" + std::string(variant) + "` is not a variant name (e.g. torch-cpu)");
   }
-  return download_prefixes_impl(settings_, *transport_, repo, type, revision,
-                                {"build/" + std::string(variant) + "/"}, variant, options);
+  return download_prefixes_impl(settings_, *transport_, repo, type, revision, {"build/" + std::string(variant) + "/"},
+                                variant, options);
 }
 
 Result<Snapshot> HubClient::download_prefixes(const RepoId& repo, RepoType type, std::string_view revision,

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <nlohmann/json.hpp>
 
+#include "hub_answers.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/base/unique_file.hpp"
 #include "kernelhub/client/git_blob_sha1.hpp"
@@ -101,12 +102,10 @@ Result<std::optional<std::string>> HubUploader::branch_head(const RepoId& repo, 
   UploadCall call{settings_, *transport_};
   KH_ASSIGN_OR_RETURN(auto answer, call.api("GET", api_base(settings_, repo, type) + "/refs", "", "",
                                             "listing the branches of " + repo_label(repo, type), true));
-  const json doc = json::parse(answer.body, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("branches") || !doc["branches"].is_array()) {
-    return unexpected(ErrorCode::kNetwork, "the refs of " + repo_label(repo, type) + " are not a JSON object");
-  }
-  for (const auto& b : doc["branches"]) {
-    if (b.is_object() && b.value("name", "") == branch) return std::optional<std::string>(b.value("targetCommit", ""));
+  auto branches = parse_refs_answer(answer.body);
+  if (!branches) return unexpected(branches.error().with_context("listing the branches of " + repo_label(repo, type)));
+  for (auto& b : *branches) {
+    if (b.name == branch) return std::optional<std::string>(std::move(b.commit));
   }
   return std::optional<std::string>();
 }
@@ -132,19 +131,11 @@ Result<RepoTree> HubUploader::list_files(const RepoId& repo, RepoType type, cons
     KH_ASSIGN_OR_RETURN(
         auto answer,
         call.api("GET", target, "", "", "listing the files of " + repo_label(repo, type) + " at " + commit, true));
-    const json doc = json::parse(answer.body, nullptr, false);
-    if (doc.is_discarded() || !doc.is_array()) {
-      return unexpected(ErrorCode::kNetwork, "the tree of " + repo_label(repo, type) + " is not a JSON array");
+    auto files = parse_tree_page(answer.body);
+    if (!files) {
+      return unexpected(files.error().with_context("listing the files of " + repo_label(repo, type) + " at " + commit));
     }
-    for (const auto& item : doc) {
-      if (!item.is_object() || item.value("type", "") != "file") continue;
-      TreeEntry entry;
-      entry.path = item.value("path", "");
-      entry.blob_id = item.value("oid", "");
-      entry.size = item.value("size", std::uint64_t{0});
-      if (item.contains("lfs") && item["lfs"].is_object()) entry.lfs_sha256 = item["lfs"].value("oid", "");
-      tree.files.push_back(std::move(entry));
-    }
+    std::move(files->begin(), files->end(), std::back_inserter(tree.files));
     auto next = next_page(answer.response);
     if (!next) break;
     target = url::resolve(target, *next);
@@ -176,8 +167,8 @@ Result<std::vector<PreuploadAnswer>> HubUploader::preupload(const RepoId& repo, 
       if (!f.is_object() || !f.contains("path") || !f["path"].is_string()) continue;
       PreuploadAnswer a;
       a.path = f["path"].get<std::string>();
-      a.mode = f.value("uploadMode", "regular") == "lfs" ? UploadMode::kLfs : UploadMode::kRegular;
-      a.should_ignore = f.value("shouldIgnore", false);
+      a.mode = f.contains("uploadMode") && f["uploadMode"] == "lfs" ? UploadMode::kLfs : UploadMode::kRegular;
+      a.should_ignore = f.contains("shouldIgnore") && f["shouldIgnore"] == true;
       if (f.contains("oid") && f["oid"].is_string()) a.remote_oid = f["oid"].get<std::string>();
       out.push_back(std::move(a));
     }
@@ -226,7 +217,8 @@ Result<CommitResult> HubUploader::commit(const RepoId& repo, RepoType type, cons
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("commitOid") || !doc["commitOid"].is_string()) {
     return unexpected(ErrorCode::kNetwork, "commit answer has no `commitOid`: " + answer.body.substr(0, 200));
   }
-  return CommitResult{doc["commitOid"].get<std::string>(), doc.value("commitUrl", "")};
+  const bool has_url = doc.contains("commitUrl") && doc["commitUrl"].is_string();
+  return CommitResult{doc["commitOid"].get<std::string>(), has_url ? doc["commitUrl"].get<std::string>() : ""};
 }
 
 }  // namespace kernelhub::client

@@ -48,7 +48,8 @@ Status put_multipart(const UploadCall& call, const UploadFile& file, const json&
   }
   std::vector<std::pair<std::uint64_t, std::string>> parts;
   for (const auto& [key, value] : header.items()) {
-    if (all_digits(key) && value.is_string()) parts.emplace_back(std::stoull(key), value.get<std::string>());
+    if (all_digits(key) && key.size() <= 9 && value.is_string())
+      parts.emplace_back(std::stoull(key), value.get<std::string>());
   }
   std::sort(parts.begin(), parts.end());
   const std::uint64_t expected = chunk == 0 ? 0 : (file.size + chunk - 1) / chunk;
@@ -114,12 +115,15 @@ Result<LfsUploadStats> HubUploader::upload_lfs(const RepoId& repo, RepoType type
     std::string refused;
     std::vector<std::pair<const UploadFile*, json>> to_send;
     for (const auto& o : doc["objects"]) {
-      const std::string oid = o.is_object() ? o.value("oid", "") : "";
+      const std::string oid =
+          o.is_object() && o.contains("oid") && o["oid"].is_string() ? o["oid"].get<std::string>() : "";
       auto it = by_oid.find(oid);
       if (it == by_oid.end()) continue;
       if (o.contains("error")) {
+        const json& error = o["error"];
+        const bool has_message = error.is_object() && error.contains("message") && error["message"].is_string();
         refused += "\n  `" + it->second->path_in_repo + "` (" + std::to_string(it->second->size) +
-                   " bytes): " + o["error"].value("message", o["error"].dump());
+                   " bytes): " + (has_message ? error["message"].get<std::string>() : error.dump());
         continue;
       }
       if (!o.contains("actions") || !o["actions"].is_object() || !o["actions"].contains("upload")) {
@@ -148,7 +152,8 @@ Result<LfsUploadStats> HubUploader::upload_lfs(const RepoId& repo, RepoType type
       }
       ++stats.objects_sent;
       stats.bytes_sent += file->size;
-      if (actions.contains("verify") && actions["verify"].is_object() && actions["verify"].contains("href")) {
+      if (actions.contains("verify") && actions["verify"].is_object() && actions["verify"].contains("href") &&
+          actions["verify"]["href"].is_string()) {
         const json verify = {{"oid", file->sha256}, {"size", file->size}};
         KH_ASSIGN_OR_RETURN(auto verified, call.api("POST", actions["verify"]["href"].get<std::string>(), verify.dump(),
                                                     kLfsJson, "verifying the upload of `" + file->path_in_repo + "`",

@@ -9,7 +9,9 @@
 
 namespace kernelhub::client::testing {
 
-std::string sha256_hex(const std::string& content) { return to_hex(sha256(content)); }
+std::string sha256_hex(const std::string& content) {
+  return to_hex(sha256(content));
+}
 
 namespace {
 void json_error(httplib::Response& res, int status, const std::string& code, const std::string& message,
@@ -25,6 +27,7 @@ void json_error(httplib::Response& res, int status, const std::string& code, con
 FakeHub::FakeHub() {
   hub_.Get(R"(/api/kernels/([^/]+/[^/]+)/revision/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
     record("hub", req);
+    if (redirect_api(req, res)) return;
     const Repo* repo = find_repo(req.matches[1]);
     if (!repo) return json_error(res, 404, "RepoNotFound", "Repository not found");
     std::string rev = req.matches[2];
@@ -37,6 +40,7 @@ FakeHub::FakeHub() {
   });
   hub_.Get(R"(/api/kernels/([^/]+/[^/]+)/refs)", [this](const httplib::Request& req, httplib::Response& res) {
     record("hub", req);
+    if (redirect_api(req, res)) return;
     const Repo* repo = find_repo(req.matches[1]);
     if (!repo) return json_error(res, 404, "RepoNotFound", "Repository not found");
     nlohmann::json branches = nlohmann::json::array();
@@ -44,12 +48,15 @@ FakeHub::FakeHub() {
       if (name == "t1") continue;
       branches.push_back({{"name", name}, {"ref", "refs/heads/" + name}, {"targetCommit", commit}});
     }
-    nlohmann::json tags = nlohmann::json::array({{{"name", "t1"}, {"ref", "refs/tags/t1"}, {"targetCommit", repo->commit}}});
-    res.set_content(nlohmann::json{{"branches", branches}, {"tags", tags}, {"converts", nlohmann::json::array()}}.dump(),
-                    "application/json");
+    nlohmann::json tags =
+        nlohmann::json::array({{{"name", "t1"}, {"ref", "refs/tags/t1"}, {"targetCommit", repo->commit}}});
+    res.set_content(
+        nlohmann::json{{"branches", branches}, {"tags", tags}, {"converts", nlohmann::json::array()}}.dump(),
+        "application/json");
   });
   hub_.Get(R"(/api/kernels/([^/]+/[^/]+)/tree/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     record("hub", req);
+    if (redirect_api(req, res)) return;
     const Repo* repo = find_repo(req.matches[1]);
     if (!repo) return json_error(res, 404, "RepoNotFound", "Repository not found");
     if (req.matches[2] != repo->commit && !repo->refs.contains(req.matches[2])) {
@@ -60,7 +67,8 @@ FakeHub::FakeHub() {
     std::size_t i = cursor;
     for (; i < repo->files.size() && page.size() < page_size_; ++i) {
       const FakeFile& f = repo->files[i];
-      nlohmann::json entry = {{"type", "file"}, {"path", f.path}, {"size", f.content.size()}, {"oid", git_blob_sha1(f.content)}};
+      nlohmann::json entry = {
+          {"type", "file"}, {"path", f.path}, {"size", f.content.size()}, {"oid", git_blob_sha1(f.content)}};
       if (f.lfs) entry["lfs"] = {{"oid", sha256_hex(f.content)}, {"size", f.content.size()}, {"pointerSize", 130}};
       page.push_back(entry);
     }
@@ -71,7 +79,8 @@ FakeHub::FakeHub() {
     }
     res.set_content(page.dump(), "application/json");
   });
-  hub_.Get(R"(/kernels/([^/]+/[^/]+)/resolve/([^/]+)/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
+  hub_.Get(R"(/kernels/([^/]+/[^/]+)/resolve/([^/]+)/(.+))", [this](const httplib::Request& req,
+                                                                    httplib::Response& res) {
     record("hub", req);
     {
       std::lock_guard lock(mutex_);
@@ -87,7 +96,8 @@ FakeHub::FakeHub() {
     const Repo* repo = find_repo(req.matches[1]);
     if (!repo) return json_error(res, 404, "RepoNotFound", "Repository not found");
     const std::string rev = req.matches[2];
-    if (rev != repo->commit && !repo->refs.contains(rev)) return json_error(res, 404, "RevisionNotFound", "Invalid rev id");
+    if (rev != repo->commit && !repo->refs.contains(rev))
+      return json_error(res, 404, "RevisionNotFound", "Invalid rev id");
     const std::string path = req.matches[3];
     auto it = std::find_if(repo->files.begin(), repo->files.end(), [&](const FakeFile& f) { return f.path == path; });
     if (it == repo->files.end()) return json_error(res, 404, "EntryNotFound", path + " does not exist", repo->commit);
@@ -124,6 +134,14 @@ FakeHub::FakeHub() {
     }
     serve_bytes(req, res, file->content);
   });
+  // The far end of Faults::api_hops, on either host: back to where the client was going.
+  for (httplib::Server* server : {&hub_, &storage_}) {
+    server->Get("/__hop", [this, server](const httplib::Request& req, httplib::Response& res) {
+      record(server == &hub_ ? "hub" : "storage", req);
+      res.status = 307;
+      res.set_header("Location", req.get_param_value("to"));
+    });
+  }
   hub_port_ = hub_.bind_to_any_port("127.0.0.1");
   storage_port_ = storage_.bind_to_any_port("127.0.0.2");
   hub_thread_ = std::thread([this] { hub_.listen_after_bind(); });
@@ -147,6 +165,17 @@ void FakeHub::add_kernel(const std::string& name, std::vector<FakeFile> files) {
   for (const char* ref : {"main", "v1", "v2", "t1"}) repo.refs[ref] = repo.commit;
   std::lock_guard lock(mutex_);
   repos_[name] = std::move(repo);
+}
+
+bool FakeHub::redirect_api(const httplib::Request& req, httplib::Response& res) {
+  std::lock_guard lock(mutex_);
+  if (faults_.api_hops <= 0) return false;
+  --faults_.api_hops;
+  const std::string here = endpoint() + req.target;
+  const std::string hop_host = faults_.api_hops_via_storage ? "http://" + storage_host() : endpoint();
+  res.status = 307;
+  res.set_header("Location", hop_host + "/__hop?to=" + httplib::detail::encode_query_param(here));
+  return true;
 }
 
 std::string FakeHub::commit(const std::string& repo) const {
@@ -233,25 +262,25 @@ void FakeHub::serve_bytes(const httplib::Request& req, httplib::Response& res, c
   if (flip && !body->empty()) (*body)[body->size() / 2] ^= 0x01;
   auto sent = std::make_shared<std::size_t>(0);
   res.set_header("Accept-Ranges", "bytes");
-  res.set_content_provider(
-      body->size(), "application/octet-stream",
-      [body, sent, reset, reset_after, slow, slow_ms, short_body](std::size_t offset, std::size_t length,
-                                                                   httplib::DataSink& sink) {
-        if (slow && *sent == 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
-        std::size_t n = std::min<std::size_t>(length, 65536);
-        if (reset && *sent + n > reset_after) {
-          sink.write(body->data() + offset, reset_after - *sent);
-          return false;  // cut the connection mid-body
-        }
-        if (short_body && offset + n > body->size() / 2) {
-          // Never past the middle of the file, whatever range is asked for.
-          if (offset < body->size() / 2) sink.write(body->data() + offset, body->size() / 2 - offset);
-          return false;
-        }
-        sink.write(body->data() + offset, n);
-        *sent += n;
-        return true;
-      });
+  res.set_content_provider(body->size(), "application/octet-stream",
+                           [body, sent, reset, reset_after, slow, slow_ms, short_body](
+                               std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                             if (slow && *sent == 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
+                             std::size_t n = std::min<std::size_t>(length, 65536);
+                             if (reset && *sent + n > reset_after) {
+                               sink.write(body->data() + offset, reset_after - *sent);
+                               return false;  // cut the connection mid-body
+                             }
+                             if (short_body && offset + n > body->size() / 2) {
+                               // Never past the middle of the file, whatever range is asked for.
+                               if (offset < body->size() / 2)
+                                 sink.write(body->data() + offset, body->size() / 2 - offset);
+                               return false;
+                             }
+                             sink.write(body->data() + offset, n);
+                             *sent += n;
+                             return true;
+                           });
   (void)req;
 }
 

@@ -31,6 +31,8 @@ struct Faults {
   int flips = 0;                      // the next N file GETs flip one byte
   bool redirect_loop = false;         // every resolve answers 302 to itself
   bool cross_host_regular = false;    // regular files too are redirected to the storage host
+  int api_hops = 0;                   // the next N API GETs answer 307 to a hop that redirects back...
+  bool api_hops_via_storage = false;  // ...on the storage host instead of the Hub
 };
 
 struct SeenRequest {
@@ -68,6 +70,8 @@ class FakeHub {
   const FakeFile* find_blob(const std::string& sha256) const;
   void record(const std::string& host, const httplib::Request& req);
   void serve_bytes(const httplib::Request& req, httplib::Response& res, const std::string& content);
+  // Faults::api_hops: true when this API GET was answered with a redirect.
+  bool redirect_api(const httplib::Request& req, httplib::Response& res);
 
   httplib::Server hub_;
   httplib::Server storage_;

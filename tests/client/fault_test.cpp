@@ -177,5 +177,34 @@ TEST_CASE("faults: an unreachable Hub is kNetwork naming the repo") {
   auto snap = HubClient(s).download_variant(kRepo, RepoType::kKernel, "main", "torch-cpu");
   REQUIRE_FALSE(snap);
   CHECK(snap.error().code == ErrorCode::kNetwork);
-  CHECK(snap.error().message.starts_with("cannot reach the Hub for kernel repo `org/kern` at revision `main` after 2 attempts"));
+  CHECK(snap.error().message.starts_with(
+      "cannot reach the Hub for kernel repo `org/kern` at revision `main` after 2 attempts"));
+}
+
+TEST_CASE("faults: API answers that redirect (same host, or through the storage host) are followed") {
+  Fixture f;
+  Faults faults;
+  faults.api_hops = 3;  // the revision, then both tree pages: each a 307 to /__hop, which 307s back
+  f.check_complete(f.download(faults));
+  CHECK(f.hub.count("hub", "GET") >= 6);
+
+  Fixture cross;
+  faults.api_hops_via_storage = true;
+  cross.check_complete(cross.download(faults));
+  int hops = 0;
+  for (const auto& r : cross.hub.requests()) {
+    if (r.host != "storage") continue;
+    CHECK(r.authorization.empty());  // the hop on the other host never gets the token
+    hops += r.path == "/__hop";
+  }
+  CHECK(hops == 3);
+}
+
+TEST_CASE("faults: an API redirect loop is cut with a typed error") {
+  Fixture f;
+  Faults faults;
+  faults.api_hops = 1000;
+  auto snap = f.download(faults);
+  f.check_nothing_bad(snap, ErrorCode::kNetwork);
+  CHECK(snap.error().message.find("too many redirects") != std::string::npos);
 }

@@ -50,7 +50,7 @@ TEST_CASE("download_variant: cold download lays out the huggingface_hub cache") 
   const std::string commit = f.hub.commit("org/kern");
   CHECK(snap->commit == commit);
   CHECK(snap->files == std::vector<std::string>{"build/torch-cpu/__init__.py", "build/torch-cpu/_kern.abi3.so",
-                                                 "build/torch-cpu/_ops.py", "build/torch-cpu/metadata.json"});
+                                                "build/torch-cpu/_ops.py", "build/torch-cpu/metadata.json"});
   CHECK(snap->bytes == 3'000'000 + 22 + 8 + 14);
   CHECK(snap->downloaded_bytes == snap->bytes);
   CHECK(snap->path == f.cache / "kernels--org--kern" / "snapshots" / commit / "build" / "torch-cpu");
@@ -99,7 +99,8 @@ TEST_CASE("resolve_revision: branch, tag, version branch, short and full commit"
   Fixture f;
   const auto client = f.client();
   const std::string commit = f.hub.commit("org/kern");
-  for (const char* rev : {"main", "t1", "v2"}) CHECK(client.resolve_revision(kRepo, RepoType::kKernel, rev).value() == commit);
+  for (const char* rev : {"main", "t1", "v2"})
+    CHECK(client.resolve_revision(kRepo, RepoType::kKernel, rev).value() == commit);
   CHECK(client.resolve_revision(kRepo, RepoType::kKernel, commit.substr(0, 7)).value() == commit);
   f.hub.clear_requests();
   CHECK(client.resolve_revision(kRepo, RepoType::kKernel, commit).value() == commit);
@@ -108,7 +109,8 @@ TEST_CASE("resolve_revision: branch, tag, version branch, short and full commit"
   auto missing = client.resolve_revision(kRepo, RepoType::kKernel, "v9");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code == ErrorCode::kNotFound);
-  CHECK(missing.error().message.starts_with("revision `v9` not found in kernel repo `org/kern` (HTTP 404 RevisionNotFound"));
+  CHECK(missing.error().message.starts_with(
+      "revision `v9` not found in kernel repo `org/kern` (HTTP 404 RevisionNotFound"));
   auto no_repo = client.resolve_revision(RepoId{"org", "nope"}, RepoType::kKernel, "main");
   REQUIRE_FALSE(no_repo);
   CHECK(no_repo.error().code == ErrorCode::kNotFound);
@@ -121,23 +123,26 @@ TEST_CASE("list_versions and list_variants") {
   const auto client = f.client();
   CHECK(client.list_versions(kRepo).value() == std::vector<std::string>{"v1", "v2"});
   const std::string commit = f.hub.commit("org/kern");
-  CHECK(client.list_variants(kRepo, RepoType::kKernel, commit).value() == std::vector<std::string>{"torch-cpu", "torch-cuda"});
+  CHECK(client.list_variants(kRepo, RepoType::kKernel, commit).value() ==
+        std::vector<std::string>{"torch-cpu", "torch-cuda"});
   // Offline, the versions come from refs/.
   CHECK(f.client(true).list_versions(kRepo).value() == std::vector<std::string>{"v1", "v2"});
 
   auto missing = client.download_variant(kRepo, RepoType::kKernel, "main", "torch-rocm");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code == ErrorCode::kNotFound);
-  CHECK(missing.error().message == "variant `torch-rocm` not found in kernel repo `org/kern` at revision `main` (commit `" +
-                                       commit + "`); it has `torch-cpu`, `torch-cuda`");
+  CHECK(missing.error().message ==
+        "variant `torch-rocm` not found in kernel repo `org/kern` at revision `main` (commit `" + commit +
+            "`); it has `torch-cpu`, `torch-cuda`");
   CHECK(client.download_variant(kRepo, RepoType::kKernel, "main", "../x").error().code == ErrorCode::kInvalidArgument);
   // Given the resolved commit, messages still name the revision the user asked for.
   DownloadOptions options;
   options.asked_revision = "v1";
   auto pinned = client.download_variant(kRepo, RepoType::kKernel, commit, "torch-rocm", options);
   REQUIRE_FALSE(pinned);
-  CHECK(pinned.error().message == "variant `torch-rocm` not found in kernel repo `org/kern` at revision `v1` (commit `" +
-                                      commit + "`); it has `torch-cpu`, `torch-cuda`");
+  CHECK(pinned.error().message ==
+        "variant `torch-rocm` not found in kernel repo `org/kern` at revision `v1` (commit `" + commit +
+            "`); it has `torch-cpu`, `torch-cuda`");
 }
 
 TEST_CASE("offline: answers from refs/ and snapshots/ with no request; a miss lists the cache") {
@@ -158,7 +163,8 @@ TEST_CASE("offline: answers from refs/ and snapshots/ with no request; a miss li
   CHECK(other.error().code == ErrorCode::kOfflineMiss);
   auto branch = offline.resolve_revision(kRepo, RepoType::kKernel, "v7");
   REQUIRE_FALSE(branch);
-  CHECK(branch.error().message.find("holds refs `main` and snapshots `" + f.hub.commit("org/kern") + "`") != std::string::npos);
+  CHECK(branch.error().message.find("holds refs `main` and snapshots `" + f.hub.commit("org/kern") + "`") !=
+        std::string::npos);
   // Without trees/ (a cache huggingface_hub filled file by file), the snapshot itself is listed.
   fs::remove_all(f.cache / "kernels--org--kern/trees");
   auto rebuilt = offline.download_variant(kRepo, RepoType::kKernel, "main", "torch-cpu");

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "hub_answers.hpp"
 #include "hub_errors.hpp"
 #include "kernelhub/client/repo_tree.hpp"
 #include "kernelhub/client/transport.hpp"
@@ -88,4 +89,54 @@ TEST_CASE("the curl transport refuses non-HTTP URLs (a hostile Location cannot r
     CHECK(response.error().code == ErrorCode::kNetwork);
     CHECK(sink.body().empty());
   }
+}
+
+TEST_CASE("Hub answers: wrong types, missing fields and unsafe paths are kCorruptFile, not an exception") {
+  const std::string sha1 = "0123456789abcdef0123456789abcdef01234567";
+  const std::string sha256(64, 'a');
+  auto entry = [&](const std::string& fields) { return "[{\"type\": \"file\", " + fields + "}]"; };
+  for (const std::string& page : {
+           std::string("{}"),
+           std::string("[1]"),
+           entry(R"("path": 7, "oid": ")" + sha1 + R"(", "size": 1)"),
+           entry(R"("path": "a", "oid": 7, "size": 1)"),
+           entry(R"("path": "a", "oid": ")" + sha1 + R"(", "size": "12")"),
+           entry(R"("path": "a", "oid": ")" + sha1 + R"(", "size": -1)"),
+           entry(R"("path": "../a", "oid": ")" + sha1 + R"(", "size": 1)"),
+           entry(R"("path": "a", "oid": ")" + sha1 + R"(", "size": 1, "lfs": 5)"),
+           entry(R"("path": "a", "oid": ")" + sha1 + R"(", "size": 1, "lfs": {"oid": "xyz"})"),
+           std::string(R"([{"type": 5}])"),
+           std::string(100000, '[') + std::string(100000, ']'),
+       }) {
+    INFO(page.substr(0, 200));
+    auto files = parse_tree_page(page);
+    REQUIRE_FALSE(files);
+    CHECK(files.error().code == ErrorCode::kCorruptFile);
+  }
+  auto good = parse_tree_page(R"([{"type": "directory", "path": "build", "oid": ")" + sha1 + R"(", "size": 0},
+      {"type": "file", "path": "build/a.so", "oid": ")" +
+                              sha1 + R"(", "size": 3,
+       "lfs": {"oid": ")" + sha256 +
+                              R"(", "size": 9, "pointerSize": 130}, "xetHash": "not-hex"}])");
+  REQUIRE(good);
+  REQUIRE(good->size() == 1);
+  CHECK((*good)[0].path == "build/a.so");
+  CHECK((*good)[0].size == 9);
+  CHECK((*good)[0].lfs_sha256 == sha256);
+  CHECK_FALSE((*good)[0].xet_hash);
+
+  for (const char* refs : {R"({"branches": [1]})", R"({"branches": [{"name": 5}]})",
+                                 R"({"branches": [{"name": "v1", "targetCommit": 5}]})", R"({"branches": {}})"}) {
+    INFO(refs);
+    auto branches = parse_refs_answer(refs);
+    REQUIRE_FALSE(branches);
+    CHECK(branches.error().code == ErrorCode::kCorruptFile);
+  }
+  for (const char* revision : {R"({"sha": 5})", R"({"sha": "abc"})", R"([])"}) {
+    INFO(revision);
+    CHECK_FALSE(parse_revision_answer(revision));
+  }
+  CHECK_FALSE(parse_overview_answer(R"({"trustedKernelPublisher": "yes"})"));
+  CHECK(parse_overview_answer(R"({"trustedKernelPublisher": true})").value());
+  CHECK_FALSE(parse_overview_answer(R"({})").value());
 }

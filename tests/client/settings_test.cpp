@@ -25,8 +25,8 @@ TEST_CASE("Settings: default roots follow HOME, then XDG_CACHE_HOME, then HF_HOM
 }
 
 TEST_CASE("Settings: HF_HUB_CACHE beats the legacy name; KERNELS_CACHE is for kernels only") {
-  auto s = Settings::from_env(map_environment(
-      {{"HF_HOME", "/h"}, {"HUGGINGFACE_HUB_CACHE", "/legacy"}, {"KERNELS_CACHE", "/k"}}));
+  auto s = Settings::from_env(
+      map_environment({{"HF_HOME", "/h"}, {"HUGGINGFACE_HUB_CACHE", "/legacy"}, {"KERNELS_CACHE", "/k"}}));
   CHECK(s->hub_cache == "/legacy");
   CHECK(s->cache_dir(RepoType::kKernel) == "/k");
   CHECK(s->cache_dir(RepoType::kModel) == "/legacy");
@@ -35,9 +35,12 @@ TEST_CASE("Settings: HF_HUB_CACHE beats the legacy name; KERNELS_CACHE is for ke
 }
 
 TEST_CASE("Settings: endpoint, offline, telemetry and timeouts") {
-  auto s = Settings::from_env(map_environment({{"HF_ENDPOINT", "http://127.0.0.1:9/"}, {"HF_HUB_OFFLINE", "yes"},
-                                               {"DO_NOT_TRACK", "1"}, {"HF_HUB_DOWNLOAD_TIMEOUT", "2.5"},
-                                               {"HF_HUB_ETAG_TIMEOUT", "3"}, {"KERNELHUB_MAX_PARALLEL", "4"}}));
+  auto s = Settings::from_env(map_environment({{"HF_ENDPOINT", "http://127.0.0.1:9/"},
+                                               {"HF_HUB_OFFLINE", "yes"},
+                                               {"DO_NOT_TRACK", "1"},
+                                               {"HF_HUB_DOWNLOAD_TIMEOUT", "2.5"},
+                                               {"HF_HUB_ETAG_TIMEOUT", "3"},
+                                               {"KERNELHUB_MAX_PARALLEL", "4"}}));
   REQUIRE(s);
   CHECK(s->endpoint == "http://127.0.0.1:9");
   CHECK(s->offline);
@@ -59,18 +62,18 @@ TEST_CASE("Settings: endpoint, offline, telemetry and timeouts") {
 
 TEST_CASE("Settings: token from HF_TOKEN, the legacy name, then the token file") {
   testing::TempDir dir;
-  {
-    std::ofstream(dir.path() / "token") << "  hf_fromfile\r\n";
-  }
+  { std::ofstream(dir.path() / "token") << "  hf_fromfile\r\n"; }
   const std::string home = dir.path().string();
   auto s = Settings::from_env(map_environment({{"HF_HOME", home}}));
   REQUIRE(s->token);
   CHECK(s->token->value() == "hf_fromfile");
   s = Settings::from_env(map_environment({{"HF_HOME", home}, {"HUGGING_FACE_HUB_TOKEN", "hf_legacy"}}));
   CHECK(s->token->value() == "hf_legacy");
-  s = Settings::from_env(map_environment({{"HF_HOME", home}, {"HUGGING_FACE_HUB_TOKEN", "hf_legacy"}, {"HF_TOKEN", "hf_new"}}));
+  s = Settings::from_env(
+      map_environment({{"HF_HOME", home}, {"HUGGING_FACE_HUB_TOKEN", "hf_legacy"}, {"HF_TOKEN", "hf_new"}}));
   CHECK(s->token->value() == "hf_new");
-  s = Settings::from_env(map_environment({{"HF_HOME", home}, {"HF_TOKEN", "hf_new"}, {"HF_HUB_DISABLE_IMPLICIT_TOKEN", "1"}}));
+  s = Settings::from_env(
+      map_environment({{"HF_HOME", home}, {"HF_TOKEN", "hf_new"}, {"HF_HUB_DISABLE_IMPLICIT_TOKEN", "1"}}));
   CHECK_FALSE(s->token);
   s = Settings::from_env(map_environment({{"HF_HOME", "/nonexistent"}}));
   CHECK_FALSE(s->token);

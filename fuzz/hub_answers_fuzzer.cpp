@@ -1,0 +1,51 @@
+// libFuzzer target: the client's readers of the Hub's JSON answers (client/src/hub_answers.hpp) —
+// revision, refs, a tree page, an organization overview; the first byte picks one, the rest is the
+// body. Beyond "no crash, no exception": an accepted revision is 40 hex, every branch has a name
+// and a 40-hex commit or none, and every tree entry has a safe path, a 40-hex blob id and, for
+// LFS, a 64-hex sha256 — the names the cache builds file paths from.
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+
+#include "fuzz_require.hpp"
+#include "hub_answers.hpp"
+#include "kernelhub/client/cache_layout.hpp"
+
+using kernelhub::fuzz::require;
+
+namespace {
+
+bool is_hex(std::string_view text, std::size_t length) {
+  return text.size() == length &&
+         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace kernelhub::client;
+  if (size == 0) return 0;
+  const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
+  switch (data[0] & 3) {
+    case 0:
+      if (auto sha = parse_revision_answer(body)) require(is_hex(*sha, 40));
+      break;
+    case 1:
+      if (auto branches = parse_refs_answer(body)) {
+        for (const auto& branch : *branches)
+          require(!branch.name.empty() && (branch.commit.empty() || is_hex(branch.commit, 40)));
+      }
+      break;
+    case 2:
+      if (auto files = parse_tree_page(body)) {
+        for (const auto& entry : *files) {
+          require(CacheLayout::is_safe_repo_path(entry.path) && is_hex(entry.blob_id, 40));
+          require(!entry.lfs_sha256 || is_hex(*entry.lfs_sha256, 64));
+          require(!entry.xet_hash || is_hex(*entry.xet_hash, 64));
+        }
+      }
+      break;
+    default: (void)parse_overview_answer(body); break;
+  }
+  return 0;
+}
