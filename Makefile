@@ -4,6 +4,7 @@
 #   make demo          build, then get the reference kernel and call it from C++
 #   make test          build, then run every test (ctest, then pytest)
 #   make test SAN=1    the same with ASan+UBSan on our code (build directory build-san/)
+#   make sanitize      every C++ suite (ctest) under ASan+UBSan, then under TSan (CI runs this too)
 #   make build         configure and build only
 
 , := ,
@@ -15,7 +16,7 @@ PYTHON := $(CURDIR)/$(VENV)/bin/python
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=$(PYTHON) \
                $(if $(SAN),-DKERNELHUB_SANITIZE=address$(,)undefined)
 
-.PHONY: all bootstrap build demo test clean
+.PHONY: all bootstrap build demo test sanitize clean
 
 all: build
 
@@ -33,6 +34,24 @@ demo: build
 
 test: build
 	@scripts/test.sh $(BUILD_DIR)
+
+# make sanitize: our code built twice more, with ASan+UBSan (build-asan/) and with TSan
+# (build-tsan/), each running every ctest suite; any report fails the test that made it. The
+# CUDA kernel variant and the Python binding are left out of these builds: nvcc code is not
+# instrumented, and the binding only runs inside Python (pytest covers it in `make test`).
+# LibTorch keeps allocations until exit on purpose, so leak reports are off.
+SAN_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=$(PYTHON) \
+             -DKERNELHUB_BUILD_CUDA_KERNELS=OFF -DKERNELHUB_BUILD_PYTHON=OFF
+
+sanitize: bootstrap
+	cmake -S . -B build-asan $(SAN_FLAGS) -DKERNELHUB_SANITIZE=address$(,)undefined
+	cmake --build build-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir build-asan --output-on-failure --timeout 600 -j $(JOBS)
+	cmake -S . -B build-tsan $(SAN_FLAGS) -DKERNELHUB_SANITIZE=thread
+	cmake --build build-tsan -j $(JOBS)
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --test-dir build-tsan --output-on-failure --timeout 600 -j $(JOBS)
 
 # make fuzz: libFuzzer (clang-14, ASan+UBSan) on the untrusted-input parsers (fuzz/README.md
 # lists them), FUZZ_SECONDS each, in build-fuzz/ (see fuzz/CMakeLists.txt). New inputs
@@ -56,4 +75,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-asan build-tsan

@@ -17,8 +17,10 @@ ldd "$fuzz_dir"/*_fuzzer | awk '$3 ~ /^\// {print $3}' | sort -u | grep -vE '/(l
 for bin in "$stage"/bin/*_fuzzer; do
   name="$(basename "$bin" _fuzzer)"
   mkdir -p "$stage/corpus/$name" "$fuzz_dir/corpus/$name"
+  # (A fuzzer running on the same corpus meanwhile can make the merge fail: then take the seeds.)
   "$fuzz_dir/${name}_fuzzer" -merge=1 -timeout=10 -rss_limit_mb=2048 "$stage/corpus/$name" \
-    "$fuzz_dir/corpus/$name" "fuzz/corpus/$name" >/dev/null 2>&1
+    "$fuzz_dir/corpus/$name" "fuzz/corpus/$name" >/dev/null 2>&1 ||
+    { echo "merging the $name corpus failed; packing its seeds" >&2 && cp "fuzz/corpus/$name"/* "$stage/corpus/$name/"; }
 done
 tar -C "$stage" -czf .fuzzpack/pack.tar.gz bin lib corpus
 rm -rf "$stage"

@@ -9,6 +9,8 @@
 #
 # Here:   make fuzz FUZZ_SECONDS=1 && fuzz/pack_for_device.sh
 # There:  device run, carry [".fuzzpack"], command: fuzz/run_on_device.sh 480
+# FUZZ_WORKERS="commit_body=4,elf=2,..." gives targets their own worker counts (then only the
+# targets it names run); by default every target gets an equal share of the cores.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds="${1:-480}"
@@ -22,7 +24,7 @@ for bin in "$work"/bin/*_fuzzer; do targets+=("$(basename "$bin" _fuzzer)"); don
 cores="$(nproc)"
 workers=$((cores / ${#targets[@]}))
 ((workers >= 1)) || workers=1
-echo "$(date -u +%FT%TZ) ${#targets[@]} targets x $workers workers on $cores cores, $seconds s"
+echo "$(date -u +%FT%TZ) ${#targets[@]} targets on $cores cores, $seconds s${FUZZ_WORKERS:+, workers $FUZZ_WORKERS}"
 
 dict_for() {
   case "$1" in
@@ -31,10 +33,19 @@ dict_for() {
   esac
 }
 
+declare -A share
+for t in "${targets[@]}"; do share[$t]=$workers; done
+if [ -n "${FUZZ_WORKERS:-}" ]; then
+  share=()
+  IFS=, read -ra pairs <<<"$FUZZ_WORKERS"
+  for pair in "${pairs[@]}"; do share[${pair%%=*}]=${pair#*=}; done
+  targets=("${!share[@]}")
+fi
+
 for t in "${targets[@]}"; do
   mkdir -p "$work/grown/$t"
   # Fork mode: the first corpus folder receives what the workers find; crashes do not stop the run.
-  "$work/bin/${t}_fuzzer" -fork="$workers" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+  "$work/bin/${t}_fuzzer" -fork="${share[$t]}" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/crashes/$t-" \
     $(dict_for "$t") "$work/grown/$t" "$work/corpus/$t" "fuzz/corpus/$t" >"$work/logs/$t.log" 2>&1 &
 done
@@ -45,7 +56,7 @@ echo "$(date -u +%FT%TZ) fuzzing done"
 printf 'target\tworkers\tseconds\tcpu_seconds\texecs\tcov\tft\tcorpus\toom_timeout_crash\n' >"$out/summary.tsv"
 for t in "${targets[@]}"; do
   # Fields are "name: value" pairs after the "#execs:" token (exec/s has no colon).
-  grep -E '^#[0-9]+: cov:' "$work/logs/$t.log" | tail -1 | awk -v t="$t" -v w="$workers" -v s="$seconds" '
+  grep -E '^#[0-9]+: cov:' "$work/logs/$t.log" | tail -1 | awk -v t="$t" -v w="${share[$t]}" -v s="$seconds" '
     { for (i = 2; i < NF; i++) v[$i] = $(i + 1); execs = substr($1, 2, length($1) - 2) }
     END { printf "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", t, w, s, w * s, execs, v["cov:"], v["ft:"], v["corp:"],
           v["oom/timeout/crash:"] }' >>"$out/summary.tsv"
