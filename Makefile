@@ -59,7 +59,8 @@ sanitize: bootstrap
 
 # make fuzz: libFuzzer (clang-14, ASan+UBSan) on the untrusted-input parsers (fuzz/README.md
 # lists them), FUZZ_SECONDS each, in build-fuzz/ (see fuzz/CMakeLists.txt). New inputs
-# go to build-fuzz/corpus/<name>/, crashes to build-fuzz/<name>-crash-*; seeds are fuzz/corpus/.
+# go to build-fuzz/corpus/<name>/ (first filled from fuzz/grown-corpus.tar.gz, what earlier runs
+# grew, minimised), crashes to build-fuzz/<name>-crash-*; seeds are fuzz/corpus/.
 FUZZ_SECONDS ?= 60
 FUZZ_DIR ?= build-fuzz
 FUZZERS := variant elf fatbin lockfile metadata repo_tree manifest repo_path http_headers commit_body lfs_batch hub_answers
@@ -69,6 +70,7 @@ fuzz:
 	@command -v clang++-14 >/dev/null || { echo "make fuzz needs clang-14 (apt-get install clang-14)"; exit 1; }
 	CC=clang-14 CXX=clang++-14 cmake -S fuzz -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKERNELHUB_FUZZ=ON
 	cmake --build $(FUZZ_DIR) -j $(JOBS)
+	@[ -d $(FUZZ_DIR)/corpus ] || { mkdir -p $(FUZZ_DIR)/corpus && tar -C $(FUZZ_DIR)/corpus -xzf fuzz/grown-corpus.tar.gz; }
 	@for f in $(FUZZERS); do \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$f; \
 	  echo "== $$f fuzzer, $(FUZZ_SECONDS) s"; \
