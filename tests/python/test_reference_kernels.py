@@ -69,19 +69,33 @@ def poison(shape, dtype):
     return torch.full(shape, float("nan"), dtype=dtype, device=DEVICE)
 
 
-def check(out, ref, dtype, what="", magnitude=None):
+def check(out, ref, dtype, what="", magnitude=None, roundings=2, noise=None):
     """out (any dtype) against a float64 reference.
 
     magnitude: where the op rounds intermediate terms to the dtype before summing them, as the eager
     code it reproduces does (HF RoPE, AdaLN), cancellation makes the error relative to the terms, not
-    to their sum: then the error is measured against ||sum of |terms|||."""
+    to their sum: then the error is measured against ||sum of |terms|||.
+
+    roundings: how many times the op rounds a value to the dtype on its way to one output element.
+    Over many elements the errors average out far below TOL; a tensor of a few elements can meet
+    the worst case of every rounding at once (roundings x half an ulp, relative), which for fp16
+    AdaLN (5 roundings: 2.4e-3) is above TOL. Below 64 elements the bound is the larger of the two.
+
+    noise: a per-element absolute error the reference itself cannot resolve (see ref_adaln); only
+    the error beyond it counts."""
     assert out.shape == ref.shape, (what, out.shape, ref.shape)
     assert not torch.isnan(out).any(), f"{what}: NaN in output (seed {SEED})"
     out64 = out.double()
     # A result below the dtype's normal range cannot be represented to relative precision.
     denom = max((ref if magnitude is None else magnitude).norm().item(), torch.finfo(dtype).smallest_normal)
-    err = (out64 - ref).norm().item() / denom
-    assert err < TOL[dtype], f"{what}: relative error {err:.3g} >= {TOL[dtype]} for {dtype} (seed {SEED})"
+    diff = (out64 - ref).abs()
+    if noise is not None:
+        diff = (diff - noise).clamp_min(0)
+    err = diff.norm().item() / denom
+    tol = TOL[dtype]
+    if out.numel() < 64 and dtype != torch.float64:
+        tol = max(tol, roundings * torch.finfo(dtype).eps / 2)
+    assert err < tol, f"{what}: relative error {err:.3g} >= {tol:.3g} for {dtype} (seed {SEED})"
 
 
 # The CPU norms take their row statistics from the ATen ops the modules use
@@ -545,15 +559,22 @@ def test_gelu_errors(k):
 
 
 def ref_adaln(x64, scale64, shift64, w64, eps, layer_norm):
-    """(float64 result, magnitude of its two rounded terms |norm * (1 + scale)| + |shift|)."""
+    """(float64 result, magnitude of its two rounded terms |norm * (1 + scale)| + |shift|, noise).
+
+    noise: LayerNorm's x - mean is exact in fp32 only to |x| 2^-23, and 1/std amplifies that when a
+    row is (nearly) constant: a one-element row is 0 in exact arithmetic but ~1e-5 in eager fp16
+    (which we match bit for bit). Errors within that bound are not the kernel's."""
+    noise = torch.zeros_like(x64)
     if layer_norm:
         xc = x64 - x64.mean(-1, keepdim=True)
-        n = xc * torch.rsqrt(xc.pow(2).mean(-1, keepdim=True) + eps)
+        rstd = torch.rsqrt(xc.pow(2).mean(-1, keepdim=True) + eps)
+        n = xc * rstd
+        noise = x64.abs() * 2.0**-23 * rstd
     else:
         n = x64 * torch.rsqrt(x64.pow(2).mean(-1, keepdim=True) + eps)
     if w64 is not None:
-        n = n * w64
-    return n * (1 + scale64) + shift64, (n * (1 + scale64)).abs() + shift64.abs()
+        n, noise = n * w64, noise * w64.abs()
+    return n * (1 + scale64) + shift64, (n * (1 + scale64)).abs() + shift64.abs(), noise * (1 + scale64).abs()
 
 
 def modulation(kind, b, s, h, dtype):
@@ -583,16 +604,17 @@ def test_adaln_float64(k, dtype, shape, mod, norm):
     w = randn(h, dtype=dtype) if (h % 2) else None  # with and without weight across shapes
     out = poison(x.shape, dtype)
     k.adaln(x, scale, shift, w, 1e-6, norm, out=out)
-    ref, magnitude = ref_adaln(x.double(), as_bsh(scale).double(), as_bsh(shift).double(),
-                               None if w is None else w.double(), 1e-6, norm == "layer")
-    check(out, ref, dtype, f"adaln {shape} {mod} {norm}", magnitude)
+    ref, magnitude, noise = ref_adaln(x.double(), as_bsh(scale).double(), as_bsh(shift).double(),
+                                      None if w is None else w.double(), 1e-6, norm == "layer")
+    # Rounded to the dtype: the norm, its product with the weight, 1 + scale, the product, + shift.
+    check(out, ref, dtype, f"adaln {shape} {mod} {norm}", magnitude, roundings=5, noise=noise)
 
 
 def test_adaln_2d_input_and_layouts(k):
     x = randn(3, 300, dtype=torch.bfloat16)
     scale, shift = randn(3, 300, dtype=torch.bfloat16), randn(3, 300, dtype=torch.bfloat16)
     out = k.adaln(x, scale, shift)
-    ref, magnitude = ref_adaln(x.double(), scale.double(), shift.double(), None, 1e-6, False)
+    ref, magnitude, _ = ref_adaln(x.double(), scale.double(), shift.double(), None, 1e-6, False)
     check(out, ref, torch.bfloat16, "adaln 2-d", magnitude)
     x3 = randn(2, 6, 130, dtype=torch.float16)
     sc, sh = randn(2, 6, 130, dtype=torch.float16), randn(2, 6, 130, dtype=torch.float16)
