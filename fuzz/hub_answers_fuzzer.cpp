@@ -9,18 +9,12 @@
 
 #include "fuzz_require.hpp"
 #include "hub_answers.hpp"
+#include "kernelhub/base/sha256.hpp"
 #include "kernelhub/client/cache_layout.hpp"
 
 using kernelhub::fuzz::require;
 
-namespace {
-
-bool is_hex(std::string_view text, std::size_t length) {
-  return text.size() == length &&
-         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
-}  // namespace
+using kernelhub::is_lower_hex;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace kernelhub::client;
@@ -28,20 +22,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
   switch (data[0] & 3) {
     case 0:
-      if (auto sha = parse_revision_answer(body)) require(is_hex(*sha, 40));
+      if (auto sha = parse_revision_answer(body)) require(is_lower_hex(*sha, 40));
       break;
     case 1:
       if (auto branches = parse_refs_answer(body)) {
         for (const auto& branch : *branches)
-          require(!branch.name.empty() && (branch.commit.empty() || is_hex(branch.commit, 40)));
+          require(!branch.name.empty() && (branch.commit.empty() || is_lower_hex(branch.commit, 40)));
       }
       break;
     case 2:
       if (auto files = parse_tree_page(body)) {
         for (const auto& entry : *files) {
-          require(CacheLayout::is_safe_repo_path(entry.path) && is_hex(entry.blob_id, 40));
-          require(!entry.lfs_sha256 || is_hex(*entry.lfs_sha256, 64));
-          require(!entry.xet_hash || is_hex(*entry.xet_hash, 64));
+          require(CacheLayout::is_safe_repo_path(entry.path) && is_lower_hex(entry.blob_id, 40));
+          require(!entry.lfs_sha256 || is_lower_hex(*entry.lfs_sha256, 64));
+          require(!entry.xet_hash || is_lower_hex(*entry.xet_hash, 64));
         }
       }
       break;

@@ -3,6 +3,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <vector>
@@ -53,6 +54,11 @@ Result<Sha256Digest> sha256_file(const std::filesystem::path& path) {
   return hasher.finish();
 }
 
+bool is_lower_hex(std::string_view text, std::size_t length) {
+  return text.size() == length &&
+         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 std::string to_hex(const Sha256Digest& digest) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
@@ -66,8 +72,8 @@ std::string to_hex(const Sha256Digest& digest) {
 
 std::string to_base64(const Sha256Digest& digest) {
   std::string out(4 * ((digest.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), digest.data(),
-                                static_cast<int>(digest.size()));
+  const int n =
+      EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), digest.data(), static_cast<int>(digest.size()));
   out.resize(static_cast<std::size_t>(n));
   return out;
 }

@@ -26,10 +26,6 @@ constexpr int kMaxRedirects = 10;
 constexpr int kMaxIntegrityAttempts = 3;
 constexpr std::uint64_t kWritebackChunk = 8u << 20;
 
-bool is_hex(std::string_view text) {
-  return std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 // sha256 for 64-hex etags (LFS), git blob sha1 for 40-hex ones.
 class ContentHasher {
  public:
@@ -522,7 +518,7 @@ Result<BlobReport> download_blobs(const CacheLayout& layout, const std::string& 
                                   const Settings& settings, Transport& transport, ProgressReporter& progress,
                                   const What& what) {
   for (const BlobJob& job : jobs) {
-    if (!((job.etag.size() == 64 || job.etag.size() == 40) && is_hex(job.etag))) {
+    if (!(is_lower_hex(job.etag, 64) || is_lower_hex(job.etag, 40))) {
       What w = what;
       w.path = job.path;
       return unexpected(ErrorCode::kCorruptFile, "the Hub reports `" + job.etag + "` as the id of " + w.describe() +

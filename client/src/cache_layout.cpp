@@ -10,6 +10,8 @@
 #include <fstream>
 #include <random>
 
+#include "kernelhub/base/sha256.hpp"
+
 namespace kernelhub::client {
 
 namespace fs = std::filesystem;
@@ -52,11 +54,7 @@ std::string random_hex8() {
   return out;
 }
 
-bool is_commit_hash(std::string_view text) {
-  return text.size() == 40 && std::all_of(text.begin(), text.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
+bool is_commit_hash(std::string_view text) { return is_lower_hex(text, 40); }
 
 CacheLayout::CacheLayout(fs::path cache_root, RepoType type, RepoId repo)
     : root_(std::move(cache_root)), type_(type), repo_(std::move(repo)),

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelhub/base/json_nesting.hpp"
+#include "kernelhub/base/sha256.hpp"
 #include "kernelhub/client/cache_layout.hpp"
 
 namespace kernelhub::client {
@@ -25,11 +26,6 @@ Result<json> parse(std::string_view body, json::value_t expected, std::string_vi
     return corrupt(std::string(what) + " is not a JSON " + (expected == json::value_t::array ? "array" : "object"));
   }
   return doc;
-}
-
-bool is_lower_hex(std::string_view text, std::size_t length) {
-  return text.size() == length &&
-         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 // A field that must be a string when present; nullopt when absent.

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "kernelhub/base/json_nesting.hpp"
+#include "kernelhub/base/sha256.hpp"
 #include "kernelhub/client/repo_id.hpp"
 
 namespace kernelhub {
@@ -15,11 +16,6 @@ namespace kernelhub {
 namespace {
 
 using nlohmann::ordered_json;
-
-bool is_lower_hex(std::string_view s, std::size_t length) {
-  return s.size() == length &&
-         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
 
 Error corrupt(std::string_view source, std::size_t index, const std::string& what) {
   return Error{ErrorCode::kCorruptFile, "lock file `" + std::string(source) + "`, entry " + std::to_string(index + 1) +

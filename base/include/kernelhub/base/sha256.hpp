@@ -40,6 +40,9 @@ Sha256Digest sha256(std::string_view bytes);
 Result<Sha256Digest> sha256_file(const std::filesystem::path& path);
 
 std::string to_hex(const Sha256Digest& digest);
+// Whether `text` is exactly `length` lower-case hex digits, as to_hex writes them (64 for sha256,
+// 40 for a git sha1 or commit id).
+bool is_lower_hex(std::string_view text, std::size_t length);
 std::string to_base64(const Sha256Digest& digest);
 
 }  // namespace kernelhub
