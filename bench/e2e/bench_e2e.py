@@ -21,6 +21,11 @@ tokens, so prefill cancels; "compile" there is transformers' own compiled decode
 CUDA graphs) and eager is `disable_compile=True`. Each configuration's output is compared with
 eager's (relative L2 difference) to show that the swapped model computes the same thing.
 Appends to DIR/e2e.csv row by row, so a run cut short keeps what it measured.
+
+Under torch.compile our layers leave launch-bound inputs (at most layers.COMPILE_NATIVE_MAX_BYTES) to
+inductor; "compile+ours-always" sets that limit to -1 so that our kernels run at every size (the
+configuration measured before that rule existed). --configs picks configurations (eager always runs
+first: it is the reference and the speedups' denominator).
 """
 
 from __future__ import annotations
@@ -148,6 +153,19 @@ def build_qwen3(tiny: bool):
     return model
 
 
+def set_compile_native_limit(model, limit: int):
+    """Sets COMPILE_NATIVE_MAX_BYTES in the layers module that kernelize loaded (not ours: another copy)."""
+    modules = {type(m).forward.__module__ for m in model.modules()} | {
+        getattr(m.forward, "__module__", "") for m in model.modules()}
+    layers = [sys.modules[n] for n in modules if n in sys.modules and hasattr(sys.modules[n], "COMPILE_NATIVE_MAX_BYTES")]
+    if not layers:
+        raise RuntimeError("no kernelized layer module with COMPILE_NATIVE_MAX_BYTES found in the model")
+    for module in layers:
+        module.COMPILE_NATIVE_MAX_BYTES = limit
+    log(f"COMPILE_NATIVE_MAX_BYTES = {limit} in {sorted(m.__name__ for m in layers)}")
+    return len(layers)
+
+
 def kernelize_qwen3(model, kernels_dir: Path, compile_mode: bool):
     from transformers.models.qwen3 import modeling_qwen3 as mq
 
@@ -176,7 +194,15 @@ def kernelize_qwen3(model, kernels_dir: Path, compile_mode: bool):
     return f"{swapped}/{len(norms)} norms swapped"
 
 
-def qwen3_prefill(model_factory, kernels_dir, results, lengths, tiny, repeats):
+ALL_CONFIGS = [("eager", False, False), ("compile", False, True), ("eager+ours", True, False),
+               ("compile+ours", True, True), ("compile+ours-always", True, True)]
+
+
+def chosen(configs):
+    return [c for c in ALL_CONFIGS if c[0] == "eager" or c[0] in configs]
+
+
+def qwen3_prefill(model_factory, kernels_dir, results, lengths, tiny, repeats, configs):
     model = model_factory()
     inputs = {s: torch.randint(0, model.config.vocab_size, (1, s), device=DEVICE) for s in lengths}
 
@@ -185,14 +211,14 @@ def qwen3_prefill(model_factory, kernels_dir, results, lengths, tiny, repeats):
             return m(input_ids=ids, use_cache=False, logits_to_keep=1).logits
 
     reference = {}
-    configs = [("eager", False, False), ("compile", False, True), ("eager+ours", True, False),
-               ("compile+ours", True, True)]
     kernelized = False
-    for name, ours, compiled in configs:
+    for name, ours, compiled in chosen(configs):
         note = ""
         if ours and not kernelized:
             note = kernelize_qwen3(model, kernels_dir, compile_mode=True)
             kernelized = True
+        if ours:
+            set_compile_native_limit(model, -1 if name.endswith("-always") else 1 << 20)
         torch._dynamo.reset()
         runner = torch.compile(model, dynamic=True) if compiled else model
         for s in lengths:
@@ -210,7 +236,7 @@ def qwen3_prefill(model_factory, kernels_dir, results, lengths, tiny, repeats):
         torch.cuda.empty_cache()
 
 
-def qwen3_decode(model_factory, kernels_dir, results, tiny, repeats, prompt=512, steps=64):
+def qwen3_decode(model_factory, kernels_dir, results, tiny, repeats, configs, prompt=512, steps=64):
     model = model_factory()
     ids = torch.randint(0, model.config.vocab_size, (1, prompt), device=DEVICE)
 
@@ -222,11 +248,12 @@ def qwen3_decode(model_factory, kernels_dir, results, tiny, repeats, prompt=512,
     reference = None
     kernelized = False
     note = ""
-    for name, ours, compiled in [("eager", False, False), ("compile", False, True), ("eager+ours", True, False),
-                                 ("compile+ours", True, True)]:
+    for name, ours, compiled in chosen(configs):
         if ours and not kernelized:
             note = kernelize_qwen3(model, kernels_dir, compile_mode=True)
             kernelized = True
+        if ours:
+            set_compile_native_limit(model, -1 if name.endswith("-always") else 1 << 20)
         torch._dynamo.reset()
         t0 = time.time()
         tokens = generate(steps + 1, compiled)  # warm-up (and compile)
@@ -338,6 +365,8 @@ def main():
     p.add_argument("--parts", default="prefill,decode,ltx")
     p.add_argument("--lengths", default="512,2048,8192")
     p.add_argument("--repeats", type=int, default=10)
+    p.add_argument("--configs", default="compile,eager+ours,compile+ours",
+                   help="comma list of: " + ", ".join(c[0] for c in ALL_CONFIGS[1:]))
     p.add_argument("--tiny", action="store_true", help="small configs: check the script, not the GPU")
     p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     p.add_argument("--kernelize-with", default="kernels", choices=["kernels", "kernelhub"])
@@ -353,12 +382,16 @@ def main():
     log("torch", torch.__version__, "transformers", transformers.__version__,
         torch.cuda.get_device_name() if DEVICE == "cuda" else "cpu")
     parts = set(args.parts.split(","))
+    configs = set(args.configs.split(","))
+    unknown = configs - {c[0] for c in ALL_CONFIGS}
+    if unknown:
+        p.error(f"unknown --configs {sorted(unknown)}")
     lengths = [int(s) for s in args.lengths.split(",")]
     factory = lambda: build_qwen3(args.tiny)  # noqa: E731
     if "prefill" in parts:
-        qwen3_prefill(factory, kernels_dir, results, lengths, args.tiny, args.repeats)
+        qwen3_prefill(factory, kernels_dir, results, lengths, args.tiny, args.repeats, configs)
     if "decode" in parts:
-        qwen3_decode(factory, kernels_dir, results, args.tiny, max(3, args.repeats // 3))
+        qwen3_decode(factory, kernels_dir, results, args.tiny, args.repeats, configs)
     if "ltx" in parts:
         ltx_block(kernels_dir, results, ours, args.tiny, args.repeats)
 

@@ -5,6 +5,7 @@
 #
 #   bash bench/e2e/run_on_device.sh [PARTS] [SECONDS_PER_PART]     (device run, carry [".whl"])
 #
+# $E2E_ARGS goes to bench_e2e.py as well (e.g. E2E_ARGS="--configs compile,compile+ours").
 # Wheels in .whl/ (kernels 0.17.2, tomlkit, diffusers; see bench/gpu/perf_on_device.sh for how to
 # get them) are unpacked into /tmp/site: the image has transformers but neither kernels nor diffusers.
 set -uo pipefail
@@ -34,7 +35,7 @@ for part in "${list[@]}"; do
   if [[ "$per_part" == *=* ]]; then limit="$(tr , '\n' <<<"$per_part" | sed -n "s/^$part=//p")"; fi
   echo "== $part (at most ${limit:=200} s)"
   (cd /tmp && timeout "$limit" $py "$OLDPWD/bench/e2e/bench_e2e.py" --kernels /tmp/kb-ours/kernels --out "$out" \
-    --parts "$part") 2>&1 | grep -vE "registered at|fallthrough|^  warnings.warn" | tail -40
+    --parts "$part" ${E2E_ARGS:-}) 2>&1 | grep -vE "registered at|fallthrough|^  warnings.warn" | tail -40
 done
 echo "total $(($(date +%s) - start)) s"
 cat "$out/e2e.csv"

@@ -41,7 +41,7 @@ __device__ __forceinline__ T modulated(T xv, A mean, A inv, const T* w, T sc, T 
 template <typename T, int G, int P>
 __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void adaln_rows_kernel(
     T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh x_, Bsh scale_, Bsh shift_, const T* __restrict__ weight,
-    int64_t rows, int64_t seq, int64_t hidden, double eps, bool layer_norm, int64_t x_row_stride) {
+    int64_t rows, int64_t seq, int64_t hidden, double eps, bool layer_norm, int64_t x_row_stride, bool stream_out) {
   using A = at::opmath_type<T>;
   using Row = kh::cuda::RowPacks<T, G, P>;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kh::cuda::rows_per_block<G>() + threadIdx.x / G;
@@ -86,9 +86,11 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void adaln_rows_kerne
   for (int k = 0; k < P; ++k) {
     if (!Row::has(lane, k, hidden)) continue;
     const int64_t i = Row::offset(lane, k);
-    const Pack<T> scp = kh::cuda::load_pack(sc + i), shp = kh::cuda::load_pack(sh + i);
+    // Per-sample modulation (stride 0 over the sequence): every row re-reads scale and shift, so keep
+    // them in L1. Per-token rows are read once; the hint costs them nothing (x is not re-read either).
+    const Pack<T> scp = kh::cuda::load_pack_keep(sc + i), shp = kh::cuda::load_pack_keep(sh + i);
     Pack<T> w{}, o;
-    if (weight) w = kh::cuda::load_pack(weight + i);
+    if (weight) w = kh::cuda::load_pack_keep(weight + i);
     if constexpr (kh::cuda::kPacked2<T>) {
       // modulated() two elements at a time: the same roundings (packed_math.cuh).
       using P2 = kh::cuda::Packed2<T>;
@@ -110,7 +112,7 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void adaln_rows_kerne
       for (int j = 0; j < Row::N; ++j)
         o.v[j] = modulated(x.p[k].v[j], mean, inv, weight ? &w.v[j] : nullptr, scp.v[j], shp.v[j], layer_norm);
     }
-    kh::cuda::store_pack(y + i, o);
+    kh::cuda::store_pack_hinted(y + i, o, stream_out);
   }
 }
 
@@ -191,6 +193,8 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
                      kh::cuda::pack_aligned(sc, {sc.stride(0), sc.stride(1)}) &&
                      kh::cuda::pack_aligned(sh, {sh.stride(0), sh.stride(1)}) && (!wp || kh::cuda::aligned16(wp));
     const int64_t x_row_stride = x.size(0) == 1 || x.stride(0) == x.size(1) * x.stride(1) ? x.stride(1) : -1;
+    // Where x and the output overflow L2, plain stores would evict the scale and shift rows.
+    const bool stream_out = kh::cuda::exceeds_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(scalar_t)));
     if (vec && !kh::cuda::few_rows(rows, hidden) &&
         kh::cuda::register_row<kh::cuda::kRowMaxPacks>(hidden / Pack<scalar_t>::N)) {
       kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(hidden / Pack<scalar_t>::N, [&](auto g, auto p) {
@@ -198,7 +202,7 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
         adaln_rows_kernel<scalar_t, G, P>
             <<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, kh::cuda::stream_of(input)>>>(
                 yo.mutable_data_ptr<scalar_t>(), yo.stride(0), yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq,
-                hidden, eps, layer_norm, x_row_stride);
+                hidden, eps, layer_norm, x_row_stride, stream_out);
       });
       C10_CUDA_KERNEL_LAUNCH_CHECK();
       return;
