@@ -3,6 +3,7 @@
 #include <regex>
 #include <sstream>
 
+#include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/kernelhub.hpp"
@@ -102,7 +103,9 @@ void fit_to_gpus(std::vector<resolver::Decision>& decisions, const resolver::Env
 // digest, and (for a C++ process) that an op library is there. Nothing is loaded.
 Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std::string variant, std::string revision,
                                           std::vector<resolver::Decision> decisions, bool for_python,
-                                          LoadTimings timings = {}) {
+                                          LoadTimings timings = {}, FileDigests* shared_digests = nullptr) {
+  FileDigests own_digests;
+  FileDigests& digests = shared_digests != nullptr ? *shared_digests : own_digests;
   const auto verify_start = std::chrono::steady_clock::now();
   auto metadata = Metadata::read(dir);
   if (!metadata) {
@@ -118,9 +121,10 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
     fallback.name = dir.filename().string();
     metadata = std::move(fallback);
   }
-  if (!metadata->digest.empty()) KH_RETURN_IF_ERROR(verify_digest(dir, *metadata));
+  if (!metadata->digest.empty()) KH_RETURN_IF_ERROR(verify_digest(dir, *metadata, &digests));
   if (!for_python) KH_RETURN_IF_ERROR(find_library(dir, metadata->id));
   timings.verify += seconds_since(verify_start);
+  timings.bytes_hashed = digests.bytes_read();
   return FetchedVariant{dir,    std::move(variant), std::move(revision), std::move(*metadata), std::move(decisions),
                         timings};
 }
@@ -377,15 +381,17 @@ Result<FetchedVariant> fetch_hub_variant(const client::RepoId& repo, const GetKe
   }
   timings.download = snapshot->seconds;
   timings.requests = snapshot->requests;
+  // The signature, the lock entry and metadata.json's digest read the same files: once, shared.
+  FileDigests digests;
   // Before anything in the download is parsed: its signature, when a key is trusted or required.
   KH_RETURN_IF_ERROR(signing::check_variant(
       snapshot->path, signing::ExpectedVariant::for_revision(repo.to_string(), resolved.revision, name),
-      options.require_signature, env));
+      options.require_signature, env, &digests));
   if (locked_hash != nullptr) {
     // The listing the download used is cached by now (trees/<commit>.json): no request.
     const auto verify_start = std::chrono::steady_clock::now();
     KH_ASSIGN_OR_RETURN(client::RepoTree tree, cache.tree(repo, client::RepoType::kKernel, resolved.commit));
-    auto checked = verify_variant_lock(snapshot->path, tree, name, *locked_hash);
+    auto checked = verify_variant_lock(snapshot->path, tree, name, *locked_hash, &digests);
     if (!checked) return unexpected(checked.error().with_context("locked load of `" + repo.to_string() + "`"));
     timings.verify = seconds_since(verify_start);
   }
@@ -401,7 +407,7 @@ Result<FetchedVariant> fetch_hub_variant(const client::RepoId& repo, const GetKe
     }
   }
   return verify_variant_dir(snapshot->path, name, resolved.commit, std::move(resolved.decisions), options.for_python,
-                            timings);
+                            timings, &digests);
 }
 
 Result<Kernel> load_hub_kernel(const client::RepoId& repo, const GetKernelOptions& options,

@@ -87,9 +87,10 @@ Result<std::string> git_blob_sha1_file(const std::filesystem::path& path) {
 }
 
 // The digest a tree entry's content must have, computed from the file on disk.
-Result<std::string> content_digest(const std::filesystem::path& path, const client::TreeEntry& entry) {
+Result<std::string> content_digest(const std::filesystem::path& path, const client::TreeEntry& entry,
+                                   FileDigests* digests) {
   if (!entry.is_lfs()) return git_blob_sha1_file(path);
-  KH_ASSIGN_OR_RETURN(Sha256Digest digest, sha256_file(path));
+  KH_ASSIGN_OR_RETURN(Sha256Digest digest, sha256_file(path, digests));
   return to_hex(digest);
 }
 
@@ -102,7 +103,7 @@ std::map<std::string, std::string> variant_lock_hashes(const client::RepoTree& t
 }
 
 Status verify_variant_lock(const std::filesystem::path& variant_dir, const client::RepoTree& tree,
-                           std::string_view variant, std::string_view expected) {
+                           std::string_view variant, std::string_view expected, FileDigests* digests) {
   const auto all = lockable_files(tree);
   const auto listed = all.find(std::string(variant));
   if (listed == all.end()) {
@@ -139,7 +140,7 @@ Status verify_variant_lock(const std::filesystem::path& variant_dir, const clien
       problems.push_back("`" + file.relative + "` is missing");
       continue;
     }
-    auto digest = content_digest(variant_dir / file.relative, *file.entry);
+    auto digest = content_digest(variant_dir / file.relative, *file.entry, digests);
     if (!digest) {
       problems.push_back(digest.error().message);
     } else if (*digest != file.entry->etag()) {

@@ -89,7 +89,8 @@ Result<Metadata> Metadata::read(const std::filesystem::path& variant_dir) {
   return m;
 }
 
-Result<std::map<std::string, std::string>> compute_digest(const std::filesystem::path& variant_dir) {
+Result<std::map<std::string, std::string>> compute_digest(const std::filesystem::path& variant_dir,
+                                                          FileDigests* digests) {
   std::map<std::string, std::string> out;
   std::error_code ec;
   std::filesystem::recursive_directory_iterator it(variant_dir, ec), end;
@@ -99,14 +100,14 @@ Result<std::map<std::string, std::string>> compute_digest(const std::filesystem:
     if (!it->is_regular_file()) continue;
     const auto rel = it->path().lexically_relative(variant_dir);
     if (excluded_from_digest(rel)) continue;
-    KH_ASSIGN_OR_RETURN(Sha256Digest digest, sha256_file(it->path()));
+    KH_ASSIGN_OR_RETURN(Sha256Digest digest, sha256_file(it->path(), digests));
     out[rel.generic_string()] = to_base64(digest);
   }
   return out;
 }
 
-Status verify_digest(const std::filesystem::path& variant_dir, const Metadata& metadata) {
-  KH_ASSIGN_OR_RETURN(auto actual, compute_digest(variant_dir));
+Status verify_digest(const std::filesystem::path& variant_dir, const Metadata& metadata, FileDigests* digests) {
+  KH_ASSIGN_OR_RETURN(auto actual, compute_digest(variant_dir, digests));
   std::vector<std::string> problems;
   for (const auto& [path, expected] : metadata.digest) {
     auto it = actual.find(path);

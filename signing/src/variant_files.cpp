@@ -53,7 +53,7 @@ std::optional<std::string> non_regular_file_problem(const fs::path& entry, const
   return std::nullopt;
 }
 
-Result<VariantFiles> hash_variant_files(const fs::path& dir) {
+Result<VariantFiles> hash_variant_files(const fs::path& dir, FileDigests* digests) {
   std::error_code ec;
   if (!fs::is_directory(fs::symlink_status(dir, ec)) && !fs::is_directory(dir, ec)) {
     return unexpected(ErrorCode::kNotFound, "variant directory `" + dir.string() + "` does not exist");
@@ -81,7 +81,7 @@ Result<VariantFiles> hash_variant_files(const fs::path& dir) {
       out.problems.push_back("`" + name + "` " + *problem);
       continue;
     }
-    KH_ASSIGN_OR_RETURN(Sha256Digest digest, sha256_file(it->path()));
+    KH_ASSIGN_OR_RETURN(Sha256Digest digest, sha256_file(it->path(), digests));
     const auto size = fs::file_size(it->path(), ec);
     if (ec) return unexpected(os_error("cannot stat `" + it->path().string() + "`", ec.value()));
     out.files.push_back(ManifestFile{name, size, digest});

@@ -78,8 +78,8 @@ Status check_identity(const Manifest& manifest, const ExpectedVariant& expected,
 }
 
 // Step 4: the directory holds exactly the signed files.
-Status check_files(const Manifest& manifest, const fs::path& dir) {
-  KH_ASSIGN_OR_RETURN(VariantFiles actual, hash_variant_files(dir));
+Status check_files(const Manifest& manifest, const fs::path& dir, FileDigests* digests) {
+  KH_ASSIGN_OR_RETURN(VariantFiles actual, hash_variant_files(dir, digests));
   std::vector<std::string> problems = std::move(actual.problems);
   std::map<std::string, const ManifestFile*> on_disk;
   for (const auto& f : actual.files) on_disk[f.path] = &f;
@@ -130,8 +130,8 @@ Result<VerifyPolicy> VerifyPolicy::from_environment(const EnvironmentSource& env
                       SerialStore::default_dir(env)};
 }
 
-Result<VerifiedVariant> verify_variant(const fs::path& dir, const ExpectedVariant& expected,
-                                       const VerifyPolicy& policy) {
+Result<VerifiedVariant> verify_variant(const fs::path& dir, const ExpectedVariant& expected, const VerifyPolicy& policy,
+                                       FileDigests* digests) {
   const std::vector<TrustedKeys::Entry> keys = policy.trusted_keys.for_repo(expected.repo);
   const fs::path sig_path = dir / kSignatureFileName;
   std::error_code ec;
@@ -209,7 +209,7 @@ Result<VerifiedVariant> verify_variant(const fs::path& dir, const ExpectedVarian
   KH_RETURN_IF_ERROR(check_identity(*manifest, expected, dir));
 
   // Step 4: the files are the signed files.
-  KH_RETURN_IF_ERROR(check_files(*manifest, dir));
+  KH_RETURN_IF_ERROR(check_files(*manifest, dir, digests));
 
   // Step 5: not older than what this machine already accepted.
   if (expected.check_freshness && policy.serial_store_dir) {
@@ -219,9 +219,9 @@ Result<VerifiedVariant> verify_variant(const fs::path& dir, const ExpectedVarian
 }
 
 Status check_variant(const fs::path& dir, const ExpectedVariant& expected, bool require_signature,
-                     const EnvironmentSource& env) {
+                     const EnvironmentSource& env, FileDigests* digests) {
   KH_ASSIGN_OR_RETURN(VerifyPolicy policy, VerifyPolicy::from_environment(env, require_signature));
-  KH_ASSIGN_OR_RETURN(VerifiedVariant verified, verify_variant(dir, expected, policy));
+  KH_ASSIGN_OR_RETURN(VerifiedVariant verified, verify_variant(dir, expected, policy, digests));
   (void)verified;
   return {};
 }

@@ -4,6 +4,7 @@ refusal is a typed error with a clear message; the C++ tests in tests/signing/ c
 on the files themselves."""
 
 import glob
+import json
 import os
 import shutil
 import stat
@@ -94,9 +95,13 @@ def test_signed_variant_verifies_on_disk_and_through_the_hub(signed, tmp_path):
     r = run("verify", signed["variant"], "--repo", "acme/signed-kernels", "--version", "1", "--key", f"{signed['key']}.pub")
     assert r.returncode == 0, r.stderr
     assert "signature OK" in r.stdout
-    r = get(signed, tmp_path, "acme/signed-kernels", "--version", "1", "--require-signature",
+    r = get(signed, tmp_path, "acme/signed-kernels", "--version", "1", "--require-signature", "--json",
             trusted=f"acme={signed['public_key']}")
     assert r.returncode == 0, r.stderr
+    # The signature check and metadata.json's digest read the same files: each once.
+    files = [f for f in signed["variant"].rglob("*") if f.is_file()]
+    library = next(f for f in files if f.suffix == ".so").stat().st_size
+    assert library <= json.loads(r.stdout)["bytes_hashed"] <= sum(f.stat().st_size for f in files)
 
 
 def test_a_signature_replayed_under_another_version_is_refused(signed, tmp_path):

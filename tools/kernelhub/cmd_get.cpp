@@ -79,6 +79,7 @@ int run_get(std::span<const std::string> args) {
                           {"ops", ops},
                           {"decisions", decisions},
                           {"requests", kernel.timings().requests},
+                          {"bytes_hashed", kernel.timings().bytes_hashed},
                           {"seconds",
                            {{"total", ms / 1000.0},
                             {"resolve", kernel.timings().resolve},
@@ -96,8 +97,11 @@ int run_get(std::span<const std::string> args) {
     std::printf("ops:\n");
     for (const auto& op : kernel.ops()) std::printf("  %s\n", op.schema.c_str());
     const LoadTimings& t = kernel.timings();
-    std::printf("timings:   resolve %.1f ms, download %.1f ms (%d requests), verify %.1f ms, load %.1f ms\n",
-                t.resolve * 1e3, t.download * 1e3, t.requests, t.verify * 1e3, t.load * 1e3);
+    std::printf(
+        "timings:   resolve %.1f ms, download %.1f ms (%d requests), verify %.1f ms (%.1f MB hashed), "
+        "load %.1f ms\n",
+        t.resolve * 1e3, t.download * 1e3, t.requests, t.verify * 1e3, static_cast<double>(t.bytes_hashed) / 1e6,
+        t.load * 1e3);
     std::printf("loaded in: %.1f ms\n", ms);
     return kExitOk;
   } catch (const KernelhubError& e) {

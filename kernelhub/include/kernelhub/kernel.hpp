@@ -7,6 +7,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -26,6 +27,9 @@ struct LoadTimings {
   double verify = 0;    // metadata.json digest check and ELF pre-flight
   double load = 0;      // dlopen and op registration
   int requests = 0;     // HTTP requests made (0 for a local or fully cached pinned load)
+  // Bytes read to check digests, the signature and the lock entry: each file once, whatever the
+  // number of checks (they share one FileDigests).
+  std::uint64_t bytes_hashed = 0;
 };
 
 class Kernel {

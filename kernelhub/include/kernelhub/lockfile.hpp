@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/client/repo_tree.hpp"
@@ -78,9 +79,9 @@ std::map<std::string, std::string> variant_lock_hashes(const client::RepoTree& t
 // Checks the files of a variant directory against `tree` (the listing at the locked commit) and
 // the lock: the same set of files (bytecode aside), each one's content matching its git or LFS
 // digest, and the listing hashing to `expected`. Errors: kIntegrityMismatch naming every file
-// that differs, or the two hashes.
+// that differs, or the two hashes. `digests`, when given, is shared with the load's other checks.
 Status verify_variant_lock(const std::filesystem::path& variant_dir, const client::RepoTree& tree,
-                           std::string_view variant, std::string_view expected);
+                           std::string_view variant, std::string_view expected, FileDigests* digests = nullptr);
 
 // [tool.kernels.dependencies] of a pyproject.toml, or [dependencies] of a kernels.toml: one
 // `"org/name" = <major version>` (or `= "<revision>"`) per line. Errors: kNotFound (no such file

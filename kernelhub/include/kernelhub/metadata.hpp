@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/base/result.hpp"
 
 namespace kernelhub {
@@ -32,10 +33,13 @@ struct Metadata {
   static Result<Metadata> parse(std::string_view json);
 };
 
-// The digest of a variant directory, computed as described above.
-Result<std::map<std::string, std::string>> compute_digest(const std::filesystem::path& variant_dir);
+// The digest of a variant directory, computed as described above. `digests`, when given, is shared
+// with the load's other checks (each file is read once).
+Result<std::map<std::string, std::string>> compute_digest(const std::filesystem::path& variant_dir,
+                                                          FileDigests* digests = nullptr);
 
 // Errors: kIntegrityMismatch listing every missing, extra or changed file.
-Status verify_digest(const std::filesystem::path& variant_dir, const Metadata& metadata);
+Status verify_digest(const std::filesystem::path& variant_dir, const Metadata& metadata,
+                     FileDigests* digests = nullptr);
 
 }  // namespace kernelhub

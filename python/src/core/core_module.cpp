@@ -68,6 +68,7 @@ py::dict fetched_to_python(const FetchedVariant& fetched) {
   timings["download"] = fetched.timings.download;
   timings["verify"] = fetched.timings.verify;
   timings["requests"] = fetched.timings.requests;
+  timings["bytes_hashed"] = fetched.timings.bytes_hashed;
   py::dict out;
   out["path"] = fetched.path.string();
   out["variant"] = fetched.variant;

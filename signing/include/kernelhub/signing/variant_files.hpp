@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/signing/manifest.hpp"
 
@@ -29,7 +30,8 @@ struct VariantFiles {
 };
 
 // Errors: kNotFound (no such directory), kIo. Problems are data, so callers can list them all.
-Result<VariantFiles> hash_variant_files(const std::filesystem::path& dir);
+// `digests`, when given, is shared with the load's other checks (each file is read once).
+Result<VariantFiles> hash_variant_files(const std::filesystem::path& dir, FileDigests* digests = nullptr);
 
 // For a directory inside a Hugging Face cache snapshot: `<repo>/blobs`. Else nullopt.
 std::optional<std::filesystem::path> snapshot_blobs_dir(const std::filesystem::path& dir);

@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/signing/manifest.hpp"
 #include "kernelhub/signing/trusted_keys.hpp"
@@ -65,11 +66,12 @@ struct VerifiedVariant {
 // Errors: kMissingSignature, kBadSignature (also a malformed or unparsable signature file, a
 // manifest for something else, or an older serial), kIntegrityMismatch (files differ from the signed manifest: every
 // difference listed), kIo.
+// `digests`, when given, is shared with the load's other checks (each file is read once).
 Result<VerifiedVariant> verify_variant(const std::filesystem::path& dir, const ExpectedVariant& expected,
-                                       const VerifyPolicy& policy);
+                                       const VerifyPolicy& policy, FileDigests* digests = nullptr);
 
 // get_kernel's one call: the policy from the environment, then verify_variant.
 Status check_variant(const std::filesystem::path& dir, const ExpectedVariant& expected, bool require_signature,
-                     const EnvironmentSource& env);
+                     const EnvironmentSource& env, FileDigests* digests = nullptr);
 
 }  // namespace kernelhub::signing
