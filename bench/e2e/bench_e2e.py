@@ -153,17 +153,18 @@ def build_qwen3(tiny: bool):
     return model
 
 
-def set_compile_native_limit(model, limit: int):
-    """Sets COMPILE_NATIVE_MAX_BYTES in the layers module that kernelize loaded (not ours: another copy)."""
+def set_compile_native_limit(model, config: str):
+    """COMPILE_NATIVE_MAX_BYTES for `config` in the layers module that kernelize loaded (not ours: another
+    copy): -1 (our kernels at every size) for the "-always" configurations, else the value it shipped with."""
     modules = {type(m).forward.__module__ for m in model.modules()} | {
         getattr(m.forward, "__module__", "") for m in model.modules()}
     layers = [sys.modules[n] for n in modules if n in sys.modules and hasattr(sys.modules[n], "COMPILE_NATIVE_MAX_BYTES")]
     if not layers:
         raise RuntimeError("no kernelized layer module with COMPILE_NATIVE_MAX_BYTES found in the model")
     for module in layers:
-        module.COMPILE_NATIVE_MAX_BYTES = limit
-    log(f"COMPILE_NATIVE_MAX_BYTES = {limit} in {sorted(m.__name__ for m in layers)}")
-    return len(layers)
+        shipped = module.__dict__.setdefault("_shipped_compile_native_max_bytes", module.COMPILE_NATIVE_MAX_BYTES)
+        module.COMPILE_NATIVE_MAX_BYTES = -1 if config.endswith("-always") else shipped
+        log(f"COMPILE_NATIVE_MAX_BYTES = {module.COMPILE_NATIVE_MAX_BYTES} in {module.__name__}")
 
 
 def kernelize_qwen3(model, kernels_dir: Path, compile_mode: bool):
@@ -218,7 +219,7 @@ def qwen3_prefill(model_factory, kernels_dir, results, lengths, tiny, repeats, c
             note = kernelize_qwen3(model, kernels_dir, compile_mode=True)
             kernelized = True
         if ours:
-            set_compile_native_limit(model, -1 if name.endswith("-always") else 1 << 20)
+            set_compile_native_limit(model, name)
         torch._dynamo.reset()
         runner = torch.compile(model, dynamic=True) if compiled else model
         for s in lengths:
@@ -253,7 +254,7 @@ def qwen3_decode(model_factory, kernels_dir, results, tiny, repeats, configs, pr
             note = kernelize_qwen3(model, kernels_dir, compile_mode=True)
             kernelized = True
         if ours:
-            set_compile_native_limit(model, -1 if name.endswith("-always") else 1 << 20)
+            set_compile_native_limit(model, name)
         torch._dynamo.reset()
         t0 = time.time()
         tokens = generate(steps + 1, compiled)  # warm-up (and compile)

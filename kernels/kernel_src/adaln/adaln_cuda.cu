@@ -87,7 +87,7 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void adaln_rows_kerne
     if (!Row::has(lane, k, hidden)) continue;
     const int64_t i = Row::offset(lane, k);
     // Per-sample modulation (stride 0 over the sequence): every row re-reads scale and shift, so keep
-    // them in L1. Per-token rows are read once; the hint costs them nothing (x is not re-read either).
+    // them in L1. Per-token rows are read once (the hint's effect there was not measured).
     const Pack<T> scp = kh::cuda::load_pack_keep(sc + i), shp = kh::cuda::load_pack_keep(sh + i);
     Pack<T> w{}, o;
     if (weight) w = kh::cuda::load_pack_keep(weight + i);

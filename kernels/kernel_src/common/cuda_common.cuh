@@ -26,8 +26,9 @@ __device__ __forceinline__ Pack<T> load_pack(const T* p) {
   return *reinterpret_cast<const Pack<T>*>(p);
 }
 
-// One 16-byte store. Copying the Pack itself let the compiler split some stores into 2- and 4-byte
-// pieces (7 stores for a bf16 pack in AdaLN's epilogue, seen in its PTX); as one int4 it cannot.
+// A 16-byte store. Copying the Pack itself let the compiler split some stores into 2- and 4-byte
+// pieces (7 for a bf16 pack in AdaLN's PTX); copied as an int4 they are at most four 4-byte stores,
+// and usually one. store_pack_hinted is always one instruction.
 template <typename T>
 __device__ __forceinline__ void store_pack(T* p, const Pack<T>& pack) {
   *reinterpret_cast<int4*>(p) = *reinterpret_cast<const int4*>(&pack);
@@ -35,8 +36,7 @@ __device__ __forceinline__ void store_pack(T* p, const Pack<T>& pack) {
 
 // ld.global.L1::evict_last: for small rows that every row of a big tensor re-reads (a norm's weight,
 // AdaLN's scale and shift). Plain loads let the streamed rows evict them from L1 between uses.
-// volatile keeps the load where it is written: a plain asm may be hoisted above the row reduction,
-// which holds the packs in registers across it (measured slower: 0.65-0.83 of copy, session 4).
+// volatile: the load stays where it is written (the PTX of AdaLN was the same without it).
 template <typename T>
 __device__ __forceinline__ Pack<T> load_pack_keep(const T* p) {
   int4 v;
@@ -51,7 +51,8 @@ __device__ __forceinline__ Pack<T> load_pack_keep(const T* p) {
 // output stops evicting the rows a kernel re-reads; .wb (the default) otherwise. Written in PTX so
 // that the compiler cannot split it: as a plain store in one branch of an if, it became four 4-byte
 // stores (AdaLN's PTX, session 4). AdaLN bf16 with evict-last modulation loads and .cs stores: 0.61-0.64
-// -> 0.88-0.98 of the copy bandwidth (bench/gpu/adaln_probe.cu, bench/gpu/NOTES.md).
+// -> 0.88-0.98 of the copy bandwidth in the probe, 0.79-0.98 in the kernel (bench/gpu/adaln_probe.cu,
+// bench/gpu/NOTES.md).
 template <typename T>
 __device__ __forceinline__ void store_pack_hinted(T* p, const Pack<T>& pack, bool evict_first) {
   const int4 v = *reinterpret_cast<const int4*>(&pack);
@@ -62,17 +63,24 @@ __device__ __forceinline__ void store_pack_hinted(T* p, const Pack<T>& pack, boo
   }
 }
 
-// Whether `bytes` exceed the current device's L2 cache (read once per device).
-inline bool exceeds_l2(int64_t bytes) {
+// Attribute A of the current device, read once per device; `fallback` where it cannot be read.
+template <cudaDeviceAttr A>
+inline int device_attribute(int fallback) {
   constexpr int kMaxDevices = 64;
-  static int l2[kMaxDevices] = {};  // 0: not read yet
+  static int values[kMaxDevices] = {};  // 0: not read yet
   int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return false;
-  if (l2[device] == 0) {
-    int size = 0;
-    l2[device] = cudaDeviceGetAttribute(&size, cudaDevAttrL2CacheSize, device) == cudaSuccess && size > 0 ? size : -1;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return fallback;
+  if (values[device] == 0) {
+    int value = 0;
+    values[device] = cudaDeviceGetAttribute(&value, A, device) == cudaSuccess && value > 0 ? value : -1;
   }
-  return l2[device] > 0 && bytes > l2[device];
+  return values[device] > 0 ? values[device] : fallback;
+}
+
+// Whether `bytes` exceed the current device's L2 cache (false where its size cannot be read).
+inline bool exceeds_l2(int64_t bytes) {
+  const int l2 = device_attribute<cudaDevAttrL2CacheSize>(0);
+  return l2 > 0 && bytes > l2;
 }
 
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }

@@ -28,14 +28,7 @@ constexpr int kPairRowMaxPacks = KH_ROW_MAX_PACKS > 2 ? KH_ROW_MAX_PACKS / 2 : 2
 // kernels' (instructions fetched from HBM after other work). Larger problems take the register
 // kernels (one read of each row).
 inline bool few_rows(int64_t rows, int64_t hidden) {
-  static const int sms = [] {
-    int device = 0, count = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-      return 132;
-    }
-    return count;
-  }();
+  const int sms = device_attribute<cudaDevAttrMultiProcessorCount>(132);
   return hidden > 1024 && rows <= int64_t(4) * sms;
 }
 
