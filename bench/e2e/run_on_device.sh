@@ -24,7 +24,8 @@ $py -c 'import sys, zipfile; [zipfile.ZipFile(w).extractall("/tmp/site") for w i
 start=$(date +%s)
 # The distribution's g++, so the kernel shares torch's libstdc++ (bench/gpu/perf_on_device.sh).
 env CXX=/usr/bin/g++ CC=/usr/bin/gcc CUDAHOSTCXX=/usr/bin/g++ cmake -S kernels -B /tmp/kb-ours -G Ninja \
-  -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$py" -DCMAKE_CUDA_HOST_COMPILER=/usr/bin/g++ >"$out/build.log" 2>&1 &&
+  -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$py" -DCMAKE_CUDA_HOST_COMPILER=/usr/bin/g++ \
+  -DKERNELHUB_KERNEL_ARCHS=9.0 >"$out/build.log" 2>&1 &&
   cmake --build /tmp/kb-ours -j "$(nproc)" --target reference_kernels >>"$out/build.log" 2>&1 ||
   { grep -E "error|FAILED" -A5 "$out/build.log" | head -40; exit 1; }
 echo "built in $(($(date +%s) - start)) s: $(ls /tmp/kb-ours/kernels/build)"

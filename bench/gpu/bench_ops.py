@@ -213,6 +213,13 @@ class Case:
         out = torch.empty_like(self.x)
         return lambda: ops.adaln(out, self.x, None, self.scale, self.shift, EPS, False), lambda: out
 
+    def ours_inplace(self, k):
+        """RoPE rotating q and k in place (q_out is q), as Liger does: (fn, fetch, reset to the drawn inputs)."""
+        q, kk = self.q.clone(), self.k.clone()
+        ops = k.ops
+        return (lambda: ops.apply_rotary_pos_emb(q, kk, q, kk, self.cos, self.sin, 1), lambda: (q, kk),
+                lambda: (q.copy_(self.q), kk.copy_(self.k)))
+
     def liger(self):
         op = self.op
         try:
@@ -354,27 +361,31 @@ def main() -> int:
                     cms, cbytes = copy_ceiling(case.bytes)
                     copy_gbps = cbytes / cms / 1e6
                     ref = case.reference() if args.check else None
-                    candidates = []
+                    candidates = []  # (name, fn, fetch, reset): reset, for in-place calls, restores the inputs
                     for name, k in impls.items():
                         fn, fetch = case.ours(k)
-                        candidates.append((name, fn, fetch))
+                        reset = None
+                        if op == "fused_add_rms_norm":  # in place: each check starts from the drawn inputs
+                            reset = lambda f=fetch, c=case: tuple(t.copy_(s) for t, s in zip(f(), (c.x, c.r)))
+                        candidates.append((name, fn, fetch, reset))
+                        if op == "rope":  # in place as well, the form Liger's kernel takes
+                            candidates.append((f"{name}-inplace", *case.ours_inplace(k)))
                     if "eager" in peers:
-                        candidates.append(("eager", lambda c=case: EAGER[op](*c.eager_args()), None))
+                        candidates.append(("eager", lambda c=case: EAGER[op](*c.eager_args()), None, None))
                     if "F.rms_norm" in peers and op == "rms_norm":
-                        candidates.append(("F.rms_norm", lambda c=case: F.rms_norm(c.x, (H,), c.w, EPS), None))
+                        candidates.append(("F.rms_norm", lambda c=case: F.rms_norm(c.x, (H,), c.w, EPS), None, None))
                     if "compile" in peers:
-                        candidates.append(("compile", lambda c=case: compiled[op](*c.eager_args()), None))
+                        candidates.append(("compile", lambda c=case: compiled[op](*c.eager_args()), None, None))
                     if "liger" in peers:
                         lf = case.liger()
                         if lf is not None:
-                            candidates.append(("liger", lf, None))
-                    for name, fn, fetch in candidates:
+                            candidates.append(("liger", lf, None, None))
+                    for name, fn, fetch, reset in candidates:
                         err, note = "", ""
                         try:
                             if ref is not None and fetch is not None:  # ours: outputs poisoned first
-                                if op == "fused_add_rms_norm":  # in place: one call from the drawn inputs
-                                    x, r = fetch()
-                                    x.copy_(case.x), r.copy_(case.r)
+                                if reset is not None:  # in place: one call from the drawn inputs
+                                    reset()
                                 else:
                                     poison(fetch)
                                 fn()

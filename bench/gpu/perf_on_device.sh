@@ -2,11 +2,13 @@
 # Issue 8 in one command on the H200: build the CUDA variant of kernels/ (and of a baseline copy,
 # when one is given), run the GPU correctness suite, then time every op and peer (bench_ops.py).
 #
-#   bash bench/gpu/perf_on_device.sh [--baseline SRC] [--alt-flags FLAGS] [--no-correctness] [--] [bench_ops.py args...]
+#   bash bench/gpu/perf_on_device.sh [--baseline SRC] [--alt-flags FLAGS]... [--no-correctness] [--] [bench_ops.py args...]
 #
-# --alt-flags builds the same sources a second time with CMAKE_CUDA_FLAGS=FLAGS (e.g.
-# -DKH_ROW_MAX_PACKS=8) and times it as impl "alt" with the arguments in $BENCH_ALT_ARGS, in its own
-# process (same sources: same op namespace) into bench-alt.csv. $BENCH_SPOT_ARGS, when set, runs a
+# --alt-flags builds the same sources again with CMAKE_CUDA_FLAGS=FLAGS (e.g. -DKH_ROW_MAX_PACKS=8)
+# and times it as impl "alt" (then "alt2", ...: the option repeats) with the arguments in
+# $BENCH_ALT_ARGS, each in its own process (same sources: same op namespace) into bench-alt.csv,
+# bench-alt2.csv, .... Every build is for sm_90 alone (KERNELHUB_KERNEL_ARCHS=9.0: a quarter of the
+# compile time). $BENCH_SPOT_ARGS, when set, runs a
 # third sweep (ours and the peers, e.g. fp16/fp32 spot checks) into bench-spot.csv.
 # SRC is a copy of an older checkout's kernels/ and cmake/ folders (SRC/kernels, SRC/cmake), e.g.
 # `git archive HEAD kernels cmake | tar -x -C .perf-v0`; it is timed as impl "v0". Wheels in .whl/
@@ -22,12 +24,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 out="${OUT:-/tmp/out}"
 mkdir -p "$out"
-baseline="" correctness=1 alt_flags=""
+baseline="" correctness=1 alt_flags=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --baseline) baseline="$2"; shift 2 ;;
     --no-correctness) correctness=0; shift ;;
-    --alt-flags) alt_flags="$2"; shift 2 ;;
+    --alt-flags) alt_flags+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) break ;;
   esac
@@ -52,23 +54,31 @@ build() {  # build SRC_KERNELS_DIR BUILD_DIR JOBS [CUDA_FLAGS]
   local log="$out/build-$(basename "$2").log"
   env CXX=/usr/bin/g++ CC=/usr/bin/gcc CUDAHOSTCXX=/usr/bin/g++ cmake -S "$1" -B "$2" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$py" -DCMAKE_CUDA_HOST_COMPILER=/usr/bin/g++ \
-    "-DCMAKE_CUDA_FLAGS=${4:-}" >"$log" 2>&1 &&
+    -DKERNELHUB_KERNEL_ARCHS=9.0 "-DCMAKE_CUDA_FLAGS=${4:-}" >"$log" 2>&1 &&
     cmake --build "$2" -j "$3" --target reference_kernels >>"$log" 2>&1
 }
 start=$(date +%s)
-jobs=$(nproc)
+# Each build gets an equal share of the cores.
+builds=$((1 + ${#alt_flags[@]} + (${#baseline} > 0 ? 1 : 0)))
+jobs=$(( $(nproc) / builds > 0 ? $(nproc) / builds : 1 ))
 if [ -n "$baseline" ]; then
-  build "$baseline/kernels" /tmp/kb-v0 $((jobs / 2)) & v0pid=$!
-  jobs=$((jobs / 2))
+  build "$baseline/kernels" /tmp/kb-v0 "$jobs" & v0pid=$!
 fi
-if [ -n "$alt_flags" ]; then
-  build kernels /tmp/kb-alt $((jobs / 2)) "$alt_flags" & altpid=$!
-  jobs=$((jobs / 2))
-fi
+alt_names=() alt_pids=()
+for i in "${!alt_flags[@]}"; do
+  name=alt$([ "$i" -gt 0 ] && echo $((i + 1)))
+  alt_names+=("$name")
+  build kernels "/tmp/kb-$name" "$jobs" "${alt_flags[$i]}" & alt_pids+=($!)
+done
 build kernels /tmp/kb-ours "$jobs" || { grep -E "error|FAILED" -A5 "$out/build-kb-ours.log" | head -60; exit 1; }
-if [ -n "$alt_flags" ]; then
-  wait $altpid || { echo "alt build failed"; grep -E "error|FAILED" -A5 "$out/build-kb-alt.log" | head -30; alt_flags=""; }
-fi
+alt_built=()
+for i in "${!alt_pids[@]}"; do
+  if wait "${alt_pids[$i]}"; then
+    alt_built+=("$i")
+  else
+    echo "${alt_names[$i]} build failed"; grep -E "error|FAILED" -A5 "$out/build-kb-${alt_names[$i]}.log" | head -30
+  fi
+done
 impls=(--impl ours=/tmp/kb-ours/kernels)
 if [ -n "$baseline" ]; then
   wait $v0pid && impls+=(--impl v0=/tmp/kb-v0/kernels) || echo "baseline build failed (see $out/build-kb-v0.log)"
@@ -84,10 +94,13 @@ if [ "$correctness" = 1 ]; then
 fi
 echo "== bench_ops.py"
 $py bench/gpu/bench_ops.py "${impls[@]}" --out "$out" "$@" 2>&1 | tee "$out/bench.txt" | grep -v "^  " | tail -400
-if [ -n "$alt_flags" ] && [ -n "${BENCH_ALT_ARGS:-}" ]; then
-  echo "== bench_ops.py, alt build ($alt_flags)"
-  $py bench/gpu/bench_ops.py --impl alt=/tmp/kb-alt/kernels --out "$out" --csv-name bench-alt.csv $BENCH_ALT_ARGS 2>&1 |
-    tee -a "$out/bench.txt" | grep -v "^  " | tail -100
+if [ -n "${BENCH_ALT_ARGS:-}" ]; then
+  for i in "${alt_built[@]}"; do
+    name=${alt_names[$i]}
+    echo "== bench_ops.py, $name build (${alt_flags[$i]})"
+    $py bench/gpu/bench_ops.py --impl "$name=/tmp/kb-$name/kernels" --out "$out" --csv-name "bench-$name.csv" \
+      $BENCH_ALT_ARGS 2>&1 | tee -a "$out/bench.txt" | grep -v "^  " | tail -100
+  done
 fi
 if [ -n "${BENCH_SPOT_ARGS:-}" ]; then
   echo "== bench_ops.py, spot checks"

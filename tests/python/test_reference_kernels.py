@@ -381,6 +381,20 @@ def test_apply_rotary_pos_emb_matches_transformers(k):
         assert torch.equal(ours[0], theirs[0]) and torch.equal(ours[1], theirs[1]), dtype
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=ids)
+@pytest.mark.parametrize("shape", [(1, 16, 4, 7, 128), (2, 3, 3, 5, 64), (1, 2, 1, 3, 6)], ids=ids)
+def test_apply_rotary_pos_emb_in_place(k, dtype, shape):
+    # The op may write over its inputs (q_out is q, k_out is k), as Liger's RoPE does: every
+    # element pair is read before it is written, by the same thread.
+    b, hq, hk, s, d = shape
+    q = randn(b, s, hq, d, dtype=dtype).transpose(1, 2)
+    key = randn(b, s, hk, d, dtype=dtype).transpose(1, 2)
+    cos, sin = hf_cos_sin(b, s, d, dtype)
+    q_expected, k_expected = k.apply_rotary_pos_emb(q, key, cos, sin)
+    k.ops.apply_rotary_pos_emb(q, key, q, key, cos, sin, 1)
+    assert torch.equal(q, q_expected) and torch.equal(key, k_expected)
+
+
 def test_apply_rotary_pos_emb_errors(k):
     q = randn(1, 2, 3, 8)
     cos, sin = hf_cos_sin(1, 3, 8, torch.float32)

@@ -38,7 +38,11 @@ __device__ __forceinline__ T modulated(T xv, A mean, A inv, const T* w, T sc, T 
   return static_cast<T>(p + static_cast<A>(sh));
 }
 
-template <typename T, int G, int P>
+// EARLY: the scale/shift packs are loaded with x, before the reduction (one memory round trip
+// instead of two, for grids of up to two blocks per SM: then the second trip is on every block's
+// critical path); else after it (with more blocks, their registers cost occupancy; at large sizes
+// the probe measured them as a loss: 0.66-0.78 of copy against 0.88-0.98).
+template <typename T, int G, int P, bool EARLY>
 __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void adaln_rows_kernel(
     T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh x_, Bsh scale_, Bsh shift_, const T* __restrict__ weight,
     int64_t rows, int64_t seq, int64_t hidden, double eps, bool layer_norm, int64_t x_row_stride, bool stream_out) {
@@ -63,6 +67,19 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void adaln_rows_kerne
     b = r / seq;
     s = r - b * seq;
   }
+  const T* sc = scale_.row<T>(b, s);
+  const T* sh = shift_.row<T>(b, s);
+  [[maybe_unused]] Pack<T> early_sc[EARLY ? P : 1], early_sh[EARLY ? P : 1];
+  if constexpr (EARLY) {
+    if (active) {
+#pragma unroll
+      for (int k = 0; k < P; ++k) {
+        if (!Row::has(lane, k, hidden)) continue;
+        early_sc[k] = kh::cuda::load_pack_keep(sc + Row::offset(lane, k));
+        early_sh[k] = kh::cuda::load_pack_keep(sh + Row::offset(lane, k));
+      }
+    }
+  }
   auto sum_of = [&](auto f) {
     A acc = 0;
     if (active) {
@@ -79,8 +96,6 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void adaln_rows_kerne
   const A sq = sum_of([mean](A v) { return (v - mean) * (v - mean); });
   if (!active) return;
   const A inv = kh::cuda::rsqrt_of(sq / static_cast<A>(hidden) + static_cast<A>(eps));
-  const T* sc = scale_.row<T>(b, s);
-  const T* sh = shift_.row<T>(b, s);
   T* y = out + b * out_sb + s * out_ss;
 #pragma unroll
   for (int k = 0; k < P; ++k) {
@@ -88,7 +103,14 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void adaln_rows_kerne
     const int64_t i = Row::offset(lane, k);
     // Per-sample modulation (stride 0 over the sequence): every row re-reads scale and shift, so keep
     // them in L1. Per-token rows are read once (the hint's effect there was not measured).
-    const Pack<T> scp = kh::cuda::load_pack_keep(sc + i), shp = kh::cuda::load_pack_keep(sh + i);
+    Pack<T> scp, shp;
+    if constexpr (EARLY) {
+      scp = early_sc[k];
+      shp = early_sh[k];
+    } else {
+      scp = kh::cuda::load_pack_keep(sc + i);
+      shp = kh::cuda::load_pack_keep(sh + i);
+    }
     Pack<T> w{}, o;
     if (weight) w = kh::cuda::load_pack_keep(weight + i);
     if constexpr (kh::cuda::kPacked2<T>) {
@@ -195,15 +217,25 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     const int64_t x_row_stride = x.size(0) == 1 || x.stride(0) == x.size(1) * x.stride(1) ? x.stride(1) : -1;
     // Where x and the output overflow L2, plain stores would evict the scale and shift rows.
     const bool stream_out = kh::cuda::exceeds_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(scalar_t)));
-    if (vec && !kh::cuda::few_rows(rows, hidden) &&
-        kh::cuda::register_row<kh::cuda::kRowMaxPacks>(hidden / Pack<scalar_t>::N)) {
-      kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(hidden / Pack<scalar_t>::N, [&](auto g, auto p) {
-        constexpr int G = decltype(g)::value, P = decltype(p)::value;
-        adaln_rows_kernel<scalar_t, G, P>
-            <<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, kh::cuda::stream_of(input)>>>(
-                yo.mutable_data_ptr<scalar_t>(), yo.stride(0), yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq,
-                hidden, eps, layer_norm, x_row_stride, stream_out);
-      });
+    const int sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
+    // The streaming kernel up to one row per SM only: at 512 rows (4 per SM, RMSNorm's cut-over) it
+    // measured 9.3 us at 2048 wide against the register kernel's 8.4 at 1024 rows.
+    auto rows_kernel = [&](auto g, auto p) {
+      constexpr int G = decltype(g)::value, P = decltype(p)::value;
+      auto go = [&](auto kernel) {
+        kernel<<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, kh::cuda::stream_of(input)>>>(
+            yo.mutable_data_ptr<scalar_t>(), yo.stride(0), yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq,
+            hidden, eps, layer_norm, x_row_stride, stream_out);
+      };
+      // Early modulation loads for grids of up to two blocks per SM (1024 x 2048, 256 blocks: 9.0 ->
+      // 7.8 us); with four or more their registers cost occupancy (1024 x 3072, 512 blocks: 9.0 ->
+      // 10.8 us; session 5, calls 1-2).
+      const bool early = kh::cuda::row_blocks<G>(rows) <= 2 * static_cast<unsigned>(sms);
+      early ? go(adaln_rows_kernel<scalar_t, G, P, true>) : go(adaln_rows_kernel<scalar_t, G, P, false>);
+    };
+    const int64_t packs = hidden / Pack<scalar_t>::N;
+    if (vec && !kh::cuda::few_rows(rows, hidden, 1) && kh::cuda::register_row<kh::cuda::kRowMaxPacks>(packs)) {
+      kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(packs, rows_kernel);
       C10_CUDA_KERNEL_LAUNCH_CHECK();
       return;
     }

@@ -23,13 +23,13 @@ constexpr int kRowMaxPacks = KH_ROW_MAX_PACKS;
 constexpr int kPairRowMaxPacks = KH_ROW_MAX_PACKS > 2 ? KH_ROW_MAX_PACKS / 2 : 2;
 
 // Problems whose rows all fit in one wave of the streaming kernels' blocks (a block of 512 threads
-// per wide row, 4 per SM) take those: measured 2-4 us faster than the register kernels at 1-128
-// tokens on the H200, most likely because their code is a fraction of the unrolled register
-// kernels' (instructions fetched from HBM after other work). Larger problems take the register
-// kernels (one read of each row).
-inline bool few_rows(int64_t rows, int64_t hidden) {
+// per wide row, up to `rows_per_sm` per SM) take those: measured 2-4 us faster than the register
+// kernels at 1-128 tokens on the H200, most likely because their code is a fraction of the unrolled
+// register kernels' (instructions fetched from HBM after other work). Larger problems take the
+// register kernels (one read of each row).
+inline bool few_rows(int64_t rows, int64_t hidden, int rows_per_sm = 4) {
   const int sms = device_attribute<cudaDevAttrMultiProcessorCount>(132);
-  return hidden > 1024 && rows <= int64_t(4) * sms;
+  return hidden > 1024 && rows <= int64_t(rows_per_sm) * sms;
 }
 
 // Threads per row G and packs per thread P for a row of `packs` 16-byte packs (see row_tile_for).

@@ -7,6 +7,7 @@
 
 #include "../common/cuda_common.cuh"
 #include "../common/numerics.h"
+#include "../common/packed_math.cuh"
 #include "../common/rotary_pos_emb_args.h"
 #include "torch_binding.h"
 
@@ -32,10 +33,10 @@ __device__ __forceinline__ void rotate_pair(T* y, const T* x, const T* cos, cons
   y[i + half] = static_cast<T>(a2 + b2);
 }
 
-// One (token, group of HG heads, pack) item per thread over a flat index, in 256-thread blocks
-// whatever the head count: the thread loads its cos/sin packs once and the packs of its HG heads
-// all at once (HG * 32 bytes in flight; with one head a thread, 32 bytes, it reached 0.74 of the
-// copy bandwidth: bench/gpu/NOTES.md).
+// One (token, group of HG heads, pack) item per thread over a flat index, in blocks of up to 256
+// threads whatever the head count: the thread loads its cos/sin packs once and the packs of its HG
+// heads all at once (HG * 32 bytes in flight; with one head a thread, 32 bytes, large problems
+// reached 0.74 of the copy bandwidth: bench/gpu/NOTES.md). rope_launch picks HG and the block.
 template <typename T, int HG>
 __global__ __launch_bounds__(256) void rotary_pos_emb_vec_kernel(Bshd qy, Bshd qx, Bshd ky, Bshd kx,
                                                                  const T* __restrict__ cos, const T* __restrict__ sin,
@@ -44,7 +45,7 @@ __global__ __launch_bounds__(256) void rotary_pos_emb_vec_kernel(Bshd qy, Bshd q
   using A = at::opmath_type<T>;
   using kh::cuda::Pack;
   constexpr int N = Pack<T>::N;
-  const uint32_t idx = blockIdx.x * 256u + threadIdx.x;
+  const uint32_t idx = blockIdx.x * blockDim.x + threadIdx.x;
   if (idx >= total) return;
   const int packs_per_head = half / N;
   const uint32_t token = idx / items;
@@ -71,16 +72,28 @@ __global__ __launch_bounds__(256) void rotary_pos_emb_vec_kernel(Bshd qy, Bshd q
 #pragma unroll
   for (int k = 0; k < HG; ++k) {
     Pack<T> y1, y2;
+    if constexpr (kh::cuda::kPacked2<T>) {
+      // Two elements an instruction, each product and the sum rounded to the dtype as eager rounds
+      // them (packed_math.cuh). In the fp32 form (converts, products, roundings) a head took 160
+      // instructions of SASS a thread, now 45: at 512-4096 tokens the kernel was partly issue-bound.
+      using kh::cuda::pair;
 #pragma unroll
-    for (int j = 0; j < N; ++j) {
-      const A a = static_cast<A>(x1[k].v[j]), bb = static_cast<A>(x2[k].v[j]);
-      // Each product and the sum rounded to the dtype, as eager does (see rotate_pair).
-      const A a1 = kh::round_to<T>(kh::mul_rn(a, static_cast<A>(c1.v[j])));
-      const A b1 = kh::round_to<T>(kh::mul_rn(bb, static_cast<A>(s1.v[j])));
-      const A a2 = kh::round_to<T>(kh::mul_rn(bb, static_cast<A>(c2.v[j])));
-      const A b2 = kh::round_to<T>(kh::mul_rn(a, static_cast<A>(s2.v[j])));
-      y1.v[j] = static_cast<T>(a1 - b1);
-      y2.v[j] = static_cast<T>(a2 + b2);
+      for (int j = 0; j < N / 2; ++j) {
+        pair(y1, j) = __hsub2_rn(__hmul2_rn(pair(x1[k], j), pair(c1, j)), __hmul2_rn(pair(x2[k], j), pair(s1, j)));
+        pair(y2, j) = __hadd2_rn(__hmul2_rn(pair(x2[k], j), pair(c2, j)), __hmul2_rn(pair(x1[k], j), pair(s2, j)));
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < N; ++j) {
+        const A a = static_cast<A>(x1[k].v[j]), bb = static_cast<A>(x2[k].v[j]);
+        // Each product and the sum rounded to the dtype, as eager does (see rotate_pair).
+        const A a1 = kh::round_to<T>(kh::mul_rn(a, static_cast<A>(c1.v[j])));
+        const A b1 = kh::round_to<T>(kh::mul_rn(bb, static_cast<A>(s1.v[j])));
+        const A a2 = kh::round_to<T>(kh::mul_rn(bb, static_cast<A>(c2.v[j])));
+        const A b2 = kh::round_to<T>(kh::mul_rn(a, static_cast<A>(s2.v[j])));
+        y1.v[j] = static_cast<T>(a1 - b1);
+        y2.v[j] = static_cast<T>(a2 + b2);
+      }
     }
     kh::cuda::store_pack(yp + k * y.sh, y1);
     kh::cuda::store_pack(yp + k * y.sh + half, y2);
@@ -103,6 +116,28 @@ __global__ void rotary_pos_emb_kernel(Bshd qy, Bshd qx, Bshd ky, Bshd kx, const 
     rotate_pair(static_cast<T*>(y.data) + b * y.sb + s * y.ss + h * y.sh,
                 static_cast<const T*>(x.data) + b * x.sb + s * x.ss + h * x.sh, c, sn, local % half, half);
   }
+}
+
+struct RopeLaunch {
+  int heads_per_thread;
+  int block;
+  int64_t threads;
+};
+
+// Heads per thread: the most of 4, 2, 1 that divides both head counts (a group never spans q and
+// k), in 256-thread blocks. Where that leaves fewer blocks than SMs (launch-bound sizes), one head a
+// thread and blocks down to 64 threads until there are two per SM: the work spreads over more SMs
+// and each thread's loads are fewer (16 x 8192: 3.4 -> 2.8 us of kernel time). Above that the
+// grouped threads won: one head a thread cost 10-15 % at 512-1024 tokens x 3072.
+RopeLaunch rope_launch(int64_t tokens, int64_t hq, int64_t hk, int64_t packs_per_half) {
+  const int64_t sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
+  const int hg = hq % 4 == 0 && hk % 4 == 0 ? 4 : hq % 2 == 0 && hk % 2 == 0 ? 2 : 1;
+  const int64_t grouped = tokens * ((hq + hk) / hg) * packs_per_half;
+  if ((grouped + 255) / 256 >= sms) return {hg, 256, grouped};
+  const int64_t threads = tokens * (hq + hk) * packs_per_half;
+  int block = 256;
+  while (block > 64 && (threads + block - 1) / block < 2 * sms) block /= 2;
+  return {1, block, threads};
 }
 
 Bshd bshd(const at::Tensor& t) {
@@ -131,15 +166,14 @@ void apply_rotary_pos_emb(at::Tensor& q_out, at::Tensor& k_out, const at::Tensor
     auto packed = [&](const at::Tensor& t) {
       return kh::cuda::pack_aligned(t, {t.stride(0), t.stride(1), t.stride(2)});
     };
-    // Heads per thread: the most of 4, 2, 1 that divides both head counts (a group never spans q and k).
-    const int64_t hq = qx.size(2), hk = kx.size(2);
-    const int hg = hq % 4 == 0 && hk % 4 == 0 ? 4 : hq % 2 == 0 && hk % 2 == 0 ? 2 : 1;
-    const int64_t per_token = (hq + hk) / hg * (half / N), total = batch * seq * per_token;
+    const RopeLaunch l = rope_launch(batch * seq, qx.size(2), kx.size(2), half / N);
+    const int hg = l.heads_per_thread;
+    const int64_t per_token = (qx.size(2) + kx.size(2)) / hg * (half / N), total = l.threads;
     if (half % N == 0 && packed(qx) && packed(kx) && packed(qo) && packed(ko) &&
         kh::cuda::pack_aligned(c, {c.stride(0), c.stride(1)}) &&
         kh::cuda::pack_aligned(s, {c.stride(0), c.stride(1)}) && total + 256 < (int64_t(1) << 32)) {
       auto go = [&](auto kernel) {
-        kernel<<<static_cast<unsigned>((total + 255) / 256), 256, 0, kh::cuda::stream_of(q)>>>(
+        kernel<<<static_cast<unsigned>((total + l.block - 1) / l.block), l.block, 0, kh::cuda::stream_of(q)>>>(
             bshd(qy.get()), bshd(qx), bshd(ky.get()), bshd(kx), c.const_data_ptr<scalar_t>(),
             s.const_data_ptr<scalar_t>(), static_cast<uint32_t>(total), static_cast<uint32_t>(per_token),
             static_cast<uint32_t>(seq), static_cast<int>(half), c.stride(0), c.stride(1));
