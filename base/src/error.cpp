@@ -26,8 +26,19 @@ std::string_view to_string(ErrorCode code) {
   return "internal";
 }
 
+std::string_view to_string(Missing missing) {
+  switch (missing) {
+    case Missing::kUnspecified: return "";
+    case Missing::kRepo: return "repo";
+    case Missing::kRevision: return "revision";
+    case Missing::kVersion: return "version";
+    case Missing::kFile: return "file";
+  }
+  return "";
+}
+
 Error Error::with_context(std::string_view context) const {
-  return Error{code, std::string(context) + ": " + message};
+  return Error{code, std::string(context) + ": " + message, missing};
 }
 
 Error os_error(std::string_view what, int errno_value) {

@@ -45,19 +45,22 @@ Error error_from_response(const Response& response, std::string_view body, const
   const std::string from = " from `" + url::redact(request_url) + "`";
   const std::string detail = " (" + http + from + server_message(response, body) + ")";
   if (code == "RevisionNotFound") {
-    return Error{ErrorCode::kNotFound, "revision `" + what.revision + "` not found in " + what.repo + detail +
-                                           "; use a branch, tag, v<N> version or commit that exists"};
+    return Error{ErrorCode::kNotFound,
+                 "revision `" + what.revision + "` not found in " + what.repo + detail +
+                     "; use a branch, tag, v<N> version or commit that exists",
+                 Missing::kRevision};
   }
   if (code == "EntryNotFound") {
-    return Error{ErrorCode::kNotFound, what.describe() + " not found" + detail};
+    return Error{ErrorCode::kNotFound, what.describe() + " not found" + detail, Missing::kFile};
   }
   if (code == "GatedRepo") {
     return Error{ErrorCode::kGated, what.repo + " is gated" + detail +
                                         "; accept its conditions on the Hub and use a token (HF_TOKEN) that has access"};
   }
   if (code == "RepoNotFound" || (status == 404 && code.empty() && what.path.empty())) {
-    return Error{ErrorCode::kNotFound, what.repo + " not found" + detail +
-                                           "; check the name, or set HF_TOKEN if the repo is private"};
+    return Error{ErrorCode::kNotFound,
+                 what.repo + " not found" + detail + "; check the name, or set HF_TOKEN if the repo is private",
+                 Missing::kRepo};
   }
   if (status == 401) {
     return Error{ErrorCode::kUnauthorized, "not authorized to read " + what.describe() + detail +

@@ -40,7 +40,8 @@ Error write_error(const Response& response, const std::string& body, const std::
   }
   if (code == "RepoNotFound") {
     return Error{ErrorCode::kNotFound,
-                 "the repo does not exist (" + doing + ")" + detail + "; create it on the Hub or pass --create"};
+                 "the repo does not exist (" + doing + ")" + detail + "; create it on the Hub or pass --create",
+                 Missing::kRepo};
   }
   if (status == 412 || code == "ParentCommitMismatch") {
     return Error{ErrorCode::kInvalidArgument, "the branch moved since the upload was planned (" + doing + ")" + detail +

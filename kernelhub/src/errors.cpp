@@ -5,7 +5,7 @@ namespace kernelhub {
 void raise_for(const Error& error) {
   switch (error.code) {
     case ErrorCode::kInvalidArgument: throw InvalidArgumentError(error.code, error.message);
-    case ErrorCode::kNotFound: throw NotFoundError(error.code, error.message);
+    case ErrorCode::kNotFound: throw NotFoundError(error.code, error.message, error.missing);
     case ErrorCode::kNoCompatibleVariant: throw NoCompatibleVariantError(error.code, error.message);
     case ErrorCode::kCorruptFile: throw CorruptFileError(error.code, error.message);
     case ErrorCode::kIntegrityMismatch: throw IntegrityError(error.code, error.message);

@@ -257,9 +257,11 @@ Result<VariantDecisions> decisions_from_hub(const client::HubClient& hub, const 
       if (versions) {
         std::string listed;
         for (const auto& v : *versions) listed += (listed.empty() ? "" : ", ") + v;
-        return unexpected(ErrorCode::kNotFound,
-                          "Version " + std::to_string(*options.version) + " of `" + repo.to_string() +
-                              "` not found, available versions: " + (listed.empty() ? std::string("none") : listed));
+        return unexpected(
+            Error{ErrorCode::kNotFound,
+                  "Version " + std::to_string(*options.version) + " of `" + repo.to_string() +
+                      "` not found, available versions: " + (listed.empty() ? std::string("none") : listed),
+                  Missing::kVersion});
       }
     }
     return unexpected(commit.error());

@@ -111,10 +111,14 @@ TEST_CASE("resolve_revision: branch, tag, version branch, short and full commit"
   CHECK(missing.error().code == ErrorCode::kNotFound);
   CHECK(missing.error().message.starts_with(
       "revision `v9` not found in kernel repo `org/kern` (HTTP 404 RevisionNotFound"));
+  CHECK(missing.error().missing == Missing::kRevision);
   auto no_repo = client.resolve_revision(RepoId{"org", "nope"}, RepoType::kKernel, "main");
   REQUIRE_FALSE(no_repo);
   CHECK(no_repo.error().code == ErrorCode::kNotFound);
   CHECK(no_repo.error().message.starts_with("kernel repo `org/nope` not found"));
+  CHECK(no_repo.error().missing == Missing::kRepo);
+  // Context added on the way up keeps what was missing.
+  CHECK(no_repo.error().with_context("resolving").missing == Missing::kRepo);
   CHECK(client.resolve_revision(kRepo, RepoType::kKernel, "../x").error().code == ErrorCode::kInvalidArgument);
 }
 
@@ -200,6 +204,7 @@ TEST_CASE("download_file: HEAD metadata, LFS redirect, .no_exist marker") {
   CHECK(missing.error().code == ErrorCode::kNotFound);
   CHECK(missing.error().message.starts_with(
       "file `kernel-status.toml` in kernel repo `org/kern` at revision `main` not found (HTTP 404 EntryNotFound"));
+  CHECK(missing.error().missing == Missing::kFile);
   CHECK(fs::exists(f.cache / "kernels--org--kern/.no_exist" / f.hub.commit("org/kern") / "kernel-status.toml"));
   CHECK(cache_problems(f.cache).empty());
 }

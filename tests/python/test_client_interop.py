@@ -133,6 +133,17 @@ def test_offline_miss_lists_the_cache(hub_server, published, tmp_path):
     assert "holds nothing for this repo" in error["message"]
 
 
+def test_not_found_says_what_in_json(hub_server, published, tmp_path):
+    # A script tells a typo in the repo id from a missing tag by the typed field, not the prose.
+    env = _env(hub_server, tmp_path / "cache")
+    for args, missing in ((["acme/no-such-kernel"], "repo"), ([REPO, "--revision", "no-such-branch"], "revision")):
+        result = subprocess.run([str(KERNELHUB_BIN), "download", *args, "--json"], env=env, capture_output=True,
+                                text=True)
+        assert result.returncode == 1, result.stderr
+        error = json.loads(result.stdout)["error"]
+        assert error["code"] == "not_found" and error["missing"] == missing, error
+
+
 def test_sixteen_of_ours_and_python_share_a_cold_cache(hub_server, published, tmp_path):
     cache = tmp_path / "cache"
     env = _env(hub_server, cache)

@@ -46,22 +46,30 @@ def test_error_classes_satisfy_kernels_except_clauses(kernelhub):
     from kernelhub import errors
     from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
 
+    # (code, message, missing) as kernelhub._core.CoreError carries them: the class follows the
+    # typed `missing`, never the message's wording.
     cases = [
-        (("not_found", "kernel repo `a/b` not found (HTTP 404 RepoNotFound)"), RepositoryNotFoundError),
-        (("not_found", "revision `x` not found in kernel repo `a/b`"), RevisionNotFoundError),
-        (("not_found", "Version 7 of `a/b` not found, available versions: v1"), ValueError),
-        (("no_compatible_variant", "Cannot find a build variant"), FileNotFoundError),
-        (("offline_miss", "offline"), ValueError),
-        (("offline_miss", "offline"), FileNotFoundError),
-        (("untrusted_publisher", "not trusted"), ValueError),
-        (("integrity_mismatch", "digest"), RuntimeError),
+        (("not_found", "kernel repo `a/b` not found (HTTP 404 RepoNotFound)", "repo"), RepositoryNotFoundError),
+        (("not_found", "revision `x` not found in kernel repo `a/b`", "revision"), RevisionNotFoundError),
+        (("not_found", "Version 7 of `a/b` not found, available versions: v1", "version"), ValueError),
+        (("not_found", "reworded: no such repository", "repo"), RepositoryNotFoundError),
+        (("no_compatible_variant", "Cannot find a build variant", ""), FileNotFoundError),
+        (("offline_miss", "offline", ""), ValueError),
+        (("offline_miss", "offline", ""), FileNotFoundError),
+        (("untrusted_publisher", "not trusted", ""), ValueError),
+        (("integrity_mismatch", "digest", ""), RuntimeError),
     ]
-    for (code, message), expected in cases:
-        error = errors.from_core(code, message, "a/b")
-        assert isinstance(error, expected) and isinstance(error, errors.KernelhubError), (code, message, expected)
-        assert str(error) == message and error.code == code
+    for args, expected in cases:
+        error = errors.from_core(*args)
+        assert isinstance(error, expected) and isinstance(error, errors.KernelhubError), (args, expected)
+        assert str(error) == args[1] and error.code == args[0]
+    # A local path, or a file inside a repo, is a plain NotFoundError (FileNotFoundError), whatever
+    # its message says.
+    plain = errors.from_core("not_found", "kernel repo `a/b` not found (HTTP 404 RepoNotFound)", "")
+    assert type(plain) is errors.NotFoundError and not isinstance(plain, (RepositoryNotFoundError, ValueError))
+    assert type(errors.from_core("not_found", "file `x` not found", "file")) is errors.NotFoundError
     with pytest.raises(RepositoryNotFoundError):
-        raise errors.from_core("not_found", "kernel repo `a/b` not found", "a/b")
+        raise errors.from_core("not_found", "kernel repo `a/b` not found", "repo")
 
 
 def test_local_kernel_is_the_module_kernels_imports(kernelhub):

@@ -7,6 +7,7 @@
 
 #include "arguments.hpp"
 #include "command.hpp"
+#include "error_json.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/kernelhub.hpp"
 #include "kernelhub/resolver/select.hpp"
@@ -33,7 +34,7 @@ constexpr const char* kHelp =
 
 int fail(const Error& error, bool json) {
   if (json) {
-    std::printf("%s\n", nlohmann::json{{"error", {{"code", to_string(error.code)}, {"message", error.message}}}}.dump(2).c_str());
+    std::printf("%s\n", error_json(error).dump(2).c_str());
   } else {
     std::fprintf(stderr, "kernelhub download: %s\n", error.message.c_str());
   }

@@ -5,6 +5,7 @@
 
 #include "arguments.hpp"
 #include "command.hpp"
+#include "error_json.hpp"
 #include "kernelhub/client/cache_layout.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/lockfile.hpp"
@@ -49,9 +50,7 @@ int run_lock(std::span<const std::string> args) {
   const std::filesystem::path project = parsed.positionals.empty() ? "." : parsed.positionals[0];
   auto fail = [&](const Error& error) {
     if (json) {
-      std::printf(
-          "%s\n",
-          nlohmann::json{{"error", {{"code", to_string(error.code)}, {"message", error.message}}}}.dump(2).c_str());
+      std::printf("%s\n", error_json(error).dump(2).c_str());
     } else {
       std::fprintf(stderr, "kernelhub lock: %s\n", error.message.c_str());
     }

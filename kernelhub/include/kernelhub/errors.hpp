@@ -20,8 +20,17 @@ class KernelhubError : public std::runtime_error {
 
 // Malformed input: a repo id, a LOCAL_KERNELS value, an option.
 struct InvalidArgumentError : KernelhubError { using KernelhubError::KernelhubError; };
-// A repo, revision, file or local path that does not exist.
-struct NotFoundError : KernelhubError { using KernelhubError::KernelhubError; };
+// A repo, revision, version, file or local path that does not exist; missing() says which
+// (Missing::kUnspecified for a local path).
+class NotFoundError : public KernelhubError {
+ public:
+  NotFoundError(ErrorCode code, const std::string& message, Missing missing = Missing::kUnspecified)
+      : KernelhubError(code, message), missing_(missing) {}
+  Missing missing() const { return missing_; }
+
+ private:
+  Missing missing_;
+};
 // Variants exist but none can run here; the message carries the decision trace.
 struct NoCompatibleVariantError : KernelhubError { using KernelhubError::KernelhubError; };
 // A file that is not what it claims to be (not ELF, truncated, bad metadata.json).

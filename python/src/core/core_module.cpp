@@ -5,9 +5,10 @@
 // (dicts, lists, strings). Importing the variant directory as a module stays in Python
 // (kernelhub/_importer.py), exactly as the `kernels` package imports it.
 //
-// Errors: an Error from the core becomes kernelhub._core.CoreError(code, message), code being the
-// ErrorCode's stable name ("not_found", "offline_miss", ...); kernelhub/_errors.py turns it into
-// the exception class the `kernels` package would raise, so callers' except clauses keep working.
+// Errors: an Error from the core becomes kernelhub._core.CoreError(code, message, missing), code
+// being the ErrorCode's stable name ("not_found", "offline_miss", ...) and missing what a not_found
+// did not find ("repo", "revision", "version", "file" or ""); kernelhub/errors.py turns it into the
+// exception class the `kernels` package would raise, so callers' except clauses keep working.
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -30,9 +31,10 @@ namespace {
 // Set once, when the module is initialised (with the GIL held).
 PyObject* core_error_type = nullptr;
 
-// Raises kernelhub._core.CoreError(code, message). Needs the GIL.
+// Raises kernelhub._core.CoreError(code, message, missing). Needs the GIL.
 [[noreturn]] void raise_core_error(const Error& error) {
-  py::tuple args = py::make_tuple(std::string(to_string(error.code)), error.message);
+  py::tuple args =
+      py::make_tuple(std::string(to_string(error.code)), error.message, std::string(to_string(error.missing)));
   PyErr_SetObject(core_error_type, args.ptr());
   throw py::error_already_set();
 }

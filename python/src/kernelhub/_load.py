@@ -37,14 +37,13 @@ def _offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").upper() in _TRUE
 
 
-def _call(repo_id: str | None, function, *args, **kwargs):
+def _call(function, *args, **kwargs):
     """Runs a core function, turning its CoreError into the kernelhub/kernels exception type."""
     core = _core()
     try:
         return function(core)(*args, **kwargs)
     except core.CoreError as e:
-        code, message = e.args
-        raise errors.from_core(code, message, repo_id) from None
+        raise errors.from_core(*e.args) from None
 
 
 def _revision_or_version(revision: str | None, version: int | None) -> None:
@@ -84,7 +83,7 @@ def _trust(trust_remote_code: bool | list[str]) -> dict:
 
 
 def _fetch_local(repo_path: Path, backend: str | None) -> dict:
-    return _call(None, lambda c: c.fetch_local, str(repo_path), backend)
+    return _call(lambda c: c.fetch_local, str(repo_path), backend)
 
 
 def get_kernel(
@@ -113,7 +112,6 @@ def get_kernel(
     if pinned_key is not None and (module := _pinned_modules.get(pinned_key)) is not None:
         return module
     fetched = _call(
-        repo_id,
         lambda c: c.fetch_hub,
         repo_id,
         revision=revision,
@@ -168,12 +166,12 @@ def has_kernel(
     local = _local_override(repo_id)
     if local is not None:
         try:
-            decided = _call(None, lambda c: c.local_decisions, str(local), backend)
+            decided = _call(lambda c: c.local_decisions, str(local), backend)
         except FileNotFoundError:
             return False
         return any(accepted for _, accepted, _ in decided["decisions"])
     try:
-        decided = _call(repo_id, lambda c: c.hub_decisions, repo_id, revision=revision, version=version,
+        decided = _call(lambda c: c.hub_decisions, repo_id, revision=revision, version=version,
                         backend=backend, offline=_offline(), check_trust=True, **_trust(trust_remote_code))
     except (errors.NoCompatibleVariantError, errors.OfflineMissError):
         return False
@@ -193,7 +191,6 @@ def install_kernel(
     """Download (and verify) the variant of `repo_id` that runs here; return its directory."""
     _revision_or_version(revision, version)
     fetched = _call(
-        repo_id,
         lambda c: c.fetch_hub,
         repo_id,
         revision=revision,
@@ -278,7 +275,7 @@ def _locked(repo_id: str, lockfile: Path | None) -> dict:
 def load_kernel(repo_id: str, *, lockfile: Path | None, backend: str | None = None) -> ModuleType:
     """Load a locked kernel that is already in the cache; never downloads (kernels.lock from
     `lockfile`, or from the caller's package metadata when it is None)."""
-    fetched = _call(repo_id, lambda c: c.fetch_hub, repo_id, backend=backend, offline=True,
+    fetched = _call(lambda c: c.fetch_hub, repo_id, backend=backend, offline=True,
                     **_locked(repo_id, lockfile))
     return import_variant(fetched)
 
@@ -291,7 +288,7 @@ def get_locked_kernel(
     user_agent: str | dict | None = None,
 ) -> ModuleType:
     """Load a kernel at the commit its lock file names, downloading it if needed."""
-    fetched = _call(repo_id, lambda c: c.fetch_hub, repo_id, offline=_offline(), **_locked(repo_id, lockfile),
+    fetched = _call(lambda c: c.fetch_hub, repo_id, offline=_offline(), **_locked(repo_id, lockfile),
                     **_trust(trust_remote_code))
     return import_variant(fetched)
 
@@ -334,7 +331,7 @@ def get_kernel_variants(
 ) -> list[VariantAccepted | VariantRejected]:
     """Every build variant of `repo_id` at the revision, compatible ones first, best first."""
     _revision_or_version(revision, version)
-    decided = _call(repo_id, lambda c: c.hub_decisions, repo_id, revision=revision, version=version,
+    decided = _call(lambda c: c.hub_decisions, repo_id, revision=revision, version=version,
                     backend=backend, offline=_offline())
     return [
         VariantAccepted(Variant(name)) if accepted else VariantRejected(Variant(name), reason)

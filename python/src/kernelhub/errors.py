@@ -145,14 +145,15 @@ def revision_not_found_error() -> type:
     return _hub_flavoured(NotFoundError, "RevisionNotFoundError")
 
 
-def from_core(code: str, message: str, repo_id: str | None = None) -> KernelhubError:
-    """The exception for an error from kernelhub._core."""
+def from_core(code: str, message: str, missing: str = "") -> KernelhubError:
+    """The exception for an error from kernelhub._core: CoreError(code, message, missing), where
+    `missing` is what a not_found did not find ("repo", "revision", "version", "file" or "")."""
     if code == "not_found":
-        if message.startswith("Version ") and " not found, available versions" in message:
+        if missing == "version":
             return VersionNotFoundError(message, code)
-        if "RepoNotFound" in message or (repo_id is not None and f"repo `{repo_id}` not found" in message):
+        if missing == "repo":
             return repository_not_found_error()(message, code)
-        if message.startswith("revision `"):
+        if missing == "revision":
             return revision_not_found_error()(message, code)
     return _BY_CODE.get(code, HubError)(message, code)
 

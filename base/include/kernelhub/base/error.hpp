@@ -35,9 +35,18 @@ enum class ErrorCode {
 // The stable lower-case name of a code, as printed by the CLI's --json output.
 std::string_view to_string(ErrorCode code);
 
+// What a kNotFound error did not find, where a caller answers each kind differently (the Python
+// shim raises huggingface_hub's RepositoryNotFoundError / RevisionNotFoundError and the kernels
+// package's ValueError for a version). kUnspecified for local paths and for every other code.
+enum class Missing { kUnspecified, kRepo, kRevision, kVersion, kFile };
+
+// "", "repo", "revision", "version" or "file".
+std::string_view to_string(Missing missing);
+
 struct Error {
   ErrorCode code;
   std::string message;
+  Missing missing = Missing::kUnspecified;
 
   // Returns a copy whose message is "<context>: <message>", so callers can say what they were
   // doing without losing what went wrong underneath.

@@ -1,0 +1,11 @@
+#include "error_json.hpp"
+
+namespace kernelhub::cli {
+
+nlohmann::json error_json(const Error& error) {
+  nlohmann::json body{{"code", to_string(error.code)}, {"message", error.message}};
+  if (error.missing != Missing::kUnspecified) body["missing"] = to_string(error.missing);
+  return {{"error", std::move(body)}};
+}
+
+}  // namespace kernelhub::cli

@@ -1,0 +1,14 @@
+// The --json form of a failed command: {"error": {"code", "message"[, "missing"]}}, code being the
+// ErrorCode's stable name and missing, for not_found, what was not found (repo, revision, version,
+// file), so that a script can tell a typo in a repo id from a missing tag without reading prose.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "kernelhub/base/error.hpp"
+
+namespace kernelhub::cli {
+
+nlohmann::json error_json(const Error& error);
+
+}  // namespace kernelhub::cli
