@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -26,6 +25,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import hub_server  # noqa: E402  (bench/hub_server.py)
 
 HERE = Path(__file__).resolve().parent
 BUILD = Path(os.environ.get("KERNELHUB_BUILD_DIR", HERE.parent.parent / "build"))
@@ -35,18 +37,7 @@ TOKEN = "hf_bench_write"
 
 
 def start_server(work: Path):
-    (work / "tokens.json").write_text(json.dumps({"tokens": {TOKEN: {"user": "bench", "orgs": ["acme"], "write": True}},
-                                                  "organizations": {"acme": {"trustedKernelPublisher": True}}}))
-    log = open(work / "server.log", "wb")
-    proc = subprocess.Popen([str(BIN), "serve", "--root", str(work / "root"), "--port", "0", "--tokens",
-                             str(work / "tokens.json"), "--log-requests"], stdout=subprocess.PIPE, stderr=log, text=True)
-    while True:
-        line = proc.stdout.readline()
-        if not line:
-            raise SystemExit("server did not start: " + (work / "server.log").read_text())
-        m = re.search(r"listening on (\S+) \(storage (\S+),", line)
-        if m:
-            return proc, m.group(1)
+    return hub_server.start_server(BIN, work, token=TOKEN, user="bench")
 
 
 def log_lines(work: Path) -> int:

@@ -27,6 +27,9 @@ import threading
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import hub_server  # noqa: E402  (bench/hub_server.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("KERNELHUB_BUILD_DIR", ROOT / "build"))
 KERNELHUB = BUILD / "bin" / "kernelhub"
@@ -36,19 +39,7 @@ TOKEN = "hf_load_write"
 
 
 def start_server(work: Path):
-    (work / "tokens.json").write_text(json.dumps({
-        "tokens": {TOKEN: {"user": "load", "orgs": ["acme"], "write": True}},
-        "organizations": {"acme": {"trustedKernelPublisher": True}}}))
-    log = open(work / "server.log", "wb")
-    proc = subprocess.Popen([str(KERNELHUB), "serve", "--root", str(work / "root"), "--port", "0", "--tokens",
-                             str(work / "tokens.json"), "--log-requests"], stdout=subprocess.PIPE, stderr=log, text=True)
-    while True:
-        line = proc.stdout.readline()
-        if not line:
-            raise SystemExit("server did not start: " + (work / "server.log").read_text())
-        m = re.search(r"listening on (\S+) \(storage", line)
-        if m:
-            return proc, m.group(1)
+    return hub_server.start_server(KERNELHUB, work, token=TOKEN, user="load")
 
 
 def publish(build_dir: Path, url: str) -> str:
