@@ -228,8 +228,8 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
             hidden, eps, layer_norm, x_row_stride, stream_out);
       };
       // Early modulation loads for grids of up to two blocks per SM (1024 x 2048, 256 blocks: 9.0 ->
-      // 7.8 us); with four or more their registers cost occupancy (1024 x 3072, 512 blocks: 9.0 ->
-      // 10.8 us; session 5, calls 1-2).
+      // 7.8-8.4 us); with four or more their registers cost occupancy (1024 x 3072, 512 blocks: 9.0
+      // -> 10.8 us; bench/gpu/NOTES.md, session 5).
       const bool early = kh::cuda::row_blocks<G>(rows) <= 2 * static_cast<unsigned>(sms);
       early ? go(adaln_rows_kernel<scalar_t, G, P, true>) : go(adaln_rows_kernel<scalar_t, G, P, false>);
     };
