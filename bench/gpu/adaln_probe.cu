@@ -16,14 +16,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    cudaError_t e = (x);                                                             \
-    if (e != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "probe_timing.cuh"
 
 using bf = __nv_bfloat16;
 using bf2 = __nv_bfloat162;
@@ -208,29 +201,6 @@ __global__ __launch_bounds__(G >= 256 ? G : 256) void adaln_probe(bf* __restrict
   }
 }
 
-// Median over 20 runs (after 5 warm-ups) of launch(), L2 flushed before each, in microseconds.
-template <typename F>
-float median_us(void* flush, size_t flush_bytes, F&& launch) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<float> us;
-  for (int rep = 0; rep < 25; ++rep) {
-    CHECK(cudaMemsetAsync(flush, rep, flush_bytes));
-    CHECK(cudaEventRecord(a));
-    launch();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    if (rep >= 5) us.push_back(ms * 1000);
-  }
-  CHECK(cudaGetLastError());
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
-}
 
 template <int G, int P, int V>
 void time_variant(const char* name, int64_t T, int H, bf* out, const bf* x, const bf* sc, const bf* sh, void* flush,
@@ -250,7 +220,7 @@ void time_variant(const char* name, int64_t T, int H, bf* out, const bf* x, cons
   p.x = x;
   p.sc = sc;
   p.sh = sh;
-  const float med = median_us(flush, flush_bytes, [&] { kernel<<<blocks, threads>>>(out, p, T, H, 1e-6f); });
+  const float med = median_us(flush, flush_bytes, 5, 20, [&] { kernel<<<blocks, threads>>>(out, p, T, H, 1e-6f); });
   std::printf("%s,%lld,%d,%d,%.1f,%.1f,%.3f\n", name, static_cast<long long>(T), H, attr.numRegs, med, copy_us,
               copy_us / med);
 }
@@ -264,7 +234,7 @@ __global__ void fill(bf* p, size_t n, unsigned seed) {
 }
 
 float copy_time(bf* dst, const bf* src, size_t n, void* flush, size_t flush_bytes) {
-  return median_us(flush, flush_bytes,
+  return median_us(flush, flush_bytes, 5, 20,
                    [&] { CHECK(cudaMemcpyAsync(dst, src, n * sizeof(bf), cudaMemcpyDeviceToDevice)); });
 }
 

@@ -272,6 +272,20 @@ class Case:
         return rms64(d(self.x), None) * (1 + d(self.scale)) + d(self.shift)
 
 
+def peer_calls(case, peers, compiled):
+    """(name, callable) of each peer in `peers` that runs `case`; `compiled` is torch.compile(EAGER[case.op])."""
+    op, calls = case.op, []
+    if "eager" in peers:
+        calls.append(("eager", lambda: EAGER[op](*case.eager_args())))
+    if "F.rms_norm" in peers and op == "rms_norm":
+        calls.append(("F.rms_norm", lambda: F.rms_norm(case.x, (case.hidden,), case.w, EPS)))
+    if "compile" in peers:
+        calls.append(("compile", lambda: compiled(*case.eager_args())))
+    if "liger" in peers and (lf := case.liger()) is not None:
+        calls.append(("liger", lf))
+    return calls
+
+
 def rel_error(out, ref):
     outs = out if isinstance(out, tuple) else (out,)
     refs = ref if isinstance(ref, tuple) else (ref,)
@@ -370,16 +384,7 @@ def main() -> int:
                         candidates.append((name, fn, fetch, reset))
                         if op == "rope":  # in place as well, the form Liger's kernel takes
                             candidates.append((f"{name}-inplace", *case.ours_inplace(k)))
-                    if "eager" in peers:
-                        candidates.append(("eager", lambda c=case: EAGER[op](*c.eager_args()), None, None))
-                    if "F.rms_norm" in peers and op == "rms_norm":
-                        candidates.append(("F.rms_norm", lambda c=case: F.rms_norm(c.x, (H,), c.w, EPS), None, None))
-                    if "compile" in peers:
-                        candidates.append(("compile", lambda c=case: compiled[op](*c.eager_args()), None, None))
-                    if "liger" in peers:
-                        lf = case.liger()
-                        if lf is not None:
-                            candidates.append(("liger", lf, None, None))
+                    candidates += [(name, fn, None, None) for name, fn in peer_calls(case, peers, compiled[op])]
                     for name, fn, fetch, reset in candidates:
                         err, note = "", ""
                         try:

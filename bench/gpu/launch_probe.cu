@@ -12,18 +12,9 @@
 // before the start event, they include the host's launch latency (session 5: 6-7 us).
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <vector>
 
-#define CHECK(x)                                                                             \
-  do {                                                                                       \
-    cudaError_t e = (x);                                                                     \
-    if (e != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-      std::exit(1);                                                                          \
-    }                                                                                        \
-  } while (0)
+#include "probe_timing.cuh"
 
 template <int N>
 __global__ void copy_with_code(int4* __restrict__ dst, const int4* __restrict__ src, float a, float b) {
@@ -37,25 +28,8 @@ __global__ void copy_with_code(int4* __restrict__ dst, const int4* __restrict__ 
 
 template <int N>
 float time_us(int blocks, bool cold, int4* dst, const int4* src, void* flush, size_t flush_bytes) {
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  std::vector<float> t;
-  for (int rep = 0; rep < 120; ++rep) {
-    if (cold) CHECK(cudaMemsetAsync(flush, rep & 0xff, flush_bytes));
-    CHECK(cudaEventRecord(start));
-    copy_with_code<N><<<blocks, 256>>>(dst, src, 1.0001f, 1e-7f);
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    if (rep >= 20) t.push_back(ms * 1e3f);
-  }
-  CHECK(cudaGetLastError());
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
-  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-  return t[t.size() / 2];
+  return median_us(cold ? flush : nullptr, flush_bytes, 20, 100,
+                   [&] { copy_with_code<N><<<blocks, 256>>>(dst, src, 1.0001f, 1e-7f); });
 }
 
 template <int N>

@@ -30,18 +30,8 @@ ITERS = 20
 
 
 def candidates(case: bench_ops.Case, impls: dict, peers: set[str]):
-    op = case.op
-    for name, k in impls.items():
-        yield name, case.ours(k)[0]
-    if "eager" in peers:
-        yield "eager", lambda: bench_ops.EAGER[op](*case.eager_args())
-    if "compile" in peers:
-        compiled = torch.compile(bench_ops.EAGER[op])
-        yield "compile", lambda: compiled(*case.eager_args())
-    if "liger" in peers:
-        fn = case.liger()
-        if fn is not None:
-            yield "liger", fn
+    ours = [(name, case.ours(k)[0]) for name, k in impls.items()]
+    return ours + bench_ops.peer_calls(case, peers, torch.compile(bench_ops.EAGER[case.op]))
 
 
 def profile(fn, flush: torch.Tensor) -> dict[str, list[float]]:

@@ -121,7 +121,7 @@ __global__ void rotary_pos_emb_kernel(Bshd qy, Bshd qx, Bshd ky, Bshd kx, const 
 struct RopeLaunch {
   int heads_per_thread;
   int block;
-  int64_t threads;
+  int64_t threads_per_token;
 };
 
 // Heads per thread: the most of 4, 2, 1 that divides both head counts (a group never spans q and
@@ -132,12 +132,12 @@ struct RopeLaunch {
 RopeLaunch rope_launch(int64_t tokens, int64_t hq, int64_t hk, int64_t packs_per_half) {
   const int64_t sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
   const int hg = hq % 4 == 0 && hk % 4 == 0 ? 4 : hq % 2 == 0 && hk % 2 == 0 ? 2 : 1;
-  const int64_t grouped = tokens * ((hq + hk) / hg) * packs_per_half;
-  if ((grouped + 255) / 256 >= sms) return {hg, 256, grouped};
-  const int64_t threads = tokens * (hq + hk) * packs_per_half;
+  const int64_t grouped = (hq + hk) / hg * packs_per_half;
+  if ((tokens * grouped + 255) / 256 >= sms) return {hg, 256, grouped};
+  const int64_t per_token = (hq + hk) * packs_per_half, threads = tokens * per_token;
   int block = 256;
   while (block > 64 && (threads + block - 1) / block < 2 * sms) block /= 2;
-  return {1, block, threads};
+  return {1, block, per_token};
 }
 
 Bshd bshd(const at::Tensor& t) {
@@ -168,7 +168,7 @@ void apply_rotary_pos_emb(at::Tensor& q_out, at::Tensor& k_out, const at::Tensor
     };
     const RopeLaunch l = rope_launch(batch * seq, qx.size(2), kx.size(2), half / N);
     const int hg = l.heads_per_thread;
-    const int64_t per_token = (qx.size(2) + kx.size(2)) / hg * (half / N), total = l.threads;
+    const int64_t per_token = l.threads_per_token, total = batch * seq * per_token;
     if (half % N == 0 && packed(qx) && packed(kx) && packed(qo) && packed(ko) &&
         kh::cuda::pack_aligned(c, {c.stride(0), c.stride(1)}) &&
         kh::cuda::pack_aligned(s, {c.stride(0), c.stride(1)}) && total + 256 < (int64_t(1) << 32)) {
