@@ -5,10 +5,12 @@
 #   bash bench/gpu/perf_on_device.sh [--baseline SRC] [--alt-flags FLAGS]... [--no-correctness] [--] [bench_ops.py args...]
 #
 # --alt-flags builds the same sources again with CMAKE_CUDA_FLAGS=FLAGS (e.g. -DKH_ROW_MAX_PACKS=8)
-# and times it as impl "alt" (then "alt2", ...: the option repeats) with the arguments in
-# $BENCH_ALT_ARGS, each in its own process (same sources: same op namespace) into bench-alt.csv,
-# bench-alt2.csv, .... Every build is for sm_90 alone (KERNELHUB_KERNEL_ARCHS=9.0: a quarter of the
-# compile time). $BENCH_SPOT_ARGS, when set, runs a
+# and times it as impl "alt" (then "alt2", ...: the option repeats) in the same process as ours, shape
+# by shape (the flags are part of the op namespace's hash, so the builds load side by side: a
+# comparison across processes moved AdaLN by 12% with identical code, bench/gpu/NOTES.md session 5).
+# With $BENCH_ALT_ARGS set, each alt runs instead in its own process with those arguments, into
+# bench-alt.csv, bench-alt2.csv, .... Every build is for sm_90 alone (KERNELHUB_KERNEL_ARCHS=9.0: a
+# quarter of the compile time). $BENCH_SPOT_ARGS, when set, runs a
 # third sweep (ours and the peers, e.g. fp16/fp32 spot checks) into bench-spot.csv.
 # SRC is a copy of an older checkout's kernels/ and cmake/ folders (SRC/kernels, SRC/cmake), e.g.
 # `git archive HEAD kernels cmake | tar -x -C .perf-v0`; it is timed as impl "v0". Wheels in .whl/
@@ -82,6 +84,9 @@ done
 impls=(--impl ours=/tmp/kb-ours/kernels)
 if [ -n "$baseline" ]; then
   wait $v0pid && impls+=(--impl v0=/tmp/kb-v0/kernels) || echo "baseline build failed (see $out/build-kb-v0.log)"
+fi
+if [ -z "${BENCH_ALT_ARGS:-}" ]; then
+  for i in "${alt_built[@]}"; do impls+=(--impl "${alt_names[$i]}=/tmp/kb-${alt_names[$i]}/kernels"); done
 fi
 echo "built in $(( $(date +%s) - start )) s"
 # The build directory names kernels/ itself as its root: kernels/ for get_local_kernel.

@@ -5,6 +5,7 @@
 #include <ATen/Dispatch.h>
 
 #include <optional>
+#include <type_traits>
 
 #include "../common/adaln_args.h"
 #include "../common/cuda_common.cuh"
@@ -218,24 +219,39 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     // Where x and the output overflow L2, plain stores would evict the scale and shift rows.
     const bool stream_out = kh::cuda::exceeds_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(scalar_t)));
     const int sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
-    // The streaming kernel up to one row per SM only: at 512 rows (4 per SM, RMSNorm's cut-over) it
-    // measured 9.3 us at 2048 wide against the register kernel's 8.4 at 1024 rows.
-    auto rows_kernel = [&](auto g, auto p) {
+    // Tile G x P, its modulation loaded before the reduction or after it.
+    auto rows_kernel = [&](auto g, auto p, auto early) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
-      auto go = [&](auto kernel) {
-        kernel<<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, kh::cuda::stream_of(input)>>>(
-            yo.mutable_data_ptr<scalar_t>(), yo.stride(0), yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq,
-            hidden, eps, layer_norm, x_row_stride, stream_out);
-      };
-      // Early modulation loads for grids of up to two blocks per SM (1024 x 2048, 256 blocks: 9.0 ->
-      // 7.8-8.4 us); with four or more their registers cost occupancy (1024 x 3072, 512 blocks: 9.0
-      // -> 10.8 us; bench/gpu/NOTES.md, session 5).
-      const bool early = kh::cuda::row_blocks<G>(rows) <= 2 * static_cast<unsigned>(sms);
-      early ? go(adaln_rows_kernel<scalar_t, G, P, true>) : go(adaln_rows_kernel<scalar_t, G, P, false>);
+      adaln_rows_kernel<scalar_t, G, P, decltype(early)::value>
+          <<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, kh::cuda::stream_of(input)>>>(
+              yo.mutable_data_ptr<scalar_t>(), yo.stride(0), yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq,
+              hidden, eps, layer_norm, x_row_stride, stream_out);
+    };
+    // Early modulation loads for grids of up to two blocks per SM (1024 x 2048, 256 blocks: 9.0 ->
+    // 7.8-8.4 us); with four or more their registers cost occupancy (1024 x 3072, 512 blocks: 9.0
+    // -> 10.8 us; bench/gpu/NOTES.md, session 5).
+    auto rows_kernel_early_where_few = [&](auto g, auto p) {
+      constexpr int G = decltype(g)::value;
+      kh::cuda::row_blocks<G>(rows) <= 2 * static_cast<unsigned>(sms) ? rows_kernel(g, p, std::true_type{})
+                                                                      : rows_kernel(g, p, std::false_type{});
     };
     const int64_t packs = hidden / Pack<scalar_t>::N;
-    if (vec && !kh::cuda::few_rows(rows, hidden, 1) && kh::cuda::register_row<kh::cuda::kRowMaxPacks>(packs)) {
-      kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(packs, rows_kernel);
+    if (vec && kh::cuda::launch_bound_rows(rows, packs)) {
+      kh::cuda::with_launch_bound_tile(packs, [&](auto g, auto p) { rows_kernel(g, p, std::true_type{}); });
+      C10_CUDA_KERNEL_LAUNCH_CHECK();
+      return;
+    }
+    // Above that the register kernel at every row count too, unlike RMSNorm (few_rows): with its
+    // modulation loaded early, four packs a thread, it ran 0.2-1.6 us shorter than the streaming
+    // kernel at 1-128 rows (CUPTI: 1 x 8192 4.29 -> 2.72, 128 x 8192 5.09 -> 3.81 us).
+    if (vec && kh::cuda::register_row<kh::cuda::kRowMaxPacks>(packs)) {
+      const kh::cuda::RowTile full = kh::cuda::full_row_tile(packs);
+      if (stream_out && full.group > 0) {
+        // Modulation after the reduction: grids this large are far over two blocks per SM.
+        kh::cuda::with_full_row_tile(full, [&](auto g, auto p) { rows_kernel(g, p, std::false_type{}); });
+      } else {
+        kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(packs, rows_kernel_early_where_few);
+      }
       C10_CUDA_KERNEL_LAUNCH_CHECK();
       return;
     }

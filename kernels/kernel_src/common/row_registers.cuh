@@ -23,13 +23,32 @@ constexpr int kRowMaxPacks = KH_ROW_MAX_PACKS;
 constexpr int kPairRowMaxPacks = KH_ROW_MAX_PACKS > 2 ? KH_ROW_MAX_PACKS / 2 : 2;
 
 // Problems whose rows all fit in one wave of the streaming kernels' blocks (a block of 512 threads
-// per wide row, up to `rows_per_sm` per SM) take those: measured 2-4 us faster than the register
-// kernels at 1-128 tokens on the H200, most likely because their code is a fraction of the unrolled
-// register kernels' (instructions fetched from HBM after other work). Larger problems take the
-// register kernels (one read of each row).
+// per wide row, up to `rows_per_sm` per SM) take those, unless launch_bound_rows: measured 2-4 us
+// faster than the register kernels with four packs a thread at 1-128 tokens on the H200 (session 4).
+// Larger problems take the register kernels (one read of each row).
 inline bool few_rows(int64_t rows, int64_t hidden, int rows_per_sm = 4) {
   const int sms = device_attribute<cudaDevAttrMultiProcessorCount>(132);
   return hidden > 1024 && rows <= int64_t(rows_per_sm) * sms;
+}
+
+// Launch-bound row problems (a row or less per SM, rows of 129-1024 packs) take the register kernels
+// with one or two packs a thread in blocks of 256-512 threads (with_launch_bound_tile): a row's loads
+// spread over all of them instead of queueing four deep, and the row's other inputs (weight, scale,
+// shift) load with x. CUPTI kernel time against the streaming kernels (H200, bf16): RMSNorm 1 x 5120
+// 3.12 -> 1.87 us, 1 x 8192 3.47 -> 2.10, 128 x 8192 4.10 -> 3.25 (torch.compile's: 3.14, 4.06,
+// 4.08); AdaLN 1 x 8192 4.29 -> 2.56, 16 x 2048 2.75 -> 2.11 (bench/gpu/NOTES.md, session 6).
+inline bool launch_bound_rows(int64_t rows, int64_t packs) {
+  return rows <= device_attribute<cudaDevAttrMultiProcessorCount>(132) && packs > 128 && packs <= 1024;
+}
+
+// Calls f(std::integral_constant<int, G>, std::integral_constant<int, P>) for a launch-bound row of
+// `packs` packs (launch_bound_rows): G x P >= packs, one row per block.
+template <typename F>
+void with_launch_bound_tile(int64_t packs, F&& f) {
+  using std::integral_constant;
+  if (packs <= 256) return f(integral_constant<int, 256>{}, integral_constant<int, 1>{});
+  if (packs <= 512) return f(integral_constant<int, 512>{}, integral_constant<int, 1>{});
+  return f(integral_constant<int, 512>{}, integral_constant<int, 2>{});
 }
 
 // Threads per row G and packs per thread P for a row of `packs` 16-byte packs (see row_tile_for).
@@ -121,6 +140,37 @@ void with_row_tile(int64_t packs, F&& f) {
     case 128: return f(integral_constant<int, 128>{}, P{});
     case 256: return f(integral_constant<int, 256>{}, P{});
     default: return f(integral_constant<int, 512>{}, P{});
+  }
+}
+
+// For bandwidth-bound rows (x and the output overflow L2): G threads of P = 5 or 6 packs that hold
+// the row exactly, {0, 0} where none does (rows of 4 x G packs already fit row_tile_for exactly).
+// Bytes in flight per SM set the bandwidth, and a partly empty last pack spends registers without
+// adding any: AdaLN at 5120 wide (640 packs) on G = 256 x P = 4 holds 2.5 packs a thread, 40 KB in
+// flight per SM at 4 blocks (63 registers), 0.79 of the copy bandwidth; 128 x 5 holds 60 KB at 3
+// blocks (72 registers), 0.95. At 3072 wide 64 x 6 took 0.90 to 0.98. Where x stays in L2 the
+// regular tiles measured faster (1024 x 5120: 12.7 against 14.6 us; bench/gpu/NOTES.md, session 6).
+inline RowTile full_row_tile(int64_t packs) {
+  for (int p : {5, 6}) {
+    for (int g = 32; g <= kRowBlock; g *= 2) {
+      if (int64_t(g) * p == packs) return {g, p};
+    }
+  }
+  return {0, 0};
+}
+
+// Calls f(std::integral_constant<int, G>, std::integral_constant<int, P>) for a tile of full_row_tile.
+template <typename F>
+void with_full_row_tile(RowTile t, F&& f) {
+  using std::integral_constant;
+  auto with_p = [&](auto g) {
+    return t.packs_per_thread == 5 ? f(g, integral_constant<int, 5>{}) : f(g, integral_constant<int, 6>{});
+  };
+  switch (t.group) {
+    case 32: return with_p(integral_constant<int, 32>{});
+    case 64: return with_p(integral_constant<int, 64>{});
+    case 128: return with_p(integral_constant<int, 128>{});
+    default: return with_p(integral_constant<int, 256>{});
   }
 }
 

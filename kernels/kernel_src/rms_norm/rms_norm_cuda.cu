@@ -43,7 +43,9 @@ __device__ __forceinline__ void store_normed(T* y, const Pack<T>& x, A inv, cons
   kh::cuda::store_pack(y, o);
 }
 
-template <typename T, int G, int P>
+// EARLY: the weight packs are loaded with x, before the reduction (launch-bound grids: one memory
+// round trip on the critical path instead of two).
+template <typename T, int G, int P, bool EARLY = false>
 __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_kernel(
     T* __restrict__ out, const T* __restrict__ in, const T* __restrict__ weight, int64_t rows, int64_t hidden,
     int64_t in_stride, int64_t out_stride, double eps) {
@@ -53,9 +55,16 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
   const int lane = threadIdx.x % G;
   const bool active = row < rows;  // inactive lanes still take part in the reduction
   Row x;
+  [[maybe_unused]] Pack<T> early_w[EARLY ? P : 1];
   A sum = 0;
   if (active) {
     x.load(in + row * in_stride, lane, hidden);
+    if constexpr (EARLY) {
+#pragma unroll
+      for (int k = 0; k < P; ++k) {
+        if (weight && Row::has(lane, k, hidden)) early_w[k] = kh::cuda::load_pack(weight + Row::offset(lane, k));
+      }
+    }
 #pragma unroll
     for (int k = 0; k < P; ++k) {
       if (!Row::has(lane, k, hidden)) continue;
@@ -71,8 +80,12 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
   for (int k = 0; k < P; ++k) {
     if (!Row::has(lane, k, hidden)) continue;
     const int64_t i = Row::offset(lane, k);
-    Pack<T> w{}, o;
-    if (weight) w = kh::cuda::load_pack(weight + i);
+    Pack<T> w{};
+    if constexpr (EARLY) {
+      w = early_w[k];
+    } else if (weight) {
+      w = kh::cuda::load_pack(weight + i);
+    }
     store_normed(y + i, x.p[k], inv, weight ? &w : nullptr);
   }
 }
@@ -127,6 +140,15 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
   const bool vec = hidden % Pack<T>::N == 0 && kh::cuda::pack_aligned(x, {x.stride(0)}) &&
                    kh::cuda::pack_aligned(y, {y.stride(0)}) && (!wp || kh::cuda::aligned16(wp));
   const cudaStream_t stream = kh::cuda::stream_of(x);
+  if (vec && kh::cuda::launch_bound_rows(rows, hidden / Pack<T>::N)) {
+    kh::cuda::with_launch_bound_tile(hidden / Pack<T>::N, [&](auto g, auto p) {
+      constexpr int G = decltype(g)::value, P = decltype(p)::value;
+      rms_norm_rows_kernel<T, G, P, true><<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
+          y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0), y.stride(0), eps);
+    });
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    return;
+  }
   if (vec && !kh::cuda::few_rows(rows, hidden) && kh::cuda::register_row<kh::cuda::kRowMaxPacks>(hidden / Pack<T>::N)) {
     kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(hidden / Pack<T>::N, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;

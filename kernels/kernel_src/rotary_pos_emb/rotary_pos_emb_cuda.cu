@@ -53,8 +53,10 @@ __global__ __launch_bounds__(256) void rotary_pos_emb_vec_kernel(Bshd qy, Bshd q
   const int group = item / packs_per_head, i = (item - group * packs_per_head) * N;
   const int head = group * HG;  // first of the group's heads, over q's heads then k's
   const bool is_q = head < qx.heads;
-  const Bshd& y = is_q ? qy : ky;
-  const Bshd& x = is_q ? qx : kx;
+  // Field by field: a reference to either parameter struct put a copy of them on the stack (16 bytes
+  // of local memory in ptxas' report for two or more heads a thread).
+  const Bshd x{is_q ? qx.data : kx.data, 0, is_q ? qx.sb : kx.sb, is_q ? qx.ss : kx.ss, is_q ? qx.sh : kx.sh};
+  const Bshd y{is_q ? qy.data : ky.data, 0, is_q ? qy.sb : ky.sb, is_q ? qy.ss : ky.ss, is_q ? qy.sh : ky.sh};
   const int h0 = is_q ? head : head - static_cast<int>(qx.heads);
   const uint32_t b = token / seq, s = token - b * seq;
   const T* c = cos + b * cb + s * cs;
