@@ -190,6 +190,11 @@ def test_bad_build_dir_lists_every_problem_and_sends_nothing(kernelhub_serve, bu
     assert "not-a-variant: not a build variant name" in r.stderr
     for other in others:
         assert f"{other.name}: leak.txt is a symlink leading out of the build dir" in r.stderr
+    as_json = hub_publish(server, build_dir, "--version", "1", "--create", "--json")
+    assert as_json.returncode == 1
+    error = json.loads(as_json.stdout)["error"]
+    assert error["code"] == "invalid_argument" and "missing" not in error
+    assert f"{variant.name}: metadata.json is missing" in error["message"]
     assert server.log() == before  # not one request
 
 
@@ -217,12 +222,22 @@ def test_refused_files_and_bad_tokens_leave_no_commit(kernelhub_serve, build_dir
     api = HfApi(endpoint=server.url, token=server.write_token)
     assert "v1" not in [b.name for b in api.list_repo_refs(REPO, repo_type="kernel").branches]
 
-    wrong = hub_publish(server, build_dir, "--version", "1", token="hf_not_a_real_token")
+    wrong = hub_publish(server, build_dir, "--version", "1", "--json", token="hf_not_a_real_token")
     assert wrong.returncode == 1
     assert "refused the token" in wrong.stderr and "HF_TOKEN" in wrong.stderr
+    assert json.loads(wrong.stdout)["error"]["code"] == "unauthorized"
     read_only = hub_publish(server, build_dir, "--version", "1", token=server.read_token)
     assert read_only.returncode == 1
     assert "may not write" in read_only.stderr or "does not exist" in read_only.stderr
+
+
+def test_missing_repo_without_create_names_the_repo_in_json(kernelhub_serve, build_dir):
+    server = kernelhub_serve()
+    r = hub_publish(server, build_dir, "--version", "1", "--json")
+    assert r.returncode == 1
+    error = json.loads(r.stdout)["error"]
+    assert (error["code"], error["missing"]) == ("not_found", "repo"), error
+    assert REPO in error["message"] and error["message"] in r.stderr
 
 
 def test_dry_run_sends_nothing(kernelhub_serve, build_dir):

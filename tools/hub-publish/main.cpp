@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../kernelhub/arguments.hpp"
+#include "../kernelhub/error_json.hpp"
 #include "build_dir_check.hpp"
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/loader/torch_runtime.hpp"
@@ -40,7 +41,8 @@ constexpr const char* kHelp =
     "  --card FILE       the kernel card, committed to main as README.md when it changed\n"
     "  --endpoint URL    the Hub (default: HF_ENDPOINT, else https://huggingface.co)\n"
     "  --dry-run         check and print the plan; send nothing\n"
-    "  --json            print one JSON object (commit, url, files, ...) on stdout\n"
+    "  --json            print one JSON object (commit, url, files, ...) on stdout; on failure\n"
+    "                    {\"error\": {\"code\", \"message\"[, \"missing\"]}}, as kernelhub --json does\n"
     "  --quiet           no progress line\n"
     "  --retries N       retries of each upload request after a network error (default 5)\n\n"
     "exit status: 0 published (or already up to date), 1 a problem (stderr says what), 2 bad usage\n";
@@ -50,11 +52,11 @@ int usage(const std::string& why) {
   return kExitUsage;
 }
 
-int fail(const std::string& message, bool json) {
-  if (json) {
-    std::printf("%s\n", nlohmann::json{{"error", message}}.dump(2).c_str());
-  }
-  std::fprintf(stderr, "hub-publish: %s\n", message.c_str());
+// The message on stderr; with --json also kernelhub's error object on stdout (error_json.hpp), so
+// that a script tells a missing repo from a refused token by its code, not by the wording.
+int fail(const Error& error, bool json) {
+  if (json) std::printf("%s\n", cli::error_json(error).dump(2).c_str());
+  std::fprintf(stderr, "hub-publish: %s\n", error.message.c_str());
   return kExitFailure;
 }
 
@@ -101,7 +103,7 @@ int run(std::span<const std::string> args) {
   const bool dry_run = parsed.has("--dry-run");
 
   auto settings = client::Settings::from_env(process_environment());
-  if (!settings) return fail(settings.error().message, json);
+  if (!settings) return fail(settings.error(), json);
   if (auto endpoint = parsed.option("--endpoint")) {
     settings->endpoint = *endpoint;
     while (settings->endpoint.ends_with('/')) settings->endpoint.pop_back();
@@ -148,13 +150,13 @@ int run(std::span<const std::string> args) {
     std::string message = "nothing was published; " + std::to_string(check.problems.size()) + " problem(s) in " +
                           build_dir.string() + ":";
     for (const auto& p : check.problems) message += "\n  " + p;
-    return fail(message, json);
+    return fail(Error{ErrorCode::kInvalidArgument, message}, json);
   }
 
   if (!dry_run) {
     for (const auto& v : check.variants) {
       if (!v.digest_added) continue;
-      if (auto added = publish::add_digest(v.dir); !added) return fail(v.name + ": " + added.error().message, json);
+      if (auto added = publish::add_digest(v.dir); !added) return fail(added.error().with_context(v.name), json);
     }
   }
   if (auto key = parsed.option("--sign-key")) {
@@ -162,7 +164,7 @@ int run(std::span<const std::string> args) {
       std::fprintf(stderr, "hub-publish: dry run: the variants would be signed with %s\n", key->c_str());
     } else {
       auto signed_ok = publish::sign_variants(*key, *repo, version, check.variants);
-      if (!signed_ok) return fail(signed_ok.error().message, json);
+      if (!signed_ok) return fail(signed_ok.error(), json);
     }
   }
 
@@ -171,7 +173,7 @@ int run(std::span<const std::string> args) {
   client::HubUploader hub(*settings, client::make_curl_transport());
   auto progress = client::ProgressReporter::for_terminal(parsed.has("--quiet") || json);
   auto report = publish::publish(request, hub, progress);
-  if (!report) return fail(report.error().message, json);
+  if (!report) return fail(report.error(), json);
 
   if (json) {
     nlohmann::json files = nlohmann::json::array();

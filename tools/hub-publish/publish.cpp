@@ -99,18 +99,21 @@ Result<PublishReport> publish(const PublishRequest& request, const client::HubUp
   auto head_or = hub.branch_head(request.repo, request.type, request.branch);
   if (!head_or) {
     if (head_or.error().code == ErrorCode::kNotFound && !request.create) {
-      return unexpected(ErrorCode::kNotFound, "repo `" + request.repo.to_string() +
-                                                  "` does not exist (or the token cannot see it); pass --create to "
-                                                  "create it: " +
-                                                  head_or.error().message);
+      return unexpected(Error{
+          ErrorCode::kNotFound,
+          "repo `" + request.repo.to_string() +
+              "` does not exist (or the token cannot see it); pass --create to create it: " + head_or.error().message,
+          Missing::kRepo});
     }
     return unexpected(head_or.error());
   }
   const std::optional<std::string> head = *head_or;
   KH_ASSIGN_OR_RETURN(const std::optional<std::string> main_head, hub.branch_head(request.repo, request.type, "main"));
   if (!head && !main_head) {
-    return unexpected(ErrorCode::kNotFound, "repo `" + request.repo.to_string() + "` has neither branch `" +
-                                                request.branch + "` nor `main` to start it from");
+    return unexpected(Error{ErrorCode::kNotFound,
+                            "repo `" + request.repo.to_string() + "` has neither branch `" + request.branch +
+                                "` nor `main` to start it from",
+                            Missing::kRevision});
   }
   const std::string base = head ? *head : *main_head;
   KH_ASSIGN_OR_RETURN(client::RepoTree remote, hub.list_files(request.repo, request.type, base));
