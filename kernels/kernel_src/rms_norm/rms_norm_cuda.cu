@@ -140,8 +140,9 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
   const bool vec = hidden % Pack<T>::N == 0 && kh::cuda::pack_aligned(x, {x.stride(0)}) &&
                    kh::cuda::pack_aligned(y, {y.stride(0)}) && (!wp || kh::cuda::aligned16(wp));
   const cudaStream_t stream = kh::cuda::stream_of(x);
-  if (vec && kh::cuda::launch_bound_rows(rows, hidden / Pack<T>::N)) {
-    kh::cuda::with_launch_bound_tile(hidden / Pack<T>::N, [&](auto g, auto p) {
+  const int64_t packs = hidden / Pack<T>::N;
+  if (vec && kh::cuda::launch_bound_rows(rows, packs)) {
+    kh::cuda::with_launch_bound_tile(packs, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
       rms_norm_rows_kernel<T, G, P, true><<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
           y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0), y.stride(0), eps);
@@ -149,8 +150,8 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return;
   }
-  if (vec && !kh::cuda::few_rows(rows, hidden) && kh::cuda::register_row<kh::cuda::kRowMaxPacks>(hidden / Pack<T>::N)) {
-    kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(hidden / Pack<T>::N, [&](auto g, auto p) {
+  if (vec && !kh::cuda::few_rows(rows, hidden) && kh::cuda::register_row<kh::cuda::kRowMaxPacks>(packs)) {
+    kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(packs, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
       rms_norm_rows_kernel<T, G, P><<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
           y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0), y.stride(0), eps);
