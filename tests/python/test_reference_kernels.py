@@ -168,7 +168,11 @@ def ref_rms(x64, w64, eps):
 # ---------------------------------------------------------------------------------------------
 # RMSNorm
 
-RMS_SHAPES = [(1, 1), (1, 4097), (5, 7), (3, 127), (4, 128), (2, 3, 4096), (2, 4, 6, 128), (65536, 8)]
+# (3, 8192), (300, 2056), (450, 4104): the launch-bound register tiles (up to 4 rows per SM, one,
+# two or, past 3 rows per SM on the H200, four packs a thread; 2056 and 4104 leave the last pack of
+# the row to part of the threads).
+RMS_SHAPES = [(1, 1), (1, 4097), (5, 7), (3, 127), (4, 128), (2, 3, 4096), (3, 8192), (300, 2056), (450, 4104),
+              (2, 4, 6, 128), (65536, 8)]
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=ids)
@@ -203,7 +207,9 @@ def test_rms_norm_in_place(k):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=ids)
-@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (2, 127), (4, 4097), (2, 3, 128), (65536, 8)], ids=ids)
+@pytest.mark.parametrize(
+    "shape", [(1, 1), (3, 7), (2, 127), (4, 4097), (2, 3, 128), (3, 2048), (300, 2056), (450, 4104), (129, 8192), (65536, 8)], ids=ids
+)
 def test_fused_add_rms_norm_float64(k, dtype, shape):
     x = randn(*shape, dtype=dtype)
     r = randn(*shape, dtype=dtype)

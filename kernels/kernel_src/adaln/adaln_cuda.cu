@@ -236,8 +236,8 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
                                                                       : rows_kernel(g, p, std::false_type{});
     };
     const int64_t packs = hidden / Pack<scalar_t>::N;
-    if (vec && kh::cuda::launch_bound_rows(rows, packs)) {
-      kh::cuda::with_launch_bound_tile(packs, [&](auto g, auto p) { rows_kernel(g, p, std::true_type{}); });
+    if (vec && kh::cuda::launch_bound_rows(rows, packs, 1)) {
+      kh::cuda::with_launch_bound_tile(packs, rows, [&](auto g, auto p) { rows_kernel(g, p, std::true_type{}); });
       C10_CUDA_KERNEL_LAUNCH_CHECK();
       return;
     }

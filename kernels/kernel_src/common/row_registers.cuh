@@ -31,23 +31,33 @@ inline bool few_rows(int64_t rows, int64_t hidden, int rows_per_sm = 4) {
   return hidden > 1024 && rows <= int64_t(rows_per_sm) * sms;
 }
 
-// Launch-bound row problems (a row or less per SM, rows of 129-1024 packs) take the register kernels
-// with one or two packs a thread in blocks of 256-512 threads (with_launch_bound_tile): a row's loads
-// spread over all of them instead of queueing four deep, and the row's other inputs (weight, scale,
-// shift) load with x. CUPTI kernel time against the streaming kernels (H200, bf16): RMSNorm 1 x 5120
-// 3.12 -> 1.87 us, 1 x 8192 3.47 -> 2.10, 128 x 8192 4.10 -> 3.25 (torch.compile's: 3.14, 4.06,
-// 4.08); AdaLN 1 x 8192 4.29 -> 2.56, 16 x 2048 2.75 -> 2.11 (bench/gpu/NOTES.md, session 6).
-inline bool launch_bound_rows(int64_t rows, int64_t packs) {
-  return rows <= device_attribute<cudaDevAttrMultiProcessorCount>(132) && packs > 128 && packs <= 1024;
+// Launch-bound row problems (up to rows_per_sm rows per SM, rows of 129-1024 packs) take the register
+// kernels with one or two packs a thread in blocks of 256-512 threads (with_launch_bound_tile): a
+// row's loads spread over all of them instead of queueing four deep, and the row's other inputs
+// (weight, scale, shift) load with x. CUPTI kernel time against the streaming kernels (H200, bf16):
+// RMSNorm 1 x 5120 3.12 -> 1.87 us, 1 x 8192 3.47 -> 2.10, 128 x 8192 4.10 -> 3.25 (torch.compile's:
+// 3.14, 4.06, 4.08); AdaLN 1 x 8192 4.29 -> 2.56, 16 x 2048 2.75 -> 2.11 (session 6). RMSNorm and
+// fused add take it up to 4 rows per SM, where it replaces the streaming kernel (do_bench, 256-512
+// rows: RMSNorm 512 x 2048 6.3 -> 5.6 us, fused add 512 x 4096 10.3 -> 8.8); AdaLN, whose register
+// kernel is the other choice there, up to one (4 rows per SM: 512 x 4096 7.0 -> 8.0 us; session 7).
+inline bool launch_bound_rows(int64_t rows, int64_t packs, int rows_per_sm) {
+  return rows <= int64_t(rows_per_sm) * device_attribute<cudaDevAttrMultiProcessorCount>(132) && packs > 128 &&
+         packs <= 1024;
 }
 
 // Calls f(std::integral_constant<int, G>, std::integral_constant<int, P>) for a launch-bound row of
-// `packs` packs (launch_bound_rows): G x P >= packs, one row per block.
+// `packs` packs (launch_bound_rows): G x P >= packs, one row per block. 512 x 2 takes 40-42 registers,
+// so 3 blocks per SM: beyond 3 rows per SM that grid needs a second wave, and 256 x 4 keeps RMSNorm in
+// one (64 registers, 4 blocks): 512 x 5120 7.6 -> 6.2 us, 512 x 8192 8.5 -> 7.8. Fused add (70
+// registers, still 3 blocks) measured the same either way (session 7).
 template <typename F>
-void with_launch_bound_tile(int64_t packs, F&& f) {
+void with_launch_bound_tile(int64_t packs, int64_t rows, F&& f) {
   using std::integral_constant;
   if (packs <= 256) return f(integral_constant<int, 256>{}, integral_constant<int, 1>{});
   if (packs <= 512) return f(integral_constant<int, 512>{}, integral_constant<int, 1>{});
+  if (rows > 3 * int64_t(device_attribute<cudaDevAttrMultiProcessorCount>(132))) {
+    return f(integral_constant<int, 256>{}, integral_constant<int, 4>{});
+  }
   return f(integral_constant<int, 512>{}, integral_constant<int, 2>{});
 }
 

@@ -3,6 +3,8 @@
 // fp16/bf16 use the fast tanh form of gelu_fast.cuh; indices are 32-bit where they fit.
 #include <ATen/Dispatch.h>
 
+#include <type_traits>
+
 #include "../common/cuda_common.cuh"
 #include "../common/gelu_args.h"
 #include "../common/gelu_fast.cuh"
@@ -14,9 +16,10 @@ namespace {
 
 using kh::cuda::Pack;
 
-template <typename T, bool VEC, typename I>
+// TANH is a template argument so that a kernel holds one gelu (see geglu_cuda.cu).
+template <typename T, bool VEC, bool TANH, typename I>
 __global__ void gelu_kernel(T* __restrict__ out, const T* __restrict__ in, I n, int64_t in_stride, int64_t out_stride,
-                            I chunks_per_row, I chunks, bool approximate_tanh) {
+                            I chunks_per_row, I chunks) {
   using A = at::opmath_type<T>;
   constexpr int N = Pack<T>::N;
   for (I idx = blockIdx.x * I(blockDim.x) + threadIdx.x; idx < chunks; idx += I(gridDim.x) * blockDim.x) {
@@ -28,12 +31,10 @@ __global__ void gelu_kernel(T* __restrict__ out, const T* __restrict__ in, I n, 
       const Pack<T> p = kh::cuda::load_pack(x);
       Pack<T> o;
 #pragma unroll
-      for (int j = 0; j < N; ++j)
-        o.v[j] = static_cast<T>(kh::cuda::gelu_for<T>(static_cast<A>(p.v[j]), approximate_tanh));
+      for (int j = 0; j < N; ++j) o.v[j] = static_cast<T>(kh::cuda::gelu_for<T>(static_cast<A>(p.v[j]), TANH));
       kh::cuda::store_pack(y, o);
     } else {
-      for (I j = 0; j < N && i0 + j < n; ++j)
-        y[j] = static_cast<T>(kh::cuda::gelu_for<T>(static_cast<A>(x[j]), approximate_tanh));
+      for (I j = 0; j < N && i0 + j < n; ++j) y[j] = static_cast<T>(kh::cuda::gelu_for<T>(static_cast<A>(x[j]), TANH));
     }
   }
 }
@@ -58,17 +59,22 @@ void gelu_cuda(const char* op, at::Tensor& out, const at::Tensor& input, bool ap
     const int64_t per_row = (n + N - 1) / N, chunks = rows * per_row;
     const int threads = 256;
     const unsigned grid = kh::cuda::grid_for(chunks, threads);
-    auto go = [&](auto kernel, auto index) {
+    auto go = [&](auto vec_tag, auto tanh_tag, auto index) {
       using I = decltype(index);
-      kernel<<<grid, threads, 0, kh::cuda::stream_of(input)>>>(yo.mutable_data_ptr<scalar_t>(),
-                                                               x.const_data_ptr<scalar_t>(), I(n), x.stride(0),
-                                                               yo.stride(0), I(per_row), I(chunks), approximate_tanh);
+      gelu_kernel<scalar_t, decltype(vec_tag)::value, decltype(tanh_tag)::value, I>
+          <<<grid, threads, 0, kh::cuda::stream_of(input)>>>(yo.mutable_data_ptr<scalar_t>(),
+                                                             x.const_data_ptr<scalar_t>(), I(n), x.stride(0),
+                                                             yo.stride(0), I(per_row), I(chunks));
     };
+    auto with_tanh = [&](auto vec_tag, auto index) {
+      approximate_tanh ? go(vec_tag, std::true_type{}, index) : go(vec_tag, std::false_type{}, index);
+    };
+    auto with_vec = [&](auto index) { vec ? with_tanh(std::true_type{}, index) : with_tanh(std::false_type{}, index); };
     // 32-bit indices while every index (and the grid-stride step past the end) fits.
     if (std::max(n + N, chunks + int64_t(grid) * threads) < (int64_t(1) << 31)) {
-      vec ? go(gelu_kernel<scalar_t, true, int32_t>, int32_t{}) : go(gelu_kernel<scalar_t, false, int32_t>, int32_t{});
+      with_vec(int32_t{});
     } else {
-      vec ? go(gelu_kernel<scalar_t, true, int64_t>, int64_t{}) : go(gelu_kernel<scalar_t, false, int64_t>, int64_t{});
+      with_vec(int64_t{});
     }
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   });
