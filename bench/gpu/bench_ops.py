@@ -3,7 +3,7 @@
 
     python3 bench/gpu/bench_ops.py --impl ours=BUILD/kernels [--impl v0=OTHER/kernels] --out DIR
         [--ops rms_norm,...] [--tokens 1,16,...] [--hidden 128,...] [--dtypes bf16] [--check]
-        [--repeat N] [--flush write|read]
+        [--repeat N] [--flush write|read] [--graph]
 
 Each --impl is a kernels/ build directory (its build/<cuda variant>/ is imported directly, under its
 own op namespace, so two builds of different sources can be timed in one process). Every op and
@@ -20,7 +20,9 @@ per hidden size with the token count dynamic) and `liger` (Liger-Kernel, where i
 NaN-poisoned outputs), shape by shape, and records it in the CSV. --repeat N times every
 implementation N times in turns and keeps each one's best median: at launch-bound sizes one median
 moves by about 0.5 us between runs of identical code (session 7), and a peer's best over several
-runs against our single median would favour the peer. Writes DIR/bench.csv (one row per
+runs against our single median would favour the peer. --graph times one replay of a CUDA graph
+holding each call instead (flush outside the graph), so that no Python or dispatcher runs between
+the events and every implementation reaches the GPU the same way. Writes DIR/bench.csv (one row per
 op, shape, dtype and implementation) and prints a summary table.
 """
 
@@ -310,33 +312,59 @@ def poison(fetch):
 # --------------------------------------------------------------------------------------------
 
 
-READ_FLUSH = []  # --flush read: the 256 MB buffer that bench_read_flush reads before every run
+TIMING = {"flush": "write", "graph": False}  # --flush and --graph, set once in main()
+FLUSH = []  # the 256 MB buffer flushed before every run where do_bench does not run
 
 
 def bench(fn, quick):
-    if READ_FLUSH:
-        return bench_read_flush(fn, quick)
+    """Median ms of fn, L2 flushed before every run: do_bench's (a 256 MB memset), or with --flush read
+    or --graph bench_events."""
+    if TIMING["flush"] == "read" or TIMING["graph"]:
+        return bench_events(as_graph(fn) if TIMING["graph"] else fn, quick)
     from triton.testing import do_bench
 
     return do_bench(fn, warmup=5 if quick else 10, rep=15 if quick else 40, return_mode="median")  # ms
 
 
-def bench_read_flush(fn, quick):
-    """Median ms of fn, each run after reading 256 MB: L2 then holds clean lines. do_bench's flush
-    writes 256 MB, so a kernel's misses must first write dirty lines back (session 6's question: at
-    1-34 MB do_bench puts us up to 1.4x behind torch.compile, Nsight Compute's clean flush 1.13x)."""
-    flush, sink = READ_FLUSH[0], torch.empty((), device=READ_FLUSH[0].device, dtype=READ_FLUSH[0].dtype)
+def bench_events(fn, quick):
+    """Median ms of fn between two CUDA events, each run after a 256 MB flush: a read with --flush read
+    (L2 then holds clean lines; do_bench's memset leaves dirty ones, which a kernel's misses must write
+    back first: session 7 found this costs the copy and compile 6-15% at 8-34 MB and ours nothing), a
+    memset as do_bench's otherwise."""
+    if not FLUSH:
+        FLUSH.append(torch.empty(64 * 1024**2, device="cuda"))
+    flush, sink = FLUSH[0], torch.empty((), device=FLUSH[0].device, dtype=FLUSH[0].dtype)
     for _ in range(5 if quick else 10):
         fn()
     runs = 40 if quick else 100
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(runs)]
     for begin, end in events:
-        torch.sum(flush, 0, out=sink)  # reads all of it, writes 4 bytes
+        if TIMING["flush"] == "read":
+            torch.sum(flush, 0, out=sink)  # reads all of it, writes 4 bytes
+        else:
+            flush.zero_()
         begin.record()
         fn()
         end.record()
     torch.cuda.synchronize()
     return statistics.median(b.elapsed_time(e) for b, e in events)
+
+
+def as_graph(fn):
+    """fn captured in a CUDA graph, as a callable that replays it (--graph). Every implementation then
+    reaches the GPU the same way, one graph launch, with no Python, guards or dispatcher between the
+    events: at launch-bound sizes do_bench puts ours 0.6-1 us further behind inductor's kernels than
+    their durations under Nsight Compute differ (session 7), and this separates the two."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up off the capture (compile, autotune, lazy loading)
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    return graph.replay
 
 
 def copy_ceiling(nbytes, dev="cuda"):
@@ -360,14 +388,15 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="shorter do_bench runs")
     p.add_argument("--flush", choices=["write", "read"], default="write",
                    help="L2 flush before each run: do_bench's 256 MB memset, or a 256 MB read (clean lines)")
+    p.add_argument("--graph", action="store_true",
+                   help="time one replay of a CUDA graph holding the call (flush outside the graph)")
     p.add_argument("--budget-s", type=float, default=1e9, help="stop starting new shapes after this long")
     p.add_argument("--csv-name", default="bench.csv")
     p.add_argument("--repeat", type=int, default=1,
                    help="time every implementation (and the copy) this many times, in turns; keep each one's best median")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    if args.flush == "read":
-        READ_FLUSH.append(torch.randn(64 * 1024**2, device="cuda"))
+    TIMING.update(flush=args.flush, graph=args.graph)
     torch.manual_seed(int(os.environ.get("BENCH_SEED", "0")))
     torch._dynamo.config.cache_size_limit = 256
     peers = set(args.peers.split(",")) if args.peers != "none" else set()
