@@ -38,20 +38,27 @@ Sha256Digest sha256(std::string_view bytes) {
   return hasher.finish();
 }
 
-Result<Sha256Digest> sha256_file(const std::filesystem::path& path) {
+Result<FileHash> hash_file(const std::filesystem::path& path) {
   UniqueFile file = open_file(path, "rb");
   if (!file) return unexpected(os_error("cannot open `" + path.string() + "`", errno));
   Sha256 hasher;
   std::vector<char> buffer(1 << 20);
+  std::uint64_t size = 0;
   while (true) {
     const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), file.get());
     if (n > 0) hasher.update(buffer.data(), n);
+    size += n;
     if (n < buffer.size()) {
       if (std::ferror(file.get())) return unexpected(os_error("cannot read `" + path.string() + "`", EIO));
       break;
     }
   }
-  return hasher.finish();
+  return FileHash{hasher.finish(), size};
+}
+
+Result<Sha256Digest> sha256_file(const std::filesystem::path& path) {
+  KH_ASSIGN_OR_RETURN(FileHash hash, hash_file(path));
+  return hash.digest;
 }
 
 bool is_lower_hex(std::string_view text, std::size_t length) {

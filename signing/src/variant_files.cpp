@@ -81,10 +81,8 @@ Result<VariantFiles> hash_variant_files(const fs::path& dir, FileDigests* digest
       out.problems.push_back("`" + name + "` " + *problem);
       continue;
     }
-    KH_ASSIGN_OR_RETURN(Sha256Digest digest, sha256_file(it->path(), digests));
-    const auto size = fs::file_size(it->path(), ec);
-    if (ec) return unexpected(os_error("cannot stat `" + it->path().string() + "`", ec.value()));
-    out.files.push_back(ManifestFile{name, size, digest});
+    KH_ASSIGN_OR_RETURN(FileHash hash, hash_file(it->path(), digests));
+    out.files.push_back(ManifestFile{name, hash.size, hash.digest});
   }
   std::sort(out.files.begin(), out.files.end(),
             [](const ManifestFile& a, const ManifestFile& b) { return a.path < b.path; });

@@ -43,6 +43,13 @@ TEST_CASE("FileDigests reads a file once, also through another path to it, and e
   CHECK(*again == *first);
   CHECK(*linked == *first);
   CHECK(digests.bytes_read() == bytes.size());  // not read again
+
+  // hash(): the remembered digest with the bytes it covers.
+  const auto hash = hash_file(dir.path / "link.so", &digests);
+  REQUIRE(hash.has_value());
+  CHECK(hash->digest == *first);
+  CHECK(hash->size == bytes.size());
+  CHECK(digests.bytes_read() == bytes.size());
 }
 
 TEST_CASE("FileDigests reads a file again once its size or modification time changed") {

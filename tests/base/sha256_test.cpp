@@ -19,9 +19,14 @@ TEST_CASE("sha256_file streams a file larger than its buffer and equals the in-m
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>((i * 7919) & 0xff);
   std::ofstream(path, std::ios::binary).write(data.data(), static_cast<std::streamsize>(data.size()));
   const auto digest = sha256_file(path);
+  const auto hash = hash_file(path);
   std::filesystem::remove(path);
   REQUIRE(digest.has_value());
   CHECK(*digest == sha256(data));
+  // hash_file: the same digest and the bytes it covers, counted while reading.
+  REQUIRE(hash.has_value());
+  CHECK(hash->digest == *digest);
+  CHECK(hash->size == data.size());
 }
 
 TEST_CASE("sha256_file on a missing file is kNotFound naming the file") {

@@ -36,7 +36,15 @@ class Sha256 {
 
 Sha256Digest sha256(std::string_view bytes);
 
+// A file's SHA-256 and the number of bytes it covers: a manifest records both, and a separate
+// stat could see another size if the file changed between the two.
+struct FileHash {
+  Sha256Digest digest{};
+  std::uint64_t size = 0;
+};
+
 // Hashes a file in 1 MiB chunks. Errors: kNotFound, kIo.
+Result<FileHash> hash_file(const std::filesystem::path& path);
 Result<Sha256Digest> sha256_file(const std::filesystem::path& path);
 
 std::string to_hex(const Sha256Digest& digest);
