@@ -293,6 +293,11 @@ def peer_calls(case, peers, compiled):
     return calls
 
 
+def failure_note(e: Exception) -> str:
+    """The CSV note for an implementation that could not run a shape: the exception's type and first line."""
+    return f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"
+
+
 def rel_error(out, ref):
     outs = out if isinstance(out, tuple) else (out,)
     refs = ref if isinstance(ref, tuple) else (ref,)
@@ -460,7 +465,7 @@ def main() -> int:
                                 errs[name] = f"{rel_error(fetch(), ref):.3g}"
                             fn()
                         except Exception as e:  # a peer that cannot run this shape
-                            notes[name] = f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"
+                            notes[name] = failure_note(e)
                             print(f"  {op} {T}x{H} {name}: {notes[name]}", flush=True)
                             if os.environ.get("BENCH_TRACE"):
                                 traceback.print_exc()
@@ -473,7 +478,7 @@ def main() -> int:
                             try:
                                 best[name] = min(best.get(name, float("inf")), bench(fn, args.quick))
                             except Exception as e:
-                                notes[name] = f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"
+                                notes[name] = failure_note(e)
                     if args.repeat > 1:
                         cms = min([cms] + [copy_ceiling(case.bytes)[0] for _ in range(args.repeat - 1)])
                     for name, _, _, _ in candidates:
