@@ -3,7 +3,7 @@
 
     python3 bench/gpu/bench_ops.py --impl ours=BUILD/kernels [--impl v0=OTHER/kernels] --out DIR
         [--ops rms_norm,...] [--tokens 1,16,...] [--hidden 128,...] [--dtypes bf16] [--check]
-        [--repeat N] [--flush write|read] [--graph]
+        [--repeat N] [--timing dobench,write,read,graph,warm]
 
 Each --impl is a kernels/ build directory (its build/<cuda variant>/ is imported directly, under its
 own op namespace, so two builds of different sources can be timed in one process). Every op and
@@ -20,10 +20,10 @@ per hidden size with the token count dynamic) and `liger` (Liger-Kernel, where i
 NaN-poisoned outputs), shape by shape, and records it in the CSV. --repeat N times every
 implementation N times in turns and keeps each one's best median: at launch-bound sizes one median
 moves by about 0.5 us between runs of identical code (session 7), and a peer's best over several
-runs against our single median would favour the peer. --graph times one replay of a CUDA graph
-holding each call instead (flush outside the graph), so that no Python or dispatcher runs between
-the events and every implementation reaches the GPU the same way. Writes DIR/bench.csv (one row per
-op, shape, dtype and implementation) and prints a summary table.
+runs against our single median would favour the peer. --timing times every implementation in
+several ways in the same process (bench(): do_bench; its flush with the host kept ahead; a read
+flush; a CUDA graph replay; no flush), each as its own impl column (NAME@TIMING). Writes
+DIR/bench.csv (one row per op, shape, dtype and implementation) and prints a summary table.
 """
 
 from __future__ import annotations
@@ -293,6 +293,11 @@ def peer_calls(case, peers, compiled):
     return calls
 
 
+def timed_name(impl: str, timing: str, timings: list[str]) -> str:
+    """The CSV's impl column: the implementation's name under the first --timing, NAME@TIMING otherwise."""
+    return impl if timing == timings[0] else f"{impl}@{timing}"
+
+
 def failure_note(e: Exception) -> str:
     """The CSV note for an implementation that could not run a shape: the exception's type and first line."""
     return f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"
@@ -317,25 +322,39 @@ def poison(fetch):
 # --------------------------------------------------------------------------------------------
 
 
-TIMING = {"flush": "write", "graph": False}  # --flush and --graph, set once in main()
-FLUSH = []  # the 256 MB buffer flushed before every run where do_bench does not run
+TIMINGS = ("dobench", "write", "read", "graph", "warm")  # --timing: how each call is timed (bench below)
+FLUSH = []  # the 256 MB buffer that bench_events flushes L2 with
+GRAPHS = {}  # fn -> the replay of its CUDA graph, captured once (timing "graph")
 
 
-def bench(fn, quick):
-    """Median ms of fn, L2 flushed before every run: do_bench's (a 256 MB memset), or with --flush read
-    or --graph bench_events."""
-    if TIMING["flush"] == "read" or TIMING["graph"]:
-        return bench_events(as_graph(fn) if TIMING["graph"] else fn, quick)
-    from triton.testing import do_bench
+def bench(fn, quick, timing="dobench"):
+    """Median ms of fn.
 
-    return do_bench(fn, warmup=5 if quick else 10, rep=15 if quick else 40, return_mode="median")  # ms
+    dobench: triton's do_bench, L2 flushed by a 256 MB memset before every run (the default; what
+      every results CSV before session 8 used). The other timings use bench_events:
+    write: do_bench's memset, with the host kept ahead of the GPU (bench_events), so that the events
+      see the GPU's work alone;
+    read: a 256 MB read flush instead, which leaves clean lines in L2 (do_bench's memset leaves
+      dirty ones, which a kernel's misses must write back first).
+    graph: do_bench's memset, then one replay of a CUDA graph holding the call: no Python, guards or
+      dispatcher between the events, and every implementation reaches the GPU the same way.
+    warm: no flush at all: the call's own inputs, outputs and code stay in L2 from its last run.
+    """
+    if timing == "dobench":
+        from triton.testing import do_bench
+
+        return do_bench(fn, warmup=5 if quick else 10, rep=15 if quick else 40, return_mode="median")  # ms
+    if timing == "graph":
+        if fn not in GRAPHS:
+            GRAPHS[fn] = as_graph(fn)
+        fn = GRAPHS[fn]
+    return bench_events(fn, quick, timing)
 
 
-def bench_events(fn, quick):
-    """Median ms of fn between two CUDA events, each run after a 256 MB flush: a read with --flush read
-    (L2 then holds clean lines; do_bench's memset leaves dirty ones, which a kernel's misses must write
-    back first: session 7 found this costs the copy and compile 6-15% at 8-34 MB and ours nothing), a
-    memset as do_bench's otherwise."""
+def bench_events(fn, quick, timing):
+    """Median ms of fn between two CUDA events. Before each run the stream flushes L2 (unless `warm`)
+    and then spins for about 50 us, so that the host has enqueued both events and the call before the
+    GPU reaches the first event: what lies between them is the GPU's work alone, never host time."""
     if not FLUSH:
         FLUSH.append(torch.empty(64 * 1024**2, device="cuda"))
     flush, sink = FLUSH[0], torch.empty((), device=FLUSH[0].device, dtype=FLUSH[0].dtype)
@@ -344,10 +363,11 @@ def bench_events(fn, quick):
     runs = 40 if quick else 100
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(runs)]
     for begin, end in events:
-        if TIMING["flush"] == "read":
+        if timing == "read":
             torch.sum(flush, 0, out=sink)  # reads all of it, writes 4 bytes
-        else:
+        elif timing != "warm":
             flush.zero_()
+        torch.cuda._sleep(100_000)  # clock cycles: about 50 us at the H200's 1.98 GHz
         begin.record()
         fn()
         end.record()
@@ -356,10 +376,9 @@ def bench_events(fn, quick):
 
 
 def as_graph(fn):
-    """fn captured in a CUDA graph, as a callable that replays it (--graph). Every implementation then
-    reaches the GPU the same way, one graph launch, with no Python, guards or dispatcher between the
-    events: at launch-bound sizes do_bench puts ours 0.6-1 us further behind inductor's kernels than
-    their durations under Nsight Compute differ (session 7), and this separates the two."""
+    """fn captured in a CUDA graph, as a callable that replays it (timing "graph"). At launch-bound
+    sizes do_bench puts ours 0.6-1 us further behind inductor's kernels than their durations under
+    Nsight Compute differ (session 7), and this separates the launch path from the kernel."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):  # warm-up off the capture (compile, autotune, lazy loading)
@@ -372,11 +391,14 @@ def as_graph(fn):
     return graph.replay
 
 
+TIMING_OF_COPY = ["dobench"]  # the first --timing, set once in main()
+
+
 def copy_ceiling(nbytes, dev="cuda"):
     n = max(1, nbytes // 4)  # a copy of nbytes/2 moves nbytes (read + write)
     src = torch.randn(n, device=dev, dtype=torch.float16)
     dst = torch.empty_like(src)
-    ms = bench(lambda: dst.copy_(src), True)
+    ms = bench(lambda: dst.copy_(src), True, TIMING_OF_COPY[0])
     return ms, 4 * n
 
 
@@ -391,17 +413,19 @@ def main() -> int:
     p.add_argument("--peers", default="eager,F.rms_norm,compile,liger")
     p.add_argument("--check", action="store_true", help="float64 check of every implementation at every shape")
     p.add_argument("--quick", action="store_true", help="shorter do_bench runs")
-    p.add_argument("--flush", choices=["write", "read"], default="write",
-                   help="L2 flush before each run: do_bench's 256 MB memset, or a 256 MB read (clean lines)")
-    p.add_argument("--graph", action="store_true",
-                   help="time one replay of a CUDA graph holding the call (flush outside the graph)")
+    p.add_argument("--timing", default="dobench",
+                   help="comma-separated, of " + ", ".join(TIMINGS) + " (see bench()); every implementation is "
+                   "timed each way, as IMPL for the first and IMPL@TIMING for the others; the copy takes the first")
     p.add_argument("--budget-s", type=float, default=1e9, help="stop starting new shapes after this long")
     p.add_argument("--csv-name", default="bench.csv")
     p.add_argument("--repeat", type=int, default=1,
                    help="time every implementation (and the copy) this many times, in turns; keep each one's best median")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    TIMING.update(flush=args.flush, graph=args.graph)
+    timings = args.timing.split(",")
+    if any(t not in TIMINGS for t in timings):
+        p.error(f"--timing: each of {', '.join(TIMINGS)}, got {args.timing}")
+    TIMING_OF_COPY[0] = timings[0]
     torch.manual_seed(int(os.environ.get("BENCH_SEED", "0")))
     torch._dynamo.config.cache_size_limit = 256
     peers = set(args.peers.split(",")) if args.peers != "none" else set()
@@ -473,17 +497,20 @@ def main() -> int:
                     # so that every implementation gets the same statistic over the same stretch of time.
                     for _ in range(args.repeat):
                         for name, fn, _, _ in candidates:
-                            if notes[name]:
-                                continue
-                            try:
-                                best[name] = min(best.get(name, float("inf")), bench(fn, args.quick))
-                            except Exception as e:
-                                notes[name] = failure_note(e)
+                            for timing in timings:
+                                if notes[name]:
+                                    break
+                                key = timed_name(name, timing, timings)
+                                try:
+                                    best[key] = min(best.get(key, float("inf")), bench(fn, args.quick, timing))
+                                except Exception as e:
+                                    notes[name] = failure_note(e)
+                    GRAPHS.clear()
                     if args.repeat > 1:
                         cms = min([cms] + [copy_ceiling(case.bytes)[0] for _ in range(args.repeat - 1)])
-                    for name, _, _, _ in candidates:
-                        ms = best.get(name, float("nan")) if not notes[name] else float("nan")
-                        row = {"op": op, "dtype": dname, "tokens": T, "hidden": H, "impl": name,
+                    for key, name in ((timed_name(n, t, timings), n) for n, _, _, _ in candidates for t in timings):
+                        ms = best.get(key, float("nan")) if not notes[name] else float("nan")
+                        row = {"op": op, "dtype": dname, "tokens": T, "hidden": H, "impl": key,
                                "median_us": f"{ms * 1e3:.2f}", "bytes": case.bytes,
                                "gbps": f"{case.bytes / ms / 1e6:.0f}" if ms == ms else "",
                                "copy_us": f"{cms * 1e3:.2f}", "copy_gbps": f"{cbytes / cms / 1e6:.1f}",
@@ -492,7 +519,8 @@ def main() -> int:
                         rows.append(row)
                         writer.writerow(row)
                     fh.flush()
-                    line = " ".join(f"{r['impl']}={float(r['median_us']):.1f}" for r in rows[-len(candidates):])
+                    line = " ".join(f"{r['impl']}={float(r['median_us']):.1f}"
+                                    for r in rows[-len(candidates) * len(timings):])
                     print(f"{dname} {op:18s} {T:6d}x{H:<5d} {case.bytes / 1e6:9.2f}MB copy={cms * 1e3:.1f}us | {line}",
                           flush=True)
                     del case

@@ -635,6 +635,20 @@ def test_adaln_float64(k, dtype, shape, mod, norm):
     check_adaln(k, dtype, shape, mod, norm, weighted=bool(shape[2] % 2))  # with and without weight across shapes
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=ids)
+@pytest.mark.parametrize("shape,mod,norm,weighted", [((3, 411, 2048), "per_sample_3d", "rms", False),
+                                                     ((3, 411, 2048), "per_token", "rms", False),
+                                                     ((1, 1101, 4096), "per_sample", "rms", False),
+                                                     ((3, 411, 2048), "per_sample", "rms", True),
+                                                     ((3, 411, 2048), "per_token", "layer", False)], ids=ids)
+def test_adaln_float64_many_blocks(k, dtype, shape, mod, norm, weighted):
+    """Rows enough for more than two blocks per SM of the four-pack tiles (1233 rows of 2048 take 309
+    blocks of 64 x 4 in bf16 on the H200's 132 SMs): the CUDA kernel loads scale and shift after the
+    reduction, and RMS without a weight takes its register-lean specialisation; the odd row counts
+    leave the last block part empty. Against the same kernel with a weight and with LayerNorm."""
+    check_adaln(k, dtype, shape, mod, norm, weighted)
+
+
 @pytest.mark.parametrize("dtype,shape,norm,weighted", [(torch.bfloat16, (1, 4099, 5120), "rms", False),
                                                        (torch.float32, (3, 2733, 3072), "layer", True)], ids=ids)
 def test_adaln_float64_beyond_l2(k, dtype, shape, norm, weighted):

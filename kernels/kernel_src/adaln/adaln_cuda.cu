@@ -43,11 +43,27 @@ __device__ __forceinline__ T modulated(T xv, A mean, A inv, const T* w, T sc, T 
 // instead of two, for grids of up to two blocks per SM: then the second trip is on every block's
 // critical path); else after it (with more blocks, their registers cost occupancy; at large sizes
 // the probe measured them as a loss: 0.66-0.78 of copy against 0.88-0.98).
-template <typename T, int G, int P, bool EARLY>
-__global__ __launch_bounds__(kh::cuda::block_threads<G>()) void adaln_rows_kernel(
-    T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh x_, Bsh scale_, Bsh shift_, const T* __restrict__ weight,
-    int64_t rows, int64_t seq, int64_t hidden, double eps, bool layer_norm, int64_t x_row_stride, bool stream_out) {
+//
+// PLAIN_RMS: RMS statistics and no weight known at compile time (diffusers' AdaLN norms,
+// elementwise_affine=False), for the bandwidth-bound tiles: without the registers that LayerNorm's
+// mean and the weight's packs hold, the kernel fits 40 registers, so 1536 threads per SM (six blocks
+// of 256) instead of 1280 at 48, and more of x in flight: 67 MB 22.1 -> 21.1 us, 134 MB 37.2 -> 36.6
+// (H200, bf16; bench/gpu/NOTES.md, session 8). 32 registers (eight blocks) spilled and lost (23.7).
+constexpr int kPlainRmsThreadsPerSm = 1536;
+
+template <int G, bool PLAIN_RMS>
+constexpr int adaln_min_blocks() {  // 0: no minimum (an explicit 1 changed ptxas' choice: 48 -> 56 registers)
+  return PLAIN_RMS ? kPlainRmsThreadsPerSm / kh::cuda::block_threads<G>() : 0;
+}
+
+template <typename T, int G, int P, bool EARLY, bool PLAIN_RMS = false>
+__global__ __launch_bounds__(kh::cuda::block_threads<G>(), adaln_min_blocks<G, PLAIN_RMS>()) void adaln_rows_kernel(
+    T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh x_, Bsh scale_, Bsh shift_,
+    const T* __restrict__ weight_or_null, int64_t rows, int64_t seq, int64_t hidden, double eps, bool layer_norm_or_rms,
+    int64_t x_row_stride, bool stream_out) {
   using A = at::opmath_type<T>;
+  const T* __restrict__ weight = PLAIN_RMS ? nullptr : weight_or_null;
+  const bool layer_norm = !PLAIN_RMS && layer_norm_or_rms;
   using Row = kh::cuda::RowPacks<T, G, P>;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kh::cuda::rows_per_block<G>() + threadIdx.x / G;
   const int lane = threadIdx.x % G;
@@ -86,9 +102,7 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void adaln_rows_kerne
     if (active) {
 #pragma unroll
       for (int k = 0; k < P; ++k) {
-        if (!Row::has(lane, k, hidden)) continue;
-#pragma unroll
-        for (int j = 0; j < Row::N; ++j) acc += f(static_cast<A>(x.p[k].v[j]));
+        if (Row::has(lane, k, hidden)) kh::cuda::for_each_value<A>(x.p[k], [&](A v) { acc += f(v); });
       }
     }
     return kh::cuda::row_sum<G>(acc);
@@ -220,12 +234,19 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     const bool stream_out = kh::cuda::exceeds_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(scalar_t)));
     const int sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
     // Tile G x P, its modulation loaded before the reduction or after it.
+    const bool plain_rms = !layer_norm && !wp;
     auto rows_kernel = [&](auto g, auto p, auto early) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
-      adaln_rows_kernel<scalar_t, G, P, decltype(early)::value>
-          <<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, kh::cuda::stream_of(input)>>>(
-              yo.mutable_data_ptr<scalar_t>(), yo.stride(0), yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq,
-              hidden, eps, layer_norm, x_row_stride, stream_out);
+      constexpr bool EARLY = decltype(early)::value;
+      auto kernel = adaln_rows_kernel<scalar_t, G, P, EARLY>;
+      // Only the four-pack tiles that many blocks share an SM with (the bandwidth-bound sizes) are
+      // specialised: elsewhere occupancy is not what limits them, and each one is a compile.
+      if constexpr (!EARLY && P == kh::cuda::kRowMaxPacks) {
+        if (plain_rms) kernel = adaln_rows_kernel<scalar_t, G, P, EARLY, true>;
+      }
+      kernel<<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, kh::cuda::stream_of(input)>>>(
+          yo.mutable_data_ptr<scalar_t>(), yo.stride(0), yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq, hidden,
+          eps, layer_norm, x_row_stride, stream_out);
     };
     // Early modulation loads for grids of up to two blocks per SM (1024 x 2048, 256 blocks: 9.0 ->
     // 7.8-8.4 us); with four or more their registers cost occupancy (1024 x 3072, 512 blocks: 9.0

@@ -46,10 +46,11 @@ inline bool launch_bound_rows(int64_t rows, int64_t packs, int rows_per_sm) {
 }
 
 // Calls f(std::integral_constant<int, G>, std::integral_constant<int, P>) for a launch-bound row of
-// `packs` packs (launch_bound_rows): G x P >= packs, one row per block. 512 x 2 takes 40-42 registers,
+// `packs` packs (launch_bound_rows): G x P >= packs, one row per block. 512 x 2 takes 38-42 registers,
 // so 3 blocks per SM: beyond 3 rows per SM that grid needs a second wave, and 256 x 4 keeps RMSNorm in
-// one (64 registers, 4 blocks): 512 x 5120 7.6 -> 6.2 us, 512 x 8192 8.5 -> 7.8. Fused add (70
-// registers, still 3 blocks) measured the same either way (session 7).
+// one (64 registers and 4 blocks in session 7, 48 and 5 since bf16 pairs stay packed: packed_math.cuh):
+// 512 x 5120 7.6 -> 6.2 us, 512 x 8192 8.5 -> 7.8. Fused add (70 registers, still 3 blocks) measured
+// the same either way (session 7).
 template <typename F>
 void with_launch_bound_tile(int64_t packs, int64_t rows, F&& f) {
   using std::integral_constant;

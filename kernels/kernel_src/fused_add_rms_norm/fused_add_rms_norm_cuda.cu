@@ -38,17 +38,14 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void fused_add_rms_no
   T* x = input + (active ? row : 0) * in_stride;
   T* r = residual + (active ? row : 0) * res_stride;
   Row s;  // x, then the rounded sum x + r
-  [[maybe_unused]] Pack<T> early_w[EARLY ? P : 1];
+  [[maybe_unused]] Row early_w;
   A sum = 0;
   if (active) {
     Row b;
     s.load(x, lane, hidden);
     b.load(r, lane, hidden);
     if constexpr (EARLY) {
-#pragma unroll
-      for (int k = 0; k < P; ++k) {
-        if (weight && Row::has(lane, k, hidden)) early_w[k] = kh::cuda::load_pack(weight + Row::offset(lane, k));
-      }
+      if (weight) early_w.load(weight, lane, hidden);
     }
 #pragma unroll
     for (int k = 0; k < P; ++k) {
@@ -83,7 +80,7 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void fused_add_rms_no
     const int64_t i = Row::offset(lane, k);
     Pack<T> w{}, o;
     if constexpr (EARLY) {
-      w = early_w[k];
+      w = early_w.p[k];
     } else if (weight) {
       w = kh::cuda::load_pack(weight + i);
     }

@@ -55,21 +55,16 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
   const int lane = threadIdx.x % G;
   const bool active = row < rows;  // inactive lanes still take part in the reduction
   Row x;
-  [[maybe_unused]] Pack<T> early_w[EARLY ? P : 1];
+  [[maybe_unused]] Row early_w;
   A sum = 0;
   if (active) {
     x.load(in + row * in_stride, lane, hidden);
     if constexpr (EARLY) {
-#pragma unroll
-      for (int k = 0; k < P; ++k) {
-        if (weight && Row::has(lane, k, hidden)) early_w[k] = kh::cuda::load_pack(weight + Row::offset(lane, k));
-      }
+      if (weight) early_w.load(weight, lane, hidden);
     }
 #pragma unroll
     for (int k = 0; k < P; ++k) {
-      if (!Row::has(lane, k, hidden)) continue;
-#pragma unroll
-      for (int j = 0; j < Row::N; ++j) sum += static_cast<A>(x.p[k].v[j]) * static_cast<A>(x.p[k].v[j]);
+      if (Row::has(lane, k, hidden)) kh::cuda::for_each_value<A>(x.p[k], [&](A v) { sum += v * v; });
     }
   }
   sum = kh::cuda::row_sum<G>(sum);
@@ -82,7 +77,7 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
     const int64_t i = Row::offset(lane, k);
     Pack<T> w{};
     if constexpr (EARLY) {
-      w = early_w[k];
+      w = early_w.p[k];
     } else if (weight) {
       w = kh::cuda::load_pack(weight + i);
     }
