@@ -240,8 +240,9 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
       constexpr bool EARLY = decltype(early)::value;
       auto kernel = adaln_rows_kernel<scalar_t, G, P, EARLY>;
       // Only the four-pack tiles that many blocks share an SM with (the bandwidth-bound sizes) are
-      // specialised: elsewhere occupancy is not what limits them, and each one is a compile.
-      if constexpr (!EARLY && P == kh::cuda::kRowMaxPacks) {
+      // specialised: elsewhere occupancy is not what limits them, and each one is a compile. Not
+      // for double, whose packs do not fit 40 registers (32 bytes spilled).
+      if constexpr (!EARLY && P == kh::cuda::kRowMaxPacks && !std::is_same_v<scalar_t, double>) {
         if (plain_rms) kernel = adaln_rows_kernel<scalar_t, G, P, EARLY, true>;
       }
       kernel<<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, kh::cuda::stream_of(input)>>>(
