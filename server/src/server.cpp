@@ -176,7 +176,10 @@ void Server::Impl::install_routes() {
   const std::size_t threads = options.threads;
   http.new_task_queue = [threads] { return std::make_unique<httplib::ThreadPool>(threads).release(); };
   http.set_keep_alive_max_count(100000);
-  http.set_keep_alive_timeout(10);
+  // Idle keep-alive connections hold a worker each, and stop() waits for them to time out (httplib
+  // checks for a stop only between requests): 2 s, as gunicorn's default, keeps a client's burst of
+  // requests on one connection and lets `kernelhub serve` stop within 2 s of a signal (10 s before).
+  http.set_keep_alive_timeout(2);
   http.set_read_timeout(60);
   http.set_write_timeout(60);
   http.set_tcp_nodelay(true);

@@ -649,6 +649,20 @@ def test_adaln_float64_many_blocks(k, dtype, shape, mod, norm, weighted):
     check_adaln(k, dtype, shape, mod, norm, weighted)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=ids)
+@pytest.mark.parametrize("shape,mod,norm,weighted", [((1, 3, 5120), "per_sample_3d", "rms", False),
+                                                     ((3, 5, 8192), "per_sample", "rms", False),
+                                                     ((2, 7, 3072), "per_token", "rms", False),
+                                                     ((3, 5, 8192), "per_token", "layer", True),
+                                                     ((1, 3, 5120), "per_sample", "rms", True)], ids=ids)
+def test_adaln_float64_launch_bound(k, dtype, shape, mod, norm, weighted):
+    """Few rows of 2048-8192 elements: on the GPU a row per block of 256-512 threads, scale and shift
+    loaded with x, and RMS without a weight in its short specialisation; one sample (its rows need no
+    division into batch and position) and several. Against the same tiles with a weight and with
+    LayerNorm."""
+    check_adaln(k, dtype, shape, mod, norm, weighted)
+
+
 @pytest.mark.parametrize("dtype,shape,norm,weighted", [(torch.bfloat16, (1, 4099, 5120), "rms", False),
                                                        (torch.float32, (3, 2733, 3072), "layer", True)], ids=ids)
 def test_adaln_float64_beyond_l2(k, dtype, shape, norm, weighted):

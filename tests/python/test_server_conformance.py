@@ -13,10 +13,14 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+import signal
+import socket
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -236,3 +240,22 @@ def test_kernels_package_loads_a_cpu_variant_published_here(kernelhub_serve, tmp
     log = server.log()
     assert "/api/organizations/acme/overview" in log  # publisher trust was checked
     assert "/api/kernels/acme/reference-kernels/refs" in log
+
+
+def test_serve_stops_soon_after_a_signal_while_a_client_keeps_a_connection_open(kernelhub_serve):
+    """SIGTERM stops `kernelhub serve` although a client holds an idle keep-alive connection:
+    httplib notices a stop only between requests, so the wait is bounded by the server's keep-alive
+    timeout (2 s; it was 10 s, and every test that started a server paid it on teardown)."""
+    server = kernelhub_serve()
+    url = urlsplit(server.url)
+    with socket.create_connection((url.hostname, url.port), timeout=10) as conn:
+        conn.sendall(b"GET /api/models/acme/no-such-repo HTTP/1.1\r\nHost: hub\r\nConnection: keep-alive\r\n\r\n")
+        answer = conn.recv(65536)
+        assert answer.startswith((b"HTTP/1.1 401", b"HTTP/1.1 404")), answer[:200]
+        started = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        server.process.wait(timeout=30)
+        stopped_after = time.monotonic() - started
+    assert server.process.returncode == 0
+    assert "stopping (signal" in server.log()
+    assert stopped_after < 6, f"kernelhub serve took {stopped_after:.1f} s to stop with an idle client connected"

@@ -45,22 +45,31 @@ __device__ __forceinline__ T modulated(T xv, A mean, A inv, const T* w, T sc, T 
 // the probe measured them as a loss: 0.66-0.78 of copy against 0.88-0.98).
 //
 // PLAIN_RMS: RMS statistics and no weight known at compile time (diffusers' AdaLN norms,
-// elementwise_affine=False), for the bandwidth-bound tiles: without the registers that LayerNorm's
-// mean and the weight's packs hold, the kernel fits 40 registers, so 1536 threads per SM (six blocks
-// of 256) instead of 1280 at 48, and more of x in flight: 67 MB 22.1 -> 21.1 us, 134 MB 37.2 -> 36.6
-// (H200, bf16; bench/gpu/NOTES.md, session 8). 32 registers (eight blocks) spilled and lost (23.7).
+// elementwise_affine=False).
+// - Bandwidth-bound tiles: without the registers that LayerNorm's mean and the weight's packs hold,
+//   the kernel fits 40 registers, so 1536 threads per SM (six blocks of 256) instead of 1280 at 48,
+//   and more of x in flight: 67 MB 22.1 -> 21.1 us, 134 MB 37.2 -> 36.6 (H200, bf16;
+//   bench/gpu/NOTES.md, session 8). 32 registers (eight blocks) spilled and lost (23.7).
+// - Launch-bound tiles (EARLY, a row per block of 256-512 threads): every warp of the SM runs the
+//   whole kernel, so each instruction on its path costs the SM's schedulers 4 issue slots; the
+//   LayerNorm and weight branches go. Nsight Compute, H200, bf16: 1 x 5120 3.49 -> 3.07 us (5640 ->
+//   4416 warp instructions; Liger's 2.82, 3432), 16 x 5120 3.46 -> 3.26 (session 9).
 constexpr int kPlainRmsThreadsPerSm = 1536;
 
-template <int G, bool PLAIN_RMS>
+template <int G, bool EARLY, bool PLAIN_RMS>
 constexpr int adaln_min_blocks() {  // 0: no minimum (an explicit 1 changed ptxas' choice: 48 -> 56 registers)
-  return PLAIN_RMS ? kPlainRmsThreadsPerSm / kh::cuda::block_threads<G>() : 0;
+  return PLAIN_RMS && !EARLY ? kPlainRmsThreadsPerSm / kh::cuda::block_threads<G>() : 0;
 }
 
 template <typename T, int G, int P, bool EARLY, bool PLAIN_RMS = false>
-__global__ __launch_bounds__(kh::cuda::block_threads<G>(), adaln_min_blocks<G, PLAIN_RMS>()) void adaln_rows_kernel(
-    T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh x_, Bsh scale_, Bsh shift_,
-    const T* __restrict__ weight_or_null, int64_t rows, int64_t seq, int64_t hidden, double eps, bool layer_norm_or_rms,
-    int64_t x_row_stride, bool stream_out) {
+__global__ __launch_bounds__(
+    kh::cuda::block_threads<G>(),
+    adaln_min_blocks<G, EARLY, PLAIN_RMS>()) void adaln_rows_kernel(T* __restrict__ out, int64_t out_sb, int64_t out_ss,
+                                                                    Bsh x_, Bsh scale_, Bsh shift_,
+                                                                    const T* __restrict__ weight_or_null, int64_t rows,
+                                                                    int64_t seq, int64_t hidden, double eps,
+                                                                    bool layer_norm_or_rms, int64_t x_row_stride,
+                                                                    bool stream_out) {
   using A = at::opmath_type<T>;
   const T* __restrict__ weight = PLAIN_RMS ? nullptr : weight_or_null;
   const bool layer_norm = !PLAIN_RMS && layer_norm_or_rms;
@@ -77,7 +86,10 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>(), adaln_min_blocks<G, P
            hidden);
   }
   int64_t b, s;
-  if (rows <= INT32_MAX) {
+  if (seq >= rows) {  // one sample: no division
+    b = 0;
+    s = r;
+  } else if (rows <= INT32_MAX) {
     b = static_cast<uint32_t>(r) / static_cast<uint32_t>(seq);
     s = r - b * seq;
   } else {
@@ -232,17 +244,18 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     const int64_t x_row_stride = x.size(0) == 1 || x.stride(0) == x.size(1) * x.stride(1) ? x.stride(1) : -1;
     // Where x and the output overflow L2, plain stores would evict the scale and shift rows.
     const bool stream_out = kh::cuda::exceeds_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(scalar_t)));
-    const int sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
     // Tile G x P, its modulation loaded before the reduction or after it.
     const bool plain_rms = !layer_norm && !wp;
     auto rows_kernel = [&](auto g, auto p, auto early) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
       constexpr bool EARLY = decltype(early)::value;
       auto kernel = adaln_rows_kernel<scalar_t, G, P, EARLY>;
-      // Only the four-pack tiles that many blocks share an SM with (the bandwidth-bound sizes) are
-      // specialised: elsewhere occupancy is not what limits them, and each one is a compile. Not
-      // for double, whose packs do not fit 40 registers (32 bytes spilled).
-      if constexpr (!EARLY && P == kh::cuda::kRowMaxPacks && !std::is_same_v<scalar_t, double>) {
+      // Specialised: the four-pack tiles that many blocks share an SM with (the bandwidth-bound
+      // sizes) and the launch-bound tiles of a row per block. Elsewhere neither occupancy nor issue
+      // limits them, and each one is a compile. Not for double, whose packs do not fit 40 registers
+      // (32 bytes spilled) and which no model runs.
+      constexpr bool kSpecialise = EARLY ? G >= kh::cuda::kRowBlock : P == kh::cuda::kRowMaxPacks;
+      if constexpr (kSpecialise && !std::is_same_v<scalar_t, double>) {
         if (plain_rms) kernel = adaln_rows_kernel<scalar_t, G, P, EARLY, true>;
       }
       kernel<<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, kh::cuda::stream_of(input)>>>(
@@ -254,8 +267,8 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     // -> 10.8 us; bench/gpu/NOTES.md, session 5).
     auto rows_kernel_early_where_few = [&](auto g, auto p) {
       constexpr int G = decltype(g)::value;
-      kh::cuda::row_blocks<G>(rows) <= 2 * static_cast<unsigned>(sms) ? rows_kernel(g, p, std::true_type{})
-                                                                      : rows_kernel(g, p, std::false_type{});
+      kh::cuda::early_loads_pay(kh::cuda::row_blocks<G>(rows)) ? rows_kernel(g, p, std::true_type{})
+                                                               : rows_kernel(g, p, std::false_type{});
     };
     const int64_t packs = hidden / Pack<scalar_t>::N;
     if (vec && kh::cuda::launch_bound_rows(rows, packs, 1)) {

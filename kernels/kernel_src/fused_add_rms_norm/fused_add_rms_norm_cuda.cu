@@ -174,9 +174,14 @@ void launch(at::Tensor& x, at::Tensor& r, const at::Tensor& w, double eps) {
   if (vec && !kh::cuda::few_rows(rows, hidden) && kh::cuda::register_row<kh::cuda::kPairRowMaxPacks>(packs)) {
     kh::cuda::with_row_tile<kh::cuda::kPairRowMaxPacks>(packs, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
-      fused_add_rms_norm_rows_kernel<T, G, P>
-          <<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
-              x.mutable_data_ptr<T>(), r.mutable_data_ptr<T>(), wp, rows, hidden, x.stride(0), r.stride(0), eps);
+      auto kernel = fused_add_rms_norm_rows_kernel<T, G, P>;
+      if constexpr (G * P <= kh::cuda::kNarrowRowPacks) {
+        if (kh::cuda::early_loads_pay(kh::cuda::row_blocks<G>(rows))) {
+          kernel = fused_add_rms_norm_rows_kernel<T, G, P, true>;
+        }
+      }
+      kernel<<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
+          x.mutable_data_ptr<T>(), r.mutable_data_ptr<T>(), wp, rows, hidden, x.stride(0), r.stride(0), eps);
     });
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return;

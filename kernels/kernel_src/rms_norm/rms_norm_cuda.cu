@@ -148,7 +148,11 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
   if (vec && !kh::cuda::few_rows(rows, hidden) && kh::cuda::register_row<kh::cuda::kRowMaxPacks>(packs)) {
     kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(packs, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
-      rms_norm_rows_kernel<T, G, P><<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
+      auto kernel = rms_norm_rows_kernel<T, G, P>;
+      if constexpr (G * P <= kh::cuda::kNarrowRowPacks) {
+        if (kh::cuda::early_loads_pay(kh::cuda::row_blocks<G>(rows))) kernel = rms_norm_rows_kernel<T, G, P, true>;
+      }
+      kernel<<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
           y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0), y.stride(0), eps);
     });
     C10_CUDA_KERNEL_LAUNCH_CHECK();
