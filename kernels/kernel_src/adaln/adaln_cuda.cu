@@ -16,6 +16,7 @@
 
 namespace {
 
+using kh::cuda::block_threads;
 using kh::cuda::Pack;
 
 // A [B, S, H] tensor by its strides (the last one is 1).
@@ -58,18 +59,14 @@ constexpr int kPlainRmsThreadsPerSm = 1536;
 
 template <int G, bool EARLY, bool PLAIN_RMS>
 constexpr int adaln_min_blocks() {  // 0: no minimum (an explicit 1 changed ptxas' choice: 48 -> 56 registers)
-  return PLAIN_RMS && !EARLY ? kPlainRmsThreadsPerSm / kh::cuda::block_threads<G>() : 0;
+  return PLAIN_RMS && !EARLY ? kPlainRmsThreadsPerSm / block_threads<G>() : 0;
 }
 
 template <typename T, int G, int P, bool EARLY, bool PLAIN_RMS = false>
-__global__ __launch_bounds__(
-    kh::cuda::block_threads<G>(),
-    adaln_min_blocks<G, EARLY, PLAIN_RMS>()) void adaln_rows_kernel(T* __restrict__ out, int64_t out_sb, int64_t out_ss,
-                                                                    Bsh x_, Bsh scale_, Bsh shift_,
-                                                                    const T* __restrict__ weight_or_null, int64_t rows,
-                                                                    int64_t seq, int64_t hidden, double eps,
-                                                                    bool layer_norm_or_rms, int64_t x_row_stride,
-                                                                    bool stream_out) {
+__global__ __launch_bounds__(block_threads<G>(), adaln_min_blocks<G, EARLY, PLAIN_RMS>()) void adaln_rows_kernel(
+    T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh x_, Bsh scale_, Bsh shift_,
+    const T* __restrict__ weight_or_null, int64_t rows, int64_t seq, int64_t hidden, double eps, bool layer_norm_or_rms,
+    int64_t x_row_stride, bool stream_out) {
   using A = at::opmath_type<T>;
   const T* __restrict__ weight = PLAIN_RMS ? nullptr : weight_or_null;
   const bool layer_norm = !PLAIN_RMS && layer_norm_or_rms;
