@@ -219,8 +219,14 @@ def test_fused_add_rms_norm_float64(k, dtype, shape):
     k.fused_add_rms_norm(xi, ri, w, 1e-6)
     assert torch.equal(ri, summed)
     check(xi, ref_rms(summed.double(), w.double(), 1e-6), dtype, f"fused_add_rms_norm {shape}")
-    # Same as the unfused op on the rounded sum.
-    assert torch.equal(xi, k.rms_norm(summed, w, 1e-6))
+    # Same as the unfused op on the rounded sum: bit for bit on the CPU. On a GPU the two ops may hold
+    # a row in different tiles (RMSNorm takes two packs a thread at 133-1056 rows where fused add
+    # takes one: row_registers.cuh), so their fp32 sums run in different orders.
+    unfused = k.rms_norm(summed, w, 1e-6)
+    if DEVICE == "cpu":
+        assert torch.equal(xi, unfused)
+    else:
+        check_matches_module(xi, unfused, f"fused_add_rms_norm {shape} against rms_norm", **NORM_EXACTNESS)
 
 
 @pytest.mark.parametrize("kind", ["row_strided", "last_dim_strided", "permuted"])

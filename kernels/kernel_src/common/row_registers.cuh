@@ -36,29 +36,43 @@ inline bool few_rows(int64_t rows, int64_t hidden, int rows_per_sm = 4) {
 // row's loads spread over all of them instead of queueing four deep, and the row's other inputs
 // (weight, scale, shift) load with x. CUPTI kernel time against the streaming kernels (H200, bf16):
 // RMSNorm 1 x 5120 3.12 -> 1.87 us, 1 x 8192 3.47 -> 2.10, 128 x 8192 4.10 -> 3.25 (torch.compile's:
-// 3.14, 4.06, 4.08); AdaLN 1 x 8192 4.29 -> 2.56, 16 x 2048 2.75 -> 2.11 (session 6). RMSNorm and
-// fused add take it up to 4 rows per SM, where it replaces the streaming kernel (do_bench, 256-512
-// rows: RMSNorm 512 x 2048 6.3 -> 5.6 us, fused add 512 x 4096 10.3 -> 8.8); AdaLN, whose register
-// kernel is the other choice there, up to one (4 rows per SM: 512 x 4096 7.0 -> 8.0 us; session 7).
+// 3.14, 4.06, 4.08); AdaLN 1 x 8192 4.29 -> 2.56, 16 x 2048 2.75 -> 2.11 (session 6). Up to 8 rows
+// per SM they also beat the register kernels' four-pack tiles, whose few blocks leave most of each SM
+// idle while x is still L2-sized: Nsight Compute, 1024 x 2048, RMSNorm 5.15 -> 4.13 us, AdaLN 5.28 ->
+// 4.45 (Liger's 4.45 and 4.32; bench/gpu/NOTES.md, session 10). Each op passes its own bound.
 inline bool launch_bound_rows(int64_t rows, int64_t packs, int rows_per_sm) {
   return rows <= int64_t(rows_per_sm) * device_attribute<cudaDevAttrMultiProcessorCount>(132) && packs > 128 &&
          packs <= 1024;
 }
 
 // Calls f(std::integral_constant<int, G>, std::integral_constant<int, P>) for a launch-bound row of
-// `packs` packs (launch_bound_rows): G x P >= packs, one row per block. 512 x 2 takes 38-42 registers,
-// so 3 blocks per SM: beyond 3 rows per SM that grid needs a second wave, and 256 x 4 keeps RMSNorm in
-// one (64 registers and 4 blocks in session 7, 48 and 5 since bf16 pairs stay packed: packed_math.cuh):
-// 512 x 5120 7.6 -> 6.2 us, 512 x 8192 8.5 -> 7.8. Fused add (70 registers, still 3 blocks) measured
-// the same either way (session 7).
-template <typename F>
+// `packs` packs (launch_bound_rows): G x P >= packs.
+// - Up to one row per SM, one row per block of 256-512 threads with one or two packs each: the
+//   shortest path per row.
+// - Above that, rows of up to 512 packs take MidP packs a thread. RMSNorm takes 2 (128 x 2, two
+//   rows a block, or 256 x 2): half the warps, so half the per-warp instructions that the SMs'
+//   schedulers issue, and the grid still fits one wave (Nsight Compute, 1024 x 4096: 6.24 us with
+//   256 x 4, 6.59 with 512 x 1, 5.63 with 256 x 2). Kernels that hold more than x take 1: fused add
+//   (the residual: 512 x 3072 5.34 -> 5.82 us with two packs) and AdaLN (scale and shift: 1024 x
+//   2048 4.45 -> 4.67; bench/gpu/NOTES.md, session 10).
+// - Longer rows: 512 x 2 takes 38-42 registers, so 3 blocks per SM: beyond 3 rows per SM that grid
+//   needs a second wave, and 256 x 4 keeps RMSNorm in one (64 registers and 4 blocks in session 7,
+//   48 and 5 since bf16 pairs stay packed: packed_math.cuh): 512 x 5120 7.6 -> 6.2 us, 512 x 8192
+//   8.5 -> 7.8. Fused add (70 registers, still 3 blocks) measured the same either way (session 7).
+template <int MidP, typename F>
 void with_launch_bound_tile(int64_t packs, int64_t rows, F&& f) {
+  static_assert(MidP == 1 || MidP == 2);
   using std::integral_constant;
+  const int64_t sms = device_attribute<cudaDevAttrMultiProcessorCount>(132);
+  if constexpr (MidP == 2) {
+    if (rows > sms && packs <= 512) {
+      if (packs <= 256) return f(integral_constant<int, 128>{}, integral_constant<int, 2>{});
+      return f(integral_constant<int, 256>{}, integral_constant<int, 2>{});
+    }
+  }
   if (packs <= 256) return f(integral_constant<int, 256>{}, integral_constant<int, 1>{});
   if (packs <= 512) return f(integral_constant<int, 512>{}, integral_constant<int, 1>{});
-  if (rows > 3 * int64_t(device_attribute<cudaDevAttrMultiProcessorCount>(132))) {
-    return f(integral_constant<int, 256>{}, integral_constant<int, 4>{});
-  }
+  if (rows > 3 * sms) return f(integral_constant<int, 256>{}, integral_constant<int, 4>{});
   return f(integral_constant<int, 512>{}, integral_constant<int, 2>{});
 }
 

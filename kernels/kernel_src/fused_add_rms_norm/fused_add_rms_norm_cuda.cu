@@ -161,8 +161,10 @@ void launch(at::Tensor& x, at::Tensor& r, const at::Tensor& w, double eps) {
                    kh::cuda::pack_aligned(r, {r.stride(0)}) && (!wp || kh::cuda::aligned16(wp));
   const cudaStream_t stream = kh::cuda::stream_of(x);
   const int64_t packs = hidden / Pack<T>::N;
+  // Up to 4 rows per SM: at 8, as RMSNorm takes them, 1024 x 3072 measured 11.4 us against 10.8 as
+  // CUDA graphs (bench/gpu/NOTES.md, session 10).
   if (vec && kh::cuda::launch_bound_rows(rows, packs, 4)) {
-    kh::cuda::with_launch_bound_tile(packs, rows, [&](auto g, auto p) {
+    kh::cuda::with_launch_bound_tile<1>(packs, rows, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
       fused_add_rms_norm_rows_kernel<T, G, P, true>
           <<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(

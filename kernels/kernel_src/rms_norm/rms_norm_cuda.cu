@@ -136,8 +136,8 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
                    kh::cuda::pack_aligned(y, {y.stride(0)}) && (!wp || kh::cuda::aligned16(wp));
   const cudaStream_t stream = kh::cuda::stream_of(x);
   const int64_t packs = hidden / Pack<T>::N;
-  if (vec && kh::cuda::launch_bound_rows(rows, packs, 4)) {
-    kh::cuda::with_launch_bound_tile(packs, rows, [&](auto g, auto p) {
+  if (vec && kh::cuda::launch_bound_rows(rows, packs, 8)) {
+    kh::cuda::with_launch_bound_tile<2>(packs, rows, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
       rms_norm_rows_kernel<T, G, P, true><<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
           y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0), y.stride(0), eps);
