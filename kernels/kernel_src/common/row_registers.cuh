@@ -38,8 +38,8 @@ inline bool few_rows(int64_t rows, int64_t hidden, int rows_per_sm = 4) {
 // RMSNorm 1 x 5120 3.12 -> 1.87 us, 1 x 8192 3.47 -> 2.10, 128 x 8192 4.10 -> 3.25 (torch.compile's:
 // 3.14, 4.06, 4.08); AdaLN 1 x 8192 4.29 -> 2.56, 16 x 2048 2.75 -> 2.11 (session 6). Up to 8 rows
 // per SM they also beat the register kernels' four-pack tiles, whose few blocks leave most of each SM
-// idle while x is still L2-sized: Nsight Compute, 1024 x 2048, RMSNorm 5.15 -> 4.13 us, AdaLN 5.28 ->
-// 4.45 (Liger's 4.45 and 4.32; bench/gpu/NOTES.md, session 10). Each op passes its own bound.
+// idle while x is still L2-sized: Nsight Compute, 1024 x 2048, RMSNorm 5.22 -> 4.32 us, AdaLN 5.41 ->
+// 4.58 (Liger's 4.51 and 4.38; bench/gpu/NOTES.md, session 10). Each op passes its own bound.
 inline bool launch_bound_rows(int64_t rows, int64_t packs, int rows_per_sm) {
   return rows <= int64_t(rows_per_sm) * device_attribute<cudaDevAttrMultiProcessorCount>(132) && packs > 128 &&
          packs <= 1024;
