@@ -31,6 +31,8 @@ ITERS = 20
 
 def candidates(case: bench_ops.Case, impls: dict, peers: set[str]):
     ours = [(name, case.ours(k)[0]) for name, k in impls.items()]
+    if case.op == "rope":  # also in place, the form Liger's kernel takes
+        ours += [(f"{name}-inplace", case.ours_inplace(k)[0]) for name, k in impls.items()]
     return ours + bench_ops.peer_calls(case, peers, torch.compile(bench_ops.EAGER[case.op]))
 
 

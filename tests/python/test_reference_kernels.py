@@ -669,6 +669,32 @@ def test_adaln_float64_launch_bound(k, dtype, shape, mod, norm, weighted):
     check_adaln(k, dtype, shape, mod, norm, weighted)
 
 
+@pytest.mark.parametrize("dtype", LOW, ids=ids)
+@pytest.mark.parametrize("h", [2048, 4096])
+def test_adaln_launch_bound_layouts(k, dtype, h):
+    """900 rows of 2048 or 4096 in three samples, per-sample modulation: on the GPU a row per block of
+    256 threads, with one or two packs a thread (bf16). Where x's and the output's rows are each one stride apart (contiguous, or a slice of
+    wider rows) RMS without a weight takes its short kernel, which divides the row into batch and
+    position by multiply-shift; where batch and position do not fold into rows (permuted), the
+    general kernel with the same tile. The same values bit for bit, and the float64 reference."""
+    b, s = 3, 300
+    x = randn(b, s, h, dtype=dtype, scale=2.0)
+    scale, shift = modulation("per_sample", b, s, h, dtype)
+    expected = k.adaln(x, scale, shift, None, 1e-6, "rms", out=poison(x.shape, dtype))
+    ref, magnitude, noise = ref_adaln(x.double(), as_bsh(scale).double(), as_bsh(shift).double(), None, 1e-6, False)
+    check(expected, ref, dtype, "adaln launch-bound", magnitude, roundings=5, noise=noise)
+
+    def sliced(t):  # rows h + 8 apart: still 16-byte aligned
+        wide = poison(t.shape[:-1] + (h + 8,), dtype)
+        wide[..., :h] = t
+        return wide[..., :h]
+
+    for kind, place in (("sliced", sliced), ("permuted", lambda t: layout(t, "permuted"))):
+        out = place(poison(x.shape, dtype))
+        k.adaln(place(x), scale, shift, None, 1e-6, "rms", out=out)
+        assert torch.equal(out, expected), kind
+
+
 @pytest.mark.parametrize("dtype,shape,norm,weighted", [(torch.bfloat16, (1, 4099, 5120), "rms", False),
                                                        (torch.float32, (3, 2733, 3072), "layer", True)], ids=ids)
 def test_adaln_float64_beyond_l2(k, dtype, shape, norm, weighted):

@@ -40,21 +40,45 @@ __device__ __forceinline__ T modulated(T xv, A mean, A inv, const T* w, T sc, T 
   return static_cast<T>(p + static_cast<A>(sh));
 }
 
+// modulated() over a pack (w: the weight's pack where has_weight). fp16/bf16 two elements at a time,
+// with the same roundings (packed_math.cuh).
+template <typename T, typename A>
+__device__ __forceinline__ void modulate_pack(Pack<T>& o, const Pack<T>& xp, A mean, A inv, bool has_weight,
+                                              const Pack<T>& w, const Pack<T>& scp, const Pack<T>& shp,
+                                              bool layer_norm) {
+  if constexpr (kh::cuda::kPacked2<T>) {
+    using P2 = kh::cuda::Packed2<T>;
+    using kh::cuda::pair;
+#pragma unroll
+    for (int j = 0; j < Pack<T>::N / 2; ++j) {
+      float n0 = (P2::lo(pair(xp, j)) - mean) * inv, n1 = (P2::hi(pair(xp, j)) - mean) * inv;
+      if (has_weight && layer_norm) {
+        n0 *= P2::lo(pair(w, j));
+        n1 *= P2::hi(pair(w, j));
+      }
+      typename P2::type n = P2::round(n0, n1);
+      if (has_weight && !layer_norm) n = __hmul2_rn(n, pair(w, j));
+      const typename P2::type a = __hadd2_rn(P2::one(), pair(scp, j));
+      pair(o, j) = __hadd2_rn(__hmul2_rn(n, a), pair(shp, j));
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < Pack<T>::N; ++j)
+      o.v[j] = modulated(xp.v[j], mean, inv, has_weight ? &w.v[j] : nullptr, scp.v[j], shp.v[j], layer_norm);
+  }
+}
+
 // EARLY: the scale/shift packs are loaded with x, before the reduction (one memory round trip
 // instead of two, for grids of up to two blocks per SM: then the second trip is on every block's
 // critical path); else after it (with more blocks, their registers cost occupancy; at large sizes
 // the probe measured them as a loss: 0.66-0.78 of copy against 0.88-0.98).
 //
 // PLAIN_RMS: RMS statistics and no weight known at compile time (diffusers' AdaLN norms,
-// elementwise_affine=False).
-// - Bandwidth-bound tiles: without the registers that LayerNorm's mean and the weight's packs hold,
-//   the kernel fits 40 registers, so 1536 threads per SM (six blocks of 256) instead of 1280 at 48,
-//   and more of x in flight: 67 MB 22.1 -> 21.1 us, 134 MB 37.2 -> 36.6 (H200, bf16;
-//   bench/gpu/NOTES.md, session 8). 32 registers (eight blocks) spilled and lost (23.7).
-// - Launch-bound tiles (EARLY, a row per block of 256-512 threads): every warp of the SM runs the
-//   whole kernel, so each instruction on its path costs the SM's schedulers 4 issue slots; the
-//   LayerNorm and weight branches go. Nsight Compute, H200, bf16: 1 x 5120 3.49 -> 3.07 us (5640 ->
-//   4416 warp instructions; Liger's 2.82, 3432), 16 x 5120 3.46 -> 3.26 (session 9).
+// elementwise_affine=False), for the bandwidth-bound tiles: without the registers that LayerNorm's
+// mean and the weight's packs hold, the kernel fits 40 registers, so 1536 threads per SM (six blocks
+// of 256) instead of 1280 at 48, and more of x in flight: 67 MB 22.1 -> 21.1 us, 134 MB 37.2 -> 36.6
+// (H200, bf16; bench/gpu/NOTES.md, session 8). 32 registers (eight blocks) spilled and lost (23.7).
+// The launch-bound tiles have their own kernel (adaln_rms_row_block_kernel).
 constexpr int kPlainRmsThreadsPerSm = 1536;
 
 template <int G, bool EARLY, bool PLAIN_RMS>
@@ -137,28 +161,57 @@ __global__ __launch_bounds__(block_threads<G>(), adaln_min_blocks<G, EARLY, PLAI
     }
     Pack<T> w{}, o;
     if (weight) w = kh::cuda::load_pack_keep(weight + i);
-    if constexpr (kh::cuda::kPacked2<T>) {
-      // modulated() two elements at a time: the same roundings (packed_math.cuh).
-      using P2 = kh::cuda::Packed2<T>;
-      using kh::cuda::pair;
-#pragma unroll
-      for (int j = 0; j < Row::N / 2; ++j) {
-        float n0 = (P2::lo(pair(x.p[k], j)) - mean) * inv, n1 = (P2::hi(pair(x.p[k], j)) - mean) * inv;
-        if (weight && layer_norm) {
-          n0 *= P2::lo(pair(w, j));
-          n1 *= P2::hi(pair(w, j));
-        }
-        typename P2::type n = P2::round(n0, n1);
-        if (weight && !layer_norm) n = __hmul2_rn(n, pair(w, j));
-        const typename P2::type a = __hadd2_rn(P2::one(), pair(scp, j));
-        pair(o, j) = __hadd2_rn(__hmul2_rn(n, a), pair(shp, j));
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < Row::N; ++j)
-        o.v[j] = modulated(x.p[k].v[j], mean, inv, weight ? &w.v[j] : nullptr, scp.v[j], shp.v[j], layer_norm);
-    }
+    modulate_pack(o, x.p[k], mean, inv, weight != nullptr, w, scp, shp, layer_norm);
     kh::cuda::store_pack_hinted(y + i, o, stream_out);
+  }
+}
+
+// adaln_rows_kernel's tiles of a row per block, EARLY, for diffusers' RMSNorm without weight where
+// x's and the output's rows are each one stride apart. At the launch-bound sizes that take them every
+// warp of the SM runs the whole kernel, so each instruction on its path costs the SM's schedulers 4
+// issue slots. Dropping the LayerNorm and weight branches took 1 x 5120 from 3.49 to 3.07 us (5640 ->
+// 4416 warp instructions; Liger's 2.82, 3432; Nsight Compute, H200, bf16, session 9). Here also
+// 32-bit row and element indices, (batch, position) by a multiply-shift divider, no stride branch.
+template <typename T, int G, int P>
+__global__ __launch_bounds__(block_threads<G>()) void adaln_rms_row_block_kernel(
+    T* __restrict__ out, int64_t out_row_stride, const T* __restrict__ x, int64_t x_row_stride, Bsh scale_, Bsh shift_,
+    kh::cuda::Divider<uint32_t> seq, uint32_t rows, int hidden, float eps, bool stream_out) {
+  static_assert(G >= kh::cuda::kRowBlock, "one row per block: the early return is the whole block's");
+  constexpr int N = Pack<T>::N;
+  const uint32_t row = blockIdx.x;
+  if (row >= rows) return;
+  const int lane = threadIdx.x;
+  auto has = [&](int k) { return (k * G + lane) * N < hidden; };
+  auto at = [&](int k) { return (k * G + lane) * N; };
+  const T* xr = x + row * x_row_stride;
+  Pack<T> xp[P], scp[P], shp[P];
+#pragma unroll
+  for (int k = 0; k < P; ++k) {
+    if (has(k)) xp[k] = kh::cuda::load_pack(xr + at(k));
+  }
+  const auto bs = seq.divmod(row);
+  const T* sc = scale_.row<T>(bs.div, bs.mod);
+  const T* sh = shift_.row<T>(bs.div, bs.mod);
+#pragma unroll
+  for (int k = 0; k < P; ++k) {
+    if (!has(k)) continue;
+    scp[k] = kh::cuda::load_pack_keep(sc + at(k));
+    shp[k] = kh::cuda::load_pack_keep(sh + at(k));
+  }
+  float acc = 0;
+#pragma unroll
+  for (int k = 0; k < P; ++k) {
+    if (has(k)) kh::cuda::for_each_value<float>(xp[k], [&](float v) { acc += v * v; });
+  }
+  const float inv = kh::cuda::rsqrt_of(kh::cuda::row_sum<G>(acc) / static_cast<float>(hidden) + eps);
+  T* y = out + row * out_row_stride;
+#pragma unroll
+  for (int k = 0; k < P; ++k) {
+    if (has(k)) {
+      Pack<T> o;
+      modulate_pack(o, xp[k], 0.0f, inv, /*has_weight=*/false, /*w, unread=*/xp[k], scp[k], shp[k], false);
+      kh::cuda::store_pack_hinted(y + at(k), o, stream_out);
+    }
   }
 }
 
@@ -238,7 +291,11 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
                      kh::cuda::pack_aligned(yo, {yo.stride(0), yo.stride(1)}) &&
                      kh::cuda::pack_aligned(sc, {sc.stride(0), sc.stride(1)}) &&
                      kh::cuda::pack_aligned(sh, {sh.stride(0), sh.stride(1)}) && (!wp || kh::cuda::aligned16(wp));
-    const int64_t x_row_stride = x.size(0) == 1 || x.stride(0) == x.size(1) * x.stride(1) ? x.stride(1) : -1;
+    // The stride from row to row where [B, S] folds into rows (always for a contiguous tensor), else -1.
+    auto row_stride = [](const at::Tensor& t) {
+      return t.size(0) == 1 || t.stride(0) == t.size(1) * t.stride(1) ? t.stride(1) : int64_t(-1);
+    };
+    const int64_t x_row_stride = row_stride(x), out_row_stride = row_stride(yo);
     // Where x and the output overflow L2, plain stores would evict the scale and shift rows.
     const bool stream_out = kh::cuda::exceeds_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(scalar_t)));
     // Tile G x P, its modulation loaded before the reduction or after it.
@@ -246,18 +303,30 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     auto rows_kernel = [&](auto g, auto p, auto early) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
       constexpr bool EARLY = decltype(early)::value;
+      const unsigned blocks = kh::cuda::row_blocks<G>(rows);
+      const cudaStream_t stream = kh::cuda::stream_of(input);
+      // Specialised for diffusers' RMSNorm without weight: the launch-bound tiles of a row per block
+      // (where the rows are each one stride apart) and the four-pack tiles that many blocks share an
+      // SM with (the bandwidth-bound sizes). Elsewhere neither issue nor occupancy limits them, and
+      // each one is a compile. Not for double, whose packs do not fit 40 registers (32 bytes
+      // spilled) and which no model runs.
+      constexpr bool kFloatingPoint = !std::is_same_v<scalar_t, double>;
+      if constexpr (EARLY && G >= kh::cuda::kRowBlock && kFloatingPoint) {
+        if (plain_rms && x_row_stride >= 0 && out_row_stride >= 0 && rows <= INT32_MAX) {
+          adaln_rms_row_block_kernel<scalar_t, G, P><<<blocks, kh::cuda::block_threads<G>(), 0, stream>>>(
+              yo.mutable_data_ptr<scalar_t>(), out_row_stride, x.const_data_ptr<scalar_t>(), x_row_stride, bsh(sc),
+              bsh(sh), kh::cuda::Divider<uint32_t>(static_cast<uint32_t>(seq)), static_cast<uint32_t>(rows),
+              static_cast<int>(hidden), static_cast<float>(eps), stream_out);
+          return;
+        }
+      }
       auto kernel = adaln_rows_kernel<scalar_t, G, P, EARLY>;
-      // Specialised: the four-pack tiles that many blocks share an SM with (the bandwidth-bound
-      // sizes) and the launch-bound tiles of a row per block. Elsewhere neither occupancy nor issue
-      // limits them, and each one is a compile. Not for double, whose packs do not fit 40 registers
-      // (32 bytes spilled) and which no model runs.
-      constexpr bool kSpecialise = EARLY ? G >= kh::cuda::kRowBlock : P == kh::cuda::kRowMaxPacks;
-      if constexpr (kSpecialise && !std::is_same_v<scalar_t, double>) {
+      if constexpr (!EARLY && P == kh::cuda::kRowMaxPacks && kFloatingPoint) {
         if (plain_rms) kernel = adaln_rows_kernel<scalar_t, G, P, EARLY, true>;
       }
-      kernel<<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, kh::cuda::stream_of(input)>>>(
-          yo.mutable_data_ptr<scalar_t>(), yo.stride(0), yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq, hidden,
-          eps, layer_norm, x_row_stride, stream_out);
+      kernel<<<blocks, kh::cuda::block_threads<G>(), 0, stream>>>(yo.mutable_data_ptr<scalar_t>(), yo.stride(0),
+                                                                  yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq,
+                                                                  hidden, eps, layer_norm, x_row_stride, stream_out);
     };
     // Early modulation loads for grids of up to two blocks per SM (1024 x 2048, 256 blocks: 9.0 ->
     // 7.8-8.4 us); with four or more their registers cost occupancy (1024 x 3072, 512 blocks: 9.0
@@ -273,7 +342,15 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     // measured shorter (Nsight Compute, 1024 x 3072: 5.73 us against 6.30; session 10).
     const int launch_bound_rows_per_sm = packs > 256 && packs < 512 ? 4 : 8;
     if (vec && kh::cuda::launch_bound_rows(rows, packs, launch_bound_rows_per_sm)) {
-      kh::cuda::with_launch_bound_tile<1>(packs, rows, [&](auto g, auto p) { rows_kernel(g, p, std::true_type{}); });
+      auto early = [&](auto g, auto p) { rows_kernel(g, p, std::true_type{}); };
+      auto early_long_rows = [&](auto g, auto p) {  // (128 x 2 is for rows of up to 256 packs: not taken)
+        if constexpr (decltype(g)::value * decltype(p)::value > 256) early(g, p);
+      };
+      // Two packs a thread (256 x 2 above one row per SM) where they fill more than 3/4 of the tile:
+      // with the short kernel, 4096 wide, 4.00 -> 3.62 us at 256 rows, 4.58 -> 4.42 at 512; at 3072
+      // wide (384 packs) mixed, 3.52 -> 3.84 at 256 rows (Nsight Compute, H200, bf16, session 11).
+      packs > 384 ? kh::cuda::with_launch_bound_tile<2>(packs, rows, early_long_rows)
+                  : kh::cuda::with_launch_bound_tile<1>(packs, rows, early);
       C10_CUDA_KERNEL_LAUNCH_CHECK();
       return;
     }

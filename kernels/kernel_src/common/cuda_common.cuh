@@ -4,6 +4,7 @@
 
 #include <ATen/OpMathType.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/cuda/detail/IntegerDivider.cuh>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 namespace kh::cuda {
 
@@ -121,6 +123,12 @@ __device__ __forceinline__ A group_sum(A v) {
 // torch.rsqrt's CUDA implementation (rsqrtf), so norms round as eager does on the GPU.
 __device__ __forceinline__ float rsqrt_of(float x) { return rsqrtf(x); }
 __device__ __forceinline__ double rsqrt_of(double x) { return ::rsqrt(x); }
+
+// Division by a divisor fixed for a launch (index -> row and column): for 32-bit indices a multiply
+// and a shift (PyTorch's IntDivider: dividends of at most INT32_MAX), about 4 instructions against
+// a division's 20; for 64-bit ones plain division.
+template <typename I>
+using Divider = at::cuda::detail::IntDivider<std::make_unsigned_t<I>>;
 
 // Blocks for a grid-stride loop over `work` items: enough to fill the GPU, capped for 32-bit grids.
 inline unsigned grid_for(int64_t work, int threads) {

@@ -52,9 +52,9 @@ inline bool launch_bound_rows(int64_t rows, int64_t packs, int rows_per_sm) {
 // - Above that, rows of up to 512 packs take MidP packs a thread. RMSNorm takes 2 (128 x 2, two
 //   rows a block, or 256 x 2): half the warps, so half the per-warp instructions that the SMs'
 //   schedulers issue, and the grid still fits one wave (Nsight Compute, 1024 x 4096: 6.24 us with
-//   256 x 4, 6.59 with 512 x 1, 5.63 with 256 x 2). Kernels that hold more than x take 1: fused add
-//   (the residual: 512 x 3072 5.34 -> 5.82 us with two packs) and AdaLN (scale and shift: 1024 x
-//   2048 4.45 -> 4.67; bench/gpu/NOTES.md, session 10).
+//   256 x 4, 6.59 with 512 x 1, 5.63 with 256 x 2). Fused add, which also holds the residual, takes
+//   1 (512 x 3072 5.34 -> 5.82 us with two packs; bench/gpu/NOTES.md, session 10); AdaLN takes 2
+//   only at rows of 385-512 packs (adaln_cuda.cu).
 // - Longer rows: 512 x 2 takes 38-42 registers, so 3 blocks per SM: beyond 3 rows per SM that grid
 //   needs a second wave, and 256 x 4 keeps RMSNorm in one (64 registers and 4 blocks in session 7,
 //   48 and 5 since bf16 pairs stay packed: packed_math.cuh): 512 x 5120 7.6 -> 6.2 us, 512 x 8192

@@ -13,6 +13,10 @@
 
 namespace {
 
+// The vector kernel's three divisions of its index (token, group, pack; batch, position) by
+// multiply-shift: a thread of two heads 231 -> 176 instructions of SASS.
+using Divider = kh::cuda::Divider<uint32_t>;
+
 // A [B, S, H, D] tensor by its strides (the last one is 1).
 struct Bshd {
   void* data;
@@ -40,25 +44,25 @@ __device__ __forceinline__ void rotate_pair(T* y, const T* x, const T* cos, cons
 template <typename T, int HG>
 __global__ __launch_bounds__(256) void rotary_pos_emb_vec_kernel(Bshd qy, Bshd qx, Bshd ky, Bshd kx,
                                                                  const T* __restrict__ cos, const T* __restrict__ sin,
-                                                                 uint32_t total, uint32_t items, uint32_t seq, int half,
+                                                                 uint32_t total, Divider per_token,
+                                                                 Divider packs_per_half, Divider seq, int half,
                                                                  int64_t cb, int64_t cs) {
   using A = at::opmath_type<T>;
   using kh::cuda::Pack;
   constexpr int N = Pack<T>::N;
   const uint32_t idx = blockIdx.x * blockDim.x + threadIdx.x;
   if (idx >= total) return;
-  const int packs_per_head = half / N;
-  const uint32_t token = idx / items;
-  const int item = static_cast<int>(idx - token * items);
-  const int group = item / packs_per_head, i = (item - group * packs_per_head) * N;
-  const int head = group * HG;  // first of the group's heads, over q's heads then k's
+  const auto [token, item] = per_token.divmod(idx);
+  const auto [group, pack] = packs_per_half.divmod(item);
+  const int i = static_cast<int>(pack) * N;
+  const int head = static_cast<int>(group) * HG;  // first of the group's heads, over q's heads then k's
   const bool is_q = head < qx.heads;
   // Field by field: a reference to either parameter struct put a copy of them on the stack (16 bytes
   // of local memory in ptxas' report for two or more heads a thread).
   const Bshd x{is_q ? qx.data : kx.data, 0, is_q ? qx.sb : kx.sb, is_q ? qx.ss : kx.ss, is_q ? qx.sh : kx.sh};
   const Bshd y{is_q ? qy.data : ky.data, 0, is_q ? qy.sb : ky.sb, is_q ? qy.ss : ky.ss, is_q ? qy.sh : ky.sh};
   const int h0 = is_q ? head : head - static_cast<int>(qx.heads);
-  const uint32_t b = token / seq, s = token - b * seq;
+  const auto [b, s] = seq.divmod(token);
   const T* c = cos + b * cb + s * cs;
   const T* sn = sin + b * cb + s * cs;
   const T* xp = static_cast<const T*>(x.data) + b * x.sb + s * x.ss + h0 * x.sh + i;
@@ -173,12 +177,13 @@ void apply_rotary_pos_emb(at::Tensor& q_out, at::Tensor& k_out, const at::Tensor
     const int64_t per_token = l.threads_per_token, total = batch * seq * per_token;
     if (half % N == 0 && packed(qx) && packed(kx) && packed(qo) && packed(ko) &&
         kh::cuda::pack_aligned(c, {c.stride(0), c.stride(1)}) &&
-        kh::cuda::pack_aligned(s, {c.stride(0), c.stride(1)}) && total + 256 < (int64_t(1) << 32)) {
+        kh::cuda::pack_aligned(s, {c.stride(0), c.stride(1)}) && total + 256 <= INT32_MAX) {
       auto go = [&](auto kernel) {
         kernel<<<static_cast<unsigned>((total + l.block - 1) / l.block), l.block, 0, kh::cuda::stream_of(q)>>>(
             bshd(qy.get()), bshd(qx), bshd(ky.get()), bshd(kx), c.const_data_ptr<scalar_t>(),
-            s.const_data_ptr<scalar_t>(), static_cast<uint32_t>(total), static_cast<uint32_t>(per_token),
-            static_cast<uint32_t>(seq), static_cast<int>(half), c.stride(0), c.stride(1));
+            s.const_data_ptr<scalar_t>(), static_cast<uint32_t>(total), Divider(static_cast<uint32_t>(per_token)),
+            Divider(static_cast<uint32_t>(half / N)), Divider(static_cast<uint32_t>(seq)), static_cast<int>(half),
+            c.stride(0), c.stride(1));
       };
       hg == 4   ? go(rotary_pos_emb_vec_kernel<scalar_t, 4>)
       : hg == 2 ? go(rotary_pos_emb_vec_kernel<scalar_t, 2>)
