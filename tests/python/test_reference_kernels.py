@@ -381,6 +381,17 @@ def test_apply_rotary_pos_emb(k, dtype, shape, unsqueeze_dim):
     assert torch.equal(q_out, q_eager) and torch.equal(k_out, k_eager)
 
 
+@pytest.mark.parametrize("shape", [(2, 4, 2, 0, 128), (2, 4, 2, 3, 0), (1, 0, 0, 3, 64)], ids=ids)
+def test_apply_rotary_pos_emb_empty(k, shape):
+    """No tokens, no head dimension or no heads: empty outputs of the inputs' shapes, and no launch
+    (on the GPU a grid of zero blocks is an error)."""
+    b, hq, hk, s, d = shape
+    q, key = randn(b, s, hq, d).transpose(1, 2), randn(b, s, hk, d).transpose(1, 2)
+    cos, sin = randn(b, s, d), randn(b, s, d)
+    q_out, k_out = k.apply_rotary_pos_emb(q, key, cos, sin, 1)
+    assert q_out.shape == q.shape and k_out.shape == key.shape
+
+
 def test_apply_rotary_pos_emb_matches_transformers(k):
     modeling = pytest.importorskip("transformers.models.qwen3.modeling_qwen3")
     hf = modeling.apply_rotary_pos_emb  # a module when the hub decorator wraps it; callable either way

@@ -163,7 +163,7 @@ void apply_rotary_pos_emb(at::Tensor& q_out, at::Tensor& k_out, const at::Tensor
   const int64_t batch = qx.size(0), seq = qx.size(1), half = qx.size(3) / 2;
   const at::Tensor c = kh::table_view(cos, batch), s = kh::table_view(sin, batch);
   TORCH_CHECK(c.strides() == s.strides(), "apply_rotary_pos_emb: cos and sin must have the same layout");
-  if (batch * seq == 0) return;
+  if (qx.numel() + kx.numel() == 0) return;  // (also no launch of zero blocks, no divider by zero)
   const int64_t items = (qx.size(2) + kx.size(2)) * half;
   const int threads = static_cast<int>(std::min<int64_t>(512, (items + 31) / 32 * 32));
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, q.scalar_type(), "apply_rotary_pos_emb_cuda", [&] {
