@@ -685,10 +685,11 @@ def test_adaln_float64_launch_bound(k, dtype, shape, mod, norm, weighted):
 @pytest.mark.parametrize("h", [2048, 4096])
 def test_adaln_launch_bound_layouts(k, dtype, h):
     """900 rows of 2048 or 4096 in three samples, per-sample modulation: on the GPU a row per block of
-    256 threads, with one or two packs a thread (bf16). Where x's and the output's rows are each one stride apart (contiguous, or a slice of
-    wider rows) RMS without a weight takes its short kernel, which divides the row into batch and
-    position by multiply-shift; where batch and position do not fold into rows (permuted), the
-    general kernel with the same tile. The same values bit for bit, and the float64 reference."""
+    256 threads, with one or two packs a thread (bf16). Where x's and the output's rows are each one
+    stride apart (contiguous, or a slice of wider rows) RMS without a weight takes its short kernel,
+    which divides the row into batch and position by multiply-shift; where batch and position do not
+    fold into rows (permuted), the general kernel with the same tile. The same values bit for bit,
+    and the float64 reference."""
     b, s = 3, 300
     x = randn(b, s, h, dtype=dtype, scale=2.0)
     scale, shift = modulation("per_sample", b, s, h, dtype)
