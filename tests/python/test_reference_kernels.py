@@ -171,8 +171,8 @@ def ref_rms(x64, w64, eps):
 # (3, 8192), (300, 2056), (450, 4104): the launch-bound register tiles (up to 4 rows per SM, one,
 # two or, past 3 rows per SM on the H200, four packs a thread; 2056 and 4104 leave the last pack of
 # the row to part of the threads).
-RMS_SHAPES = [(1, 1), (1, 4097), (5, 7), (3, 127), (4, 128), (2, 3, 4096), (3, 8192), (300, 2056), (450, 4104),
-              (2, 4, 6, 128), (65536, 8)]
+RMS_SHAPES = [(1, 1), (1, 4097), (5, 7), (3, 127), (4, 128), (2, 3, 4096), (64, 3072), (3, 8192), (300, 2056),
+              (450, 4104), (2, 4, 6, 128), (65536, 8)]
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=ids)
@@ -378,6 +378,49 @@ def test_apply_rotary_pos_emb(k, dtype, shape, unsqueeze_dim):
     check(k_out, k_ref, dtype, "k", rotary_magnitude(key, cos, sin, unsqueeze_dim))
     # Eager in the same dtype rounds exactly where the kernel does: bit-exact.
     q_eager, k_eager = eager_apply_rotary_pos_emb(q, key, cos, sin, unsqueeze_dim)
+    assert torch.equal(q_out, q_eager) and torch.equal(k_out, k_eager)
+
+
+@pytest.mark.parametrize("dtype", LOW, ids=ids)
+@pytest.mark.parametrize(
+    "shape",
+    # (batch, q heads, k heads, tokens, head size), from 64 tokens: the GPU then takes a block per token,
+    # two heads a thread below its SM count (100 tokens) and four from it (GQA, odd head counts, head
+    # size 80).
+    [(1, 24, 6, 100, 128), (1, 16, 4, 300, 128), (2, 24, 6, 150, 128), (3, 5, 1, 67, 64), (1, 32, 32, 140, 80)],
+    ids=ids,
+)
+@pytest.mark.parametrize("tables", ["per-sample", "broadcast"])
+@pytest.mark.parametrize("out", ["poisoned", "in-place", "contiguous"])
+def test_apply_rotary_pos_emb_many_tokens(k, dtype, shape, tables, out):
+    """Into poisoned outputs laid out as the inputs, in place, or into contiguous [B, H, S, D] outputs
+    (strides unlike the inputs': the GPU's other kernel); bit-exact against eager in the dtype."""
+    b, hq, hk, s, d = shape
+    q = randn(b, s, hq, d, dtype=dtype).transpose(1, 2)
+    key = randn(b, s, hk, d, dtype=dtype).transpose(1, 2)
+    cos, sin = hf_cos_sin(b if tables == "per-sample" else 1, s, d, dtype)
+    q_eager, k_eager = eager_apply_rotary_pos_emb(q, key, cos, sin)
+    if out == "in-place":
+        q_out, k_out = q.clone(), key.clone()
+        k.ops.apply_rotary_pos_emb(q_out, k_out, q_out, k_out, cos, sin, 1)
+    else:
+        like = torch.full_like if out == "poisoned" else lambda t, v: torch.full(t.shape, v, dtype=t.dtype, device=DEVICE)
+        q_out, k_out = like(q, float("nan")), like(key, float("nan"))
+        k.ops.apply_rotary_pos_emb(q_out, k_out, q, key, cos, sin, 1)
+    assert torch.equal(q_out, q_eager) and torch.equal(k_out, k_eager)
+    q_ref, k_ref = eager_apply_rotary_pos_emb(q.double(), key.double(), cos.double(), sin.double())
+    check(q_out, q_ref, dtype, "q", rotary_magnitude(q, cos, sin, 1))
+    check(k_out, k_ref, dtype, "k", rotary_magnitude(key, cos, sin, 1))
+
+
+def test_apply_rotary_pos_emb_many_heads(k):
+    """264 heads at 140 tokens: too many heads for the GPU's block per token, so its other kernel runs."""
+    q = randn(1, 140, 260, 128, dtype=torch.bfloat16).transpose(1, 2)
+    key = randn(1, 140, 4, 128, dtype=torch.bfloat16).transpose(1, 2)
+    cos, sin = hf_cos_sin(1, 140, 128, torch.bfloat16)
+    q_out, k_out = torch.full_like(q, float("nan")), torch.full_like(key, float("nan"))
+    k.ops.apply_rotary_pos_emb(q_out, k_out, q, key, cos, sin, 1)
+    q_eager, k_eager = eager_apply_rotary_pos_emb(q, key, cos, sin)
     assert torch.equal(q_out, q_eager) and torch.equal(k_out, k_eager)
 
 
@@ -672,11 +715,13 @@ def test_adaln_float64_many_blocks(k, dtype, shape, mod, norm, weighted):
                                                      ((2, 7, 3072), "per_token", "rms", False),
                                                      ((3, 5, 8192), "per_token", "layer", True),
                                                      ((1, 3, 5120), "per_sample", "rms", True),
-                                                     ((2, 3, 12288), "per_sample", "rms", False)], ids=ids)
+                                                     ((2, 3, 12288), "per_sample", "rms", False),
+                                                     ((2, 5, 4096), "per_sample", "rms", False),
+                                                     ((2, 5, 4096), "per_token", "layer", True)], ids=ids)
 def test_adaln_float64_launch_bound(k, dtype, shape, mod, norm, weighted):
     """Few rows of 2048-12288 elements: on the GPU a row per block of 256-512 threads, scale and shift
     loaded with x, and RMS without a weight in its short kernel (12288 in fp16/bf16: 512 threads of
-    three or four packs); one sample (its rows need no division into batch and position) and several.
+    three or four packs; 4096: 256 threads of two); one sample (its rows need no division into batch and position) and several.
     Against the same tiles with a weight and with LayerNorm."""
     check_adaln(k, dtype, shape, mod, norm, weighted)
 

@@ -346,9 +346,10 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
       auto early_long_rows = [&](auto g, auto p) {  // (128 x 2 is for rows of up to 256 packs: not taken)
         if constexpr (decltype(g)::value * decltype(p)::value > 256) early(g, p);
       };
-      // Two packs a thread (256 x 2 above one row per SM) where they fill more than 3/4 of the tile:
-      // with the short kernel, 4096 wide, 4.00 -> 3.62 us at 256 rows, 4.58 -> 4.42 at 512; at 3072
-      // wide (384 packs) mixed, 3.52 -> 3.84 at 256 rows (Nsight Compute, H200, bf16, session 11).
+      // Two packs a thread (256 x 2) where they fill more than 3/4 of the tile: with the short kernel,
+      // 4096 wide, 4.00 -> 3.62 us at 256 rows, 4.58 -> 4.42 at 512; at 3072 wide (384 packs) mixed,
+      // 3.52 -> 3.84 at 256 rows (Nsight Compute, H200, bf16, session 11). Also at up to one row per
+      // SM (session 12, against 512 x 1): 128 x 4096 3.36 -> 3.30 us, with warm caches 3.14 -> 3.01.
       packs > 384 ? kh::cuda::with_launch_bound_tile<2>(packs, rows, early_long_rows)
                   : kh::cuda::with_launch_bound_tile<1>(packs, rows, early);
       C10_CUDA_KERNEL_LAUNCH_CHECK();

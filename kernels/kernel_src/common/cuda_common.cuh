@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -77,6 +78,29 @@ inline int device_attribute(int fallback) {
     values[device] = cudaDeviceGetAttribute(&value, A, device) == cudaSuccess && value > 0 ? value : -1;
   }
   return values[device] > 0 ? values[device] : fallback;
+}
+
+// Blocks of `block` threads (a multiple of 32, at most 1024; no dynamic shared memory) of Kernel that
+// one SM of the current device holds at once, from its registers: read once per device and block
+// size; 1 where it cannot be read.
+template <auto Kernel>
+int resident_blocks(int block) {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> cache[kMaxDevices][33] = {};  // 0: not read yet
+  int device = 0;
+  if (block <= 0 || block > 1024 || block % 32 != 0 || cudaGetDevice(&device) != cudaSuccess || device < 0 ||
+      device >= kMaxDevices)
+    return 1;
+  std::atomic<int>& cached = cache[device][block / 32];
+  int blocks = cached.load(std::memory_order_relaxed);
+  if (blocks == 0) {
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Kernel, block, 0) != cudaSuccess || blocks <= 0) {
+      (void)cudaGetLastError();  // clear the error; the caller's launch check must not see it
+      blocks = 1;
+    }
+    cached.store(blocks, std::memory_order_relaxed);
+  }
+  return blocks;
 }
 
 // Whether `bytes` exceed the current device's L2 cache (false where its size cannot be read).

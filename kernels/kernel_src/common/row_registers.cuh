@@ -49,12 +49,14 @@ inline bool launch_bound_rows(int64_t rows, int64_t packs, int rows_per_sm) {
 // `packs` packs (launch_bound_rows): G x P >= packs.
 // - Up to one row per SM, one row per block of 256-512 threads with one or two packs each: the
 //   shortest path per row.
-// - Above that, rows of up to 512 packs take MidP packs a thread. RMSNorm takes 2 (128 x 2, two
-//   rows a block, or 256 x 2): half the warps, so half the per-warp instructions that the SMs'
-//   schedulers issue, and the grid still fits one wave (Nsight Compute, 1024 x 4096: 6.24 us with
-//   256 x 4, 6.59 with 512 x 1, 5.63 with 256 x 2). Fused add, which also holds the residual, takes
-//   1 (512 x 3072 5.34 -> 5.82 us with two packs; bench/gpu/NOTES.md, session 10); AdaLN takes 2
-//   only at rows of 385-512 packs (adaln_cuda.cu).
+// - Rows of up to 512 packs may take MidP packs a thread. RMSNorm takes 2: above one row per SM
+//   (128 x 2, two rows a block, or 256 x 2), half the warps, so half the per-warp instructions that
+//   the SMs' schedulers issue, and the grid still fits one wave (Nsight Compute, 1024 x 4096: 6.24 us
+//   with 256 x 4, 6.59 with 512 x 1, 5.63 with 256 x 2); at 257-512 packs also below it, as Liger
+//   runs them (256 x 2 against 512 x 1, session 12: RMSNorm 1 x 4096 2.72 -> 2.46 us, 16 x 4096 2.91 ->
+//   2.59; with warm caches 128 x 4096 2.85 -> 2.72, 128 x 3072 2.75 -> 2.62). Fused add, which also
+//   holds the residual, takes 1 (512 x 3072 5.34 -> 5.82 us with two packs; bench/gpu/NOTES.md,
+//   session 10); AdaLN takes 2 only at rows of 385-512 packs (adaln_cuda.cu).
 // - Longer rows: 512 x 2 takes 38-42 registers, so 3 blocks per SM: beyond 3 rows per SM that grid
 //   needs a second wave, and 256 x 4 keeps RMSNorm in one (64 registers and 4 blocks in session 7,
 //   48 and 5 since bf16 pairs stay packed: packed_math.cuh): 512 x 5120 7.6 -> 6.2 us, 512 x 8192
@@ -65,10 +67,8 @@ void with_launch_bound_tile(int64_t packs, int64_t rows, F&& f) {
   using std::integral_constant;
   const int64_t sms = device_attribute<cudaDevAttrMultiProcessorCount>(132);
   if constexpr (MidP == 2) {
-    if (rows > sms && packs <= 512) {
-      if (packs <= 256) return f(integral_constant<int, 128>{}, integral_constant<int, 2>{});
-      return f(integral_constant<int, 256>{}, integral_constant<int, 2>{});
-    }
+    if (packs > 256 && packs <= 512) return f(integral_constant<int, 256>{}, integral_constant<int, 2>{});
+    if (rows > sms && packs <= 256) return f(integral_constant<int, 128>{}, integral_constant<int, 2>{});
   }
   if (packs <= 256) return f(integral_constant<int, 256>{}, integral_constant<int, 1>{});
   if (packs <= 512) return f(integral_constant<int, 512>{}, integral_constant<int, 1>{});

@@ -1,9 +1,12 @@
 // transformers' apply_rotary_pos_emb on CUDA, with the roundings of eager q * cos + rotate_half(q) * sin.
 // Where the halves of a head split into 16-byte packs (head_dim 128: 8 packs a half), a thread
 // rotates one pack of the first half with the matching pack of the second: 16-byte loads and stores
-// of q, k, cos and sin, several tokens per block for few heads. Else one block per token (b, s), its
-// threads over the (head, pair) items of q and then k, element by element.
+// of q, k, cos and sin. From 64 tokens a block per token (the token kernel); below, or where its
+// limits do not hold, a flat grid of (token, heads, pack) items. Without 16-byte packs, one block per
+// token, its threads over the (head, pair) items of q and then k, element by element.
 #include <ATen/Dispatch.h>
+
+#include <optional>
 
 #include "../common/cuda_common.cuh"
 #include "../common/numerics.h"
@@ -37,6 +40,39 @@ __device__ __forceinline__ void rotate_pair(T* y, const T* x, const T* cos, cons
   y[i + half] = static_cast<T>(a2 + b2);
 }
 
+// One pack of each half of a head: y1 = x1 cos1 - x2 sin1, y2 = x2 cos2 + x1 sin2.
+template <typename T>
+__device__ __forceinline__ void rotate_packs(kh::cuda::Pack<T>& y1, kh::cuda::Pack<T>& y2, const kh::cuda::Pack<T>& x1,
+                                             const kh::cuda::Pack<T>& x2, const kh::cuda::Pack<T>& c1,
+                                             const kh::cuda::Pack<T>& c2, const kh::cuda::Pack<T>& s1,
+                                             const kh::cuda::Pack<T>& s2) {
+  using A = at::opmath_type<T>;
+  constexpr int N = kh::cuda::Pack<T>::N;
+  if constexpr (kh::cuda::kPacked2<T>) {
+    // Two elements an instruction, each product and the sum rounded to the dtype as eager rounds
+    // them (packed_math.cuh). In the fp32 form (converts, products, roundings) a head took 160
+    // instructions of SASS a thread, now 45: at 512-4096 tokens the kernel was partly issue-bound.
+    using kh::cuda::pair;
+#pragma unroll
+    for (int j = 0; j < N / 2; ++j) {
+      pair(y1, j) = __hsub2_rn(__hmul2_rn(pair(x1, j), pair(c1, j)), __hmul2_rn(pair(x2, j), pair(s1, j)));
+      pair(y2, j) = __hadd2_rn(__hmul2_rn(pair(x2, j), pair(c2, j)), __hmul2_rn(pair(x1, j), pair(s2, j)));
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const A a = static_cast<A>(x1.v[j]), bb = static_cast<A>(x2.v[j]);
+      // Each product and the sum rounded to the dtype, as eager does (see rotate_pair).
+      const A a1 = kh::round_to<T>(kh::mul_rn(a, static_cast<A>(c1.v[j])));
+      const A b1 = kh::round_to<T>(kh::mul_rn(bb, static_cast<A>(s1.v[j])));
+      const A a2 = kh::round_to<T>(kh::mul_rn(bb, static_cast<A>(c2.v[j])));
+      const A b2 = kh::round_to<T>(kh::mul_rn(a, static_cast<A>(s2.v[j])));
+      y1.v[j] = static_cast<T>(a1 - b1);
+      y2.v[j] = static_cast<T>(a2 + b2);
+    }
+  }
+}
+
 // One (token, group of HG heads, pack) item per thread over a flat index, in blocks of up to 256
 // threads whatever the head count: the thread loads its cos/sin packs once and the packs of its HG
 // heads all at once (HG * 32 bytes in flight; with one head a thread, 32 bytes, large problems
@@ -47,7 +83,6 @@ __global__ __launch_bounds__(256) void rotary_pos_emb_vec_kernel(Bshd qy, Bshd q
                                                                  uint32_t total, Divider per_token,
                                                                  Divider packs_per_half, Divider seq, int half,
                                                                  int64_t cb, int64_t cs) {
-  using A = at::opmath_type<T>;
   using kh::cuda::Pack;
   constexpr int N = Pack<T>::N;
   const uint32_t idx = blockIdx.x * blockDim.x + threadIdx.x;
@@ -78,31 +113,61 @@ __global__ __launch_bounds__(256) void rotary_pos_emb_vec_kernel(Bshd qy, Bshd q
 #pragma unroll
   for (int k = 0; k < HG; ++k) {
     Pack<T> y1, y2;
-    if constexpr (kh::cuda::kPacked2<T>) {
-      // Two elements an instruction, each product and the sum rounded to the dtype as eager rounds
-      // them (packed_math.cuh). In the fp32 form (converts, products, roundings) a head took 160
-      // instructions of SASS a thread, now 45: at 512-4096 tokens the kernel was partly issue-bound.
-      using kh::cuda::pair;
-#pragma unroll
-      for (int j = 0; j < N / 2; ++j) {
-        pair(y1, j) = __hsub2_rn(__hmul2_rn(pair(x1[k], j), pair(c1, j)), __hmul2_rn(pair(x2[k], j), pair(s1, j)));
-        pair(y2, j) = __hadd2_rn(__hmul2_rn(pair(x2[k], j), pair(c2, j)), __hmul2_rn(pair(x1[k], j), pair(s2, j)));
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < N; ++j) {
-        const A a = static_cast<A>(x1[k].v[j]), bb = static_cast<A>(x2[k].v[j]);
-        // Each product and the sum rounded to the dtype, as eager does (see rotate_pair).
-        const A a1 = kh::round_to<T>(kh::mul_rn(a, static_cast<A>(c1.v[j])));
-        const A b1 = kh::round_to<T>(kh::mul_rn(bb, static_cast<A>(s1.v[j])));
-        const A a2 = kh::round_to<T>(kh::mul_rn(bb, static_cast<A>(c2.v[j])));
-        const A b2 = kh::round_to<T>(kh::mul_rn(a, static_cast<A>(s2.v[j])));
-        y1.v[j] = static_cast<T>(a1 - b1);
-        y2.v[j] = static_cast<T>(a2 + b2);
-      }
-    }
+    rotate_packs(y1, y2, x1[k], x2[k], c1, c2, s1, s2);
     kh::cuda::store_pack(yp + k * y.sh, y1);
     kh::cuda::store_pack(yp + k * y.sh + half, y2);
+  }
+}
+
+// q's or k's input and output as the token kernel addresses them: strides in elements, shared by
+// both and 32-bit (token_heads checks that every offset fits), so a head's address is one multiply-add.
+struct TokenHeads {
+  const void* x;
+  void* y;
+  int heads;
+  uint32_t sb, ss, sh;
+};
+
+// One block per token (b, s), as Liger's program: thread t rotates pack t % P of the halves of heads
+// t / P + j S, j < J (S slots over q's heads, then k's). Each thread loads its cos/sin packs once for
+// J heads, and the block's warps find the token's cos/sin lines in L1.
+template <typename T, int J>
+__global__ __launch_bounds__(1024) void rotary_pos_emb_token_kernel(TokenHeads q, TokenHeads k,
+                                                                    const T* __restrict__ cos,
+                                                                    const T* __restrict__ sin, Divider packs_per_half,
+                                                                    Divider seq, int slots, int half, uint32_t cb,
+                                                                    uint32_t cs) {
+  using kh::cuda::Pack;
+  constexpr int N = Pack<T>::N;
+  const auto [slot, pack] = packs_per_half.divmod(threadIdx.x);
+  if (static_cast<int>(slot) >= slots) return;
+  const uint32_t i = pack * N;
+  const auto [b, s] = seq.divmod(blockIdx.x);
+  const uint32_t tc = b * cb + s * cs + i;
+  const Pack<T> c1 = kh::cuda::load_pack(cos + tc), c2 = kh::cuda::load_pack(cos + tc + half);
+  const Pack<T> s1 = kh::cuda::load_pack(sin + tc), s2 = kh::cuda::load_pack(sin + tc + half);
+  const uint32_t tq = b * q.sb + s * q.ss + i, tk = b * k.sb + s * k.ss + i;
+  Pack<T> x1[J], x2[J];
+  T* yp[J];
+#pragma unroll
+  for (int j = 0; j < J; ++j) {
+    const int h = static_cast<int>(slot) + j * slots, hk = h - q.heads;
+    yp[j] = nullptr;
+    if (hk >= k.heads) continue;  // past k's last head
+    const bool is_q = hk < 0;
+    const uint32_t offset = is_q ? tq + h * q.sh : tk + hk * k.sh;
+    const T* xp = static_cast<const T*>(is_q ? q.x : k.x) + offset;
+    yp[j] = static_cast<T*>(is_q ? q.y : k.y) + offset;
+    x1[j] = kh::cuda::load_pack(xp);
+    x2[j] = kh::cuda::load_pack(xp + half);
+  }
+#pragma unroll
+  for (int j = 0; j < J; ++j) {
+    if (yp[j] == nullptr) continue;
+    Pack<T> y1, y2;
+    rotate_packs(y1, y2, x1[j], x2[j], c1, c2, s1, s2);
+    kh::cuda::store_pack(yp[j], y1);
+    kh::cuda::store_pack(yp[j] + half, y2);
   }
 }
 
@@ -146,8 +211,72 @@ RopeLaunch rope_launch(int64_t tokens, int64_t hq, int64_t hk, int64_t packs_per
   return {1, block, per_token};
 }
 
+#ifndef KH_ROPE_TOKEN_HEADS  // a build option only for the benchmark's comparison: 2 or 4 (0: the policy below)
+#define KH_ROPE_TOKEN_HEADS 0
+#endif
+
+struct TokenLaunch {
+  int heads_per_thread;  // J
+  int slots;             // S
+  int block;
+};
+
+// The token kernel from 64 tokens, as Liger runs RoPE (bench/gpu/NOTES.md, session 12: under Nsight
+// Compute, 1024 x 3072 6.24 -> 5.79 us with clean caches and 4.99 -> 4.42 with warm ones). Two heads
+// a thread (more threads in flight: with warm caches 3-7% faster than four at 512-1024 tokens) where
+// the grid fits on the SMs at once; else four where that fits (fewer registers a block: 1024 x 4096
+// took two waves with two heads, 7.17 us, and one with four, 6.94); else two (many waves: 1024 x 8192,
+// 11.55 against 11.90). double: two only, as four spill. Blocks of whole warps, at most 1024 threads
+// (else nullopt: the flat kernel).
+template <typename T>
+std::optional<TokenLaunch> token_launch(int64_t tokens, int64_t heads, int64_t packs_per_half) {
+  constexpr int64_t kMinTokens = 64;
+  if (tokens < kMinTokens) return std::nullopt;
+  auto with = [&](int j) -> std::optional<TokenLaunch> {
+    const int64_t slots = (heads + j - 1) / j, block = (slots * packs_per_half + 31) / 32 * 32;
+    if (block > 1024) return std::nullopt;
+    return TokenLaunch{j, static_cast<int>(slots), static_cast<int>(block)};
+  };
+  const int64_t sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
+  const auto two = with(2);
+  if constexpr (sizeof(T) != 8) {
+    const auto four = with(4);
+    if (KH_ROPE_TOKEN_HEADS == 4 || !two) return four;
+    const bool two_fits = tokens <= sms * kh::cuda::resident_blocks<&rotary_pos_emb_token_kernel<T, 2>>(two->block);
+    if (KH_ROPE_TOKEN_HEADS == 0 && !two_fits && four &&
+        tokens <= sms * kh::cuda::resident_blocks<&rotary_pos_emb_token_kernel<T, 4>>(four->block))
+      return four;
+  }
+  return two;
+}
+
+// The token kernel for J heads a thread (double: 2 only).
+template <typename T>
+auto token_kernel(int heads_per_thread) {
+  if constexpr (sizeof(T) == 8) {
+    return &rotary_pos_emb_token_kernel<T, 2>;
+  } else {
+    return heads_per_thread == 4 ? &rotary_pos_emb_token_kernel<T, 4> : &rotary_pos_emb_token_kernel<T, 2>;
+  }
+}
+
 Bshd bshd(const at::Tensor& t) {
   return {t.data_ptr(), t.size(2), t.stride(0), t.stride(1), t.stride(2)};
+}
+
+// x and y ([B, S, H, D] views) for the token kernel, where they share strides and every element's
+// offset fits 32 bits.
+std::optional<TokenHeads> token_heads(const at::Tensor& x, const at::Tensor& y) {
+  if (x.strides() != y.strides()) return std::nullopt;
+  int64_t last = 0;
+  for (int64_t d = 0; d < x.dim(); ++d) last += (x.size(d) - 1) * x.stride(d);
+  if (last >= INT32_MAX) return std::nullopt;
+  return TokenHeads{x.const_data_ptr(),
+                    y.data_ptr(),
+                    static_cast<int>(x.size(2)),
+                    static_cast<uint32_t>(x.stride(0)),
+                    static_cast<uint32_t>(x.stride(1)),
+                    static_cast<uint32_t>(x.stride(2))};
 }
 
 }  // namespace
@@ -185,6 +314,20 @@ void apply_rotary_pos_emb(at::Tensor& q_out, at::Tensor& k_out, const at::Tensor
             Divider(static_cast<uint32_t>(half / N)), Divider(static_cast<uint32_t>(seq)), static_cast<int>(half),
             c.stride(0), c.stride(1));
       };
+      const auto t = token_launch<scalar_t>(batch * seq, qx.size(2) + kx.size(2), half / N);
+      const auto tq = token_heads(qx, qy.get()), tk = token_heads(kx, ky.get());
+      const int64_t table_last = (batch - 1) * c.stride(0) + (seq - 1) * c.stride(1) + 2 * half;
+      if (t && tq && tk && table_last < INT32_MAX) {
+        auto token_go = [&](auto kernel) {
+          kernel<<<static_cast<unsigned>(batch * seq), t->block, 0, kh::cuda::stream_of(q)>>>(
+              *tq, *tk, c.const_data_ptr<scalar_t>(), s.const_data_ptr<scalar_t>(),
+              Divider(static_cast<uint32_t>(half / N)), Divider(static_cast<uint32_t>(seq)), t->slots,
+              static_cast<int>(half), static_cast<uint32_t>(c.stride(0)), static_cast<uint32_t>(c.stride(1)));
+        };
+        token_go(token_kernel<scalar_t>(t->heads_per_thread));
+        C10_CUDA_KERNEL_LAUNCH_CHECK();
+        return;
+      }
       hg == 4   ? go(rotary_pos_emb_vec_kernel<scalar_t, 4>)
       : hg == 2 ? go(rotary_pos_emb_vec_kernel<scalar_t, 2>)
                 : go(rotary_pos_emb_vec_kernel<scalar_t, 1>);
