@@ -404,8 +404,10 @@ def test_apply_rotary_pos_emb_many_tokens(k, dtype, shape, tables, out):
         q_out, k_out = q.clone(), key.clone()
         k.ops.apply_rotary_pos_emb(q_out, k_out, q_out, k_out, cos, sin, 1)
     else:
-        like = torch.full_like if out == "poisoned" else lambda t, v: torch.full(t.shape, v, dtype=t.dtype, device=DEVICE)
-        q_out, k_out = like(q, float("nan")), like(key, float("nan"))
+        def fresh(t):  # NaN everywhere, laid out as t or as a contiguous [B, H, S, D] (poison)
+            return torch.full_like(t, float("nan")) if out == "poisoned" else poison(t.shape, t.dtype)
+
+        q_out, k_out = fresh(q), fresh(key)
         k.ops.apply_rotary_pos_emb(q_out, k_out, q, key, cos, sin, 1)
     assert torch.equal(q_out, q_eager) and torch.equal(k_out, k_eager)
     q_ref, k_ref = eager_apply_rotary_pos_emb(q.double(), key.double(), cos.double(), sin.double())
@@ -721,8 +723,8 @@ def test_adaln_float64_many_blocks(k, dtype, shape, mod, norm, weighted):
 def test_adaln_float64_launch_bound(k, dtype, shape, mod, norm, weighted):
     """Few rows of 2048-12288 elements: on the GPU a row per block of 256-512 threads, scale and shift
     loaded with x, and RMS without a weight in its short kernel (12288 in fp16/bf16: 512 threads of
-    three or four packs; 4096: 256 threads of two); one sample (its rows need no division into batch and position) and several.
-    Against the same tiles with a weight and with LayerNorm."""
+    three or four packs; 4096: 256 threads of two); one sample (its rows need no division into batch
+    and position) and several. Against the same tiles with a weight and with LayerNorm."""
     check_adaln(k, dtype, shape, mod, norm, weighted)
 
 
