@@ -229,6 +229,21 @@ def test_fused_add_rms_norm_float64(k, dtype, shape):
         check_matches_module(xi, unfused, f"fused_add_rms_norm {shape} against rms_norm", **NORM_EXACTNESS)
 
 
+@pytest.mark.parametrize("dtype", LOW, ids=ids)
+@pytest.mark.parametrize("shape", [(8201, 2048), (16411, 1032), (8201, 1024)], ids=ids)
+def test_fused_add_rms_norm_beyond_l2(k, dtype, shape):
+    # x and r together past the H200's 60 MB L2 at rows of 129-256 packs (bf16/fp16 2048 and 1032
+    # wide, fp32 1024): on CUDA a row per block of 256 threads, one pack each (fused_add_rms_norm_cuda.cu).
+    # The CPU kernel has no such path, and the shapes above cover it (3 s a case there).
+    if DEVICE == "cpu":
+        pytest.skip("sizes of a CUDA launch path")
+    x, r, w = randn(*shape, dtype=dtype), randn(*shape, dtype=dtype), randn(shape[-1], dtype=dtype)
+    summed = x + r
+    k.fused_add_rms_norm(x, r, w, 1e-6)
+    assert torch.equal(r, summed)
+    check(x, ref_rms(summed.double(), w.double(), 1e-6), dtype, f"fused_add_rms_norm {shape}")
+
+
 @pytest.mark.parametrize("kind", ["row_strided", "last_dim_strided", "permuted"])
 def test_fused_add_rms_norm_layouts(k, kind):
     x, r = randn(4, 3, 200, dtype=torch.bfloat16), randn(4, 3, 200, dtype=torch.bfloat16)
@@ -386,8 +401,10 @@ def test_apply_rotary_pos_emb(k, dtype, shape, unsqueeze_dim):
     "shape",
     # (batch, q heads, k heads, tokens, head size), from 64 tokens: the GPU then takes a block per token,
     # two heads a thread below its SM count (100 tokens) and four from it (GQA, odd head counts, head
-    # size 80).
-    [(1, 24, 6, 100, 128), (1, 16, 4, 300, 128), (2, 24, 6, 150, 128), (3, 5, 1, 67, 64), (1, 32, 32, 140, 80)],
+    # size 80), where that block has at least 24 working threads: 5 + 1 heads of size 64 in 16-bit types
+    # (12) and 1 + 1 of size 128 (8 or 16) take the flat grid.
+    [(1, 24, 6, 100, 128), (1, 16, 4, 300, 128), (2, 24, 6, 150, 128), (3, 5, 1, 67, 64), (1, 32, 32, 140, 80),
+     (2, 1, 1, 200, 128)],
     ids=ids,
 )
 @pytest.mark.parametrize("tables", ["per-sample", "broadcast"])

@@ -173,6 +173,17 @@ void launch(at::Tensor& x, at::Tensor& r, const at::Tensor& w, double eps) {
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return;
   }
+  // Rows of 129-256 packs (2048 wide) whose x and r overflow L2: a row per block of 256 threads, one
+  // pack each, as Liger runs them, rather than two rows per block of 128 x 2. Nsight Compute, H200,
+  // bf16, best of two: 65536 x 2048 263.6 -> 254.5 us (DRAM 82 -> 85% of peak; Liger 252.2),
+  // 16384 x 2048 65.8 -> 64.1. Where x and r stay in L2, 128 x 2 measured shorter (4096 x 2048: 16.5
+  // against 17.4 us), and at 3072-4096 wide 512 x 1 was no better (bench/gpu/NOTES.md, session 13).
+  if (vec && packs > 128 && packs <= 256 && kh::cuda::exceeds_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(T)))) {
+    fused_add_rms_norm_rows_kernel<T, 256, 1><<<kh::cuda::row_blocks<256>(rows), 256, 0, stream>>>(
+        x.mutable_data_ptr<T>(), r.mutable_data_ptr<T>(), wp, rows, hidden, x.stride(0), r.stride(0), eps);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    return;
+  }
   if (vec && !kh::cuda::few_rows(rows, hidden) && kh::cuda::register_row<kh::cuda::kPairRowMaxPacks>(packs)) {
     kh::cuda::with_row_tile<kh::cuda::kPairRowMaxPacks>(packs, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;

@@ -214,6 +214,14 @@ RopeLaunch rope_launch(int64_t tokens, int64_t hq, int64_t hk, int64_t packs_per
 #ifndef KH_ROPE_TOKEN_HEADS  // a build option only for the benchmark's comparison: 2 or 4 (0: the policy below)
 #define KH_ROPE_TOKEN_HEADS 0
 #endif
+// The fewest working threads (two heads each) a token block needs. An SM holds at most 32 blocks, so
+// a token of 1 + 1 heads (8 working threads in blocks of 32) keeps 256 threads, 16 KB of q and k, in
+// flight per SM: 65536 x 128 took 44.7 us against the flat grid's 30.5 (as CUDA graphs, H200, bf16).
+// From 24 threads (5 heads: 48 KB) the token kernel was level or ahead up to 65536 tokens, by 7-10%
+// at 1024-4096 tokens with 10 heads (bench/gpu/NOTES.md, session 13). A build option for the benchmark.
+#ifndef KH_ROPE_MIN_TOKEN_THREADS
+#define KH_ROPE_MIN_TOKEN_THREADS 24
+#endif
 
 struct TokenLaunch {
   int heads_per_thread;  // J
@@ -226,8 +234,8 @@ struct TokenLaunch {
 // a thread (more threads in flight: with warm caches 3-7% faster than four at 512-1024 tokens) where
 // the grid fits on the SMs at once; else four where that fits (fewer registers a block: 1024 x 4096
 // took two waves with two heads, 7.17 us, and one with four, 6.94); else two (many waves: 1024 x 8192,
-// 11.55 against 11.90). double: two only, as four spill. Blocks of whole warps, at most 1024 threads
-// (else nullopt: the flat kernel).
+// 11.55 against 11.90). double: two only, as four spill. Blocks of whole warps, at most 1024 threads,
+// with at least KH_ROPE_MIN_TOKEN_THREADS working (else nullopt: the flat kernel).
 template <typename T>
 std::optional<TokenLaunch> token_launch(int64_t tokens, int64_t heads, int64_t packs_per_half) {
   constexpr int64_t kMinTokens = 64;
@@ -239,6 +247,7 @@ std::optional<TokenLaunch> token_launch(int64_t tokens, int64_t heads, int64_t p
   };
   const int64_t sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
   const auto two = with(2);
+  if ((heads + 1) / 2 * packs_per_half < KH_ROPE_MIN_TOKEN_THREADS) return std::nullopt;
   if constexpr (sizeof(T) != 8) {
     const auto four = with(4);
     if (KH_ROPE_TOKEN_HEADS == 4 || !two) return four;
