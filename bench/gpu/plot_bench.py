@@ -7,8 +7,9 @@ One PNG per op and dtype: achieved GB/s (the op's minimum bytes over the median 
 moved, one line per implementation (the best hidden size at each byte count is not picked: every
 shape is a point, lines join them in order of bytes), the per-size device-to-device copy drawn as
 the ceiling. --table prints a Markdown summary: per op, our fraction of the copy ceiling at the
-largest shapes (the ceiling at a size: the run's fastest copy of that size or less), our worst and median ratio to the best peer, and where we lose. A peer that works in
-place (IN_PLACE_PEERS: Liger's RoPE) is compared with our in-place form, where the CSV has one.
+largest shapes (the ceiling at a size: the run's fastest copy of that size or less), our worst and
+median ratio to the best peer, and where we lose. A peer that works in place (IN_PLACE_PEERS: Liger's
+RoPE) is compared with our in-place form, where the CSV has one. --label IMPL=LEGEND renames a line.
 
 --peers-from OTHER.csv (repeatable) takes each peer's time at each shape as its best over this CSV
 and the others (same GPU kind). A peer whose Python-side launch outlasts do_bench's L2 flush
@@ -60,6 +61,17 @@ def with_best_peers(rows, others):
     return out
 
 
+def copy_ceiling(rows):
+    """bytes -> GB/s: the fastest copy of that size or less in the run. As CUDA graphs the copy of some
+    sizes runs at ~2.7 TB/s where its neighbours reach 4.2 (65536 x 4096; bench/gpu/NOTES.md, session
+    13), which would put an op over 1.0 of "the copy"; a copy's bandwidth only grows with its size."""
+    ceiling, fastest = {}, 0.0
+    for nbytes, gbps in sorted({(r["bytes"], r["copy_gbps"]) for r in rows}):
+        fastest = max(fastest, gbps)
+        ceiling[nbytes] = fastest
+    return ceiling
+
+
 def by_shape(rows):
     shapes = defaultdict(dict)
     for r in rows:
@@ -67,7 +79,7 @@ def by_shape(rows):
     return shapes
 
 
-def plot(rows, png_dir: Path, ours: str):
+def plot(rows, png_dir: Path, ours: str, labels: dict[str, str]):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -81,12 +93,15 @@ def plot(rows, png_dir: Path, ours: str):
         fig, ax = plt.subplots(figsize=(8, 5))
         impls = sorted({r["impl"] for r in rs}, key=lambda n: (n != ours, n))
         for impl in impls:
-            pts = sorted((r["bytes"], r["bytes"] / r["us"] / 1e3) for r in rs if r["impl"] == impl and r["us"] == r["us"])
+            pts = sorted((r["bytes"], r["bytes"] / r["us"] / 1e3) for r in rs
+                         if r["impl"] == impl and r["us"] == r["us"])
             if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-" if impl == ours else ".-", label=impl,
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-" if impl == ours else ".-",
+                        label=labels.get(impl, impl),
                         linewidth=2 if impl == ours else 1, markersize=4 if impl == ours else 3, alpha=0.9)
-        copy = sorted({(r["bytes"], r["copy_gbps"]) for r in rs})
-        ax.plot([c[0] for c in copy], [c[1] for c in copy], "k--", label="copy (same bytes)", linewidth=1)
+        copy = sorted(copy_ceiling(rs).items())
+        ax.plot([c[0] for c in copy], [c[1] for c in copy], "k--", label="copy (fastest of that size or less)",
+                linewidth=1)
         ax.set_xscale("log")
         ax.set_xlabel("bytes moved (minimum traffic of the op)")
         ax.set_ylabel("achieved GB/s")
@@ -101,17 +116,19 @@ def plot(rows, png_dir: Path, ours: str):
     return written
 
 
-def table(rows, ours: str):
+def table(rows, ours: str, twin: str | None = None):
+    """Per op: the fraction of the copy at >= 64 MB, the worst and median ratio to the best peer at
+    >= 1 MB, how many of those shapes are behind, and the worst gap in us below 1 MB (the goal's
+    launch-bound bar). With a twin (a second build of the same code, timed in the same rounds) our
+    time at a shape is the better of the two: four timings of the same code."""
     shapes = by_shape(rows)
-    # As CUDA graphs the copy of some sizes runs at ~2.7 TB/s where its neighbours reach 4.2 (65536 x
-    # 4096; session 13), which would put an op over 1.0 of "the copy". The ceiling at a size is the
-    # fastest copy of that size or less in the run: a copy's bandwidth only grows with its size.
-    sizes = sorted({(r["bytes"], r["copy_gbps"]) for r in rows})
-    ceiling, fastest = {}, 0.0
-    for nbytes, gbps in sizes:
-        fastest = max(fastest, gbps)
-        ceiling[nbytes] = fastest
+    ceiling = copy_ceiling(rows)
     per_op = defaultdict(list)
+
+    def best_of(impls, *names):
+        times = [impls[n]["us"] for n in names if n in impls and impls[n]["us"] == impls[n]["us"]]
+        return min(times) if times else math.nan
+
     for (op, dtype, t, h), impls in shapes.items():
         if ours not in impls or impls[ours]["us"] != impls[ours]["us"]:
             continue
@@ -119,10 +136,11 @@ def table(rows, ours: str):
         if not peers:
             continue
         o = impls[ours]
+        out_of_place = best_of(impls, ours, *([twin] if twin else []))
+        in_place = best_of(impls, f"{ours}-inplace", *([f"{twin}-inplace"] if twin else []))
         # Our time in each peer's semantics; the shape's ratio is the worst over the peers.
-        in_place = impls.get(f"{ours}-inplace")
-        mine = {n: in_place["us"] if n in IN_PLACE_PEERS.get(op, ()) and in_place and in_place["us"] == in_place["us"]
-                else o["us"] for n in peers}
+        mine = {n: in_place if n in IN_PLACE_PEERS.get(op, ()) and in_place == in_place else out_of_place
+                for n in peers}
         best_name = max(peers, key=lambda n: mine[n] / peers[n])
         per_op[(op, dtype)].append({
             "tokens": t, "hidden": h, "bytes": o["bytes"], "us": mine[best_name], "best": best_name,
@@ -131,19 +149,20 @@ def table(rows, ours: str):
             "gbps": o["bytes"] / o["us"] / 1e3,
         })
     lines = ["| op | dtype | ours at >= 64 MB: GB/s, fraction of the copy (min-max) | worst ratio to best peer "
-             "(shape, peer) | median ratio | shapes slower than best peer (of all) | launch-bound (< 1 MB): worst "
-             "gap to best peer |",
+             "at >= 1 MB (shape, peer) | median ratio | shapes >= 1 MB behind the best peer | launch-bound "
+             "(< 1 MB): worst gap to best peer |",
              "|---|---|---|---|---|---|---|"]
     for (op, dtype), cs in sorted(per_op.items()):
         large = [c for c in cs if c["bytes"] >= 64e6]
         frac = (f"{max(c['gbps'] for c in large):.0f} GB/s, {min(c['frac'] for c in large):.2f}-"
                 f"{max(c['frac'] for c in large):.2f}") if large else "-"
-        worst = max(cs, key=lambda c: c["ratio"])
-        slower = sum(c["ratio"] > 1.0 for c in cs)
+        mid = [c for c in cs if c["bytes"] >= 1e6] or cs
+        worst = max(mid, key=lambda c: c["ratio"])
+        slower = sum(c["ratio"] > 1.0 for c in mid)
         small = [c for c in cs if c["bytes"] < 1e6]
         gap = max((c["us"] - c["best_us"] for c in small), default=float("nan"))
         lines.append(f"| {op} | {dtype} | {frac} | {worst['ratio']:.2f} ({worst['tokens']}x{worst['hidden']}, "
-                     f"{worst['best']}) | {statistics.median(c['ratio'] for c in cs):.2f} | {slower} of {len(cs)} | "
+                     f"{worst['best']}) | {statistics.median(c['ratio'] for c in mid):.2f} | {slower} of {len(mid)} | "
                      f"{gap:+.1f} us |")
     return "\n".join(lines)
 
@@ -154,16 +173,20 @@ def main() -> int:
     p.add_argument("--png-dir", type=Path)
     p.add_argument("--ours", default="ours")
     p.add_argument("--table", action="store_true")
+    p.add_argument("--twin", help="a second build of our code in the same run (e.g. alt): ours is the better "
+                   "of the two")
+    p.add_argument("--label", action="append", default=[], help="IMPL=LEGEND, e.g. alt='ours (twin build)'")
     p.add_argument("--peers-from", type=Path, action="append", default=[],
                    help="another run's CSV: peers at their best over the runs")
     args = p.parse_args()
     rows = with_best_peers(load(args.csv), [load(o) for o in args.peers_from])
     if args.png_dir:
         args.png_dir.mkdir(parents=True, exist_ok=True)
-        for path in plot(rows, args.png_dir, args.ours):
+        labels = dict(spec.split("=", 1) for spec in args.label)
+        for path in plot(rows, args.png_dir, args.ours, labels):
             print(f"wrote {path}")
     if args.table:
-        print(table(rows, args.ours))
+        print(table(rows, args.ours, args.twin))
     return 0
 
 
