@@ -234,7 +234,7 @@ def test_fused_add_rms_norm_float64(k, dtype, shape):
 def test_fused_add_rms_norm_beyond_l2(k, dtype, shape):
     # x and r together past the H200's 60 MB L2 at rows of 129-256 packs (bf16/fp16 2048 and 1032
     # wide, fp32 1024): on CUDA a row per block of 256 threads, one pack each (fused_add_rms_norm_cuda.cu).
-    # The CPU kernel has no such path, and the shapes above cover it (3 s a case there).
+    # On the CPU these sizes reach no other path than the shapes above do, at 3 s a case.
     if DEVICE == "cpu":
         pytest.skip("sizes of a CUDA launch path")
     x, r, w = randn(*shape, dtype=dtype), randn(*shape, dtype=dtype), randn(shape[-1], dtype=dtype)
