@@ -161,16 +161,19 @@ void launch(at::Tensor& x, at::Tensor& r, const at::Tensor& w, double eps) {
                    kh::cuda::pack_aligned(r, {r.stride(0)}) && (!wp || kh::cuda::aligned16(wp));
   const cudaStream_t stream = kh::cuda::stream_of(x);
   const int64_t packs = hidden / Pack<T>::N;
+  // Every kernel here takes the same arguments.
+  auto go = [&](auto kernel, dim3 grid, dim3 block) {
+    kernel<<<grid, block, 0, stream>>>(x.mutable_data_ptr<T>(), r.mutable_data_ptr<T>(), wp, rows, hidden, x.stride(0),
+                                       r.stride(0), eps);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  };
   // Up to 4 rows per SM: at 8, as RMSNorm takes them, 1024 x 3072 measured 11.4 us against 10.8 as
   // CUDA graphs (bench/gpu/NOTES.md, session 10).
   if (vec && kh::cuda::launch_bound_rows(rows, packs, 4)) {
     kh::cuda::with_launch_bound_tile<1>(packs, rows, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
-      fused_add_rms_norm_rows_kernel<T, G, P, true>
-          <<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
-              x.mutable_data_ptr<T>(), r.mutable_data_ptr<T>(), wp, rows, hidden, x.stride(0), r.stride(0), eps);
+      go(fused_add_rms_norm_rows_kernel<T, G, P, true>, kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>());
     });
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
     return;
   }
   // Rows of 129-256 packs (2048 wide) whose x and r overflow L2: a row per block of 256 threads, one
@@ -179,9 +182,7 @@ void launch(at::Tensor& x, at::Tensor& r, const at::Tensor& w, double eps) {
   // 16384 x 2048 65.8 -> 64.1. Where x and r stay in L2, 128 x 2 measured shorter (4096 x 2048: 16.5
   // against 17.4 us), and at 3072-4096 wide 512 x 1 was no better (bench/gpu/NOTES.md, session 13).
   if (vec && packs > 128 && packs <= 256 && kh::cuda::exceeds_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(T)))) {
-    fused_add_rms_norm_rows_kernel<T, 256, 1><<<kh::cuda::row_blocks<256>(rows), 256, 0, stream>>>(
-        x.mutable_data_ptr<T>(), r.mutable_data_ptr<T>(), wp, rows, hidden, x.stride(0), r.stride(0), eps);
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    go(fused_add_rms_norm_rows_kernel<T, 256, 1>, kh::cuda::row_blocks<256>(rows), kh::cuda::block_threads<256>());
     return;
   }
   if (vec && !kh::cuda::few_rows(rows, hidden) && kh::cuda::register_row<kh::cuda::kPairRowMaxPacks>(packs)) {
@@ -193,25 +194,18 @@ void launch(at::Tensor& x, at::Tensor& r, const at::Tensor& w, double eps) {
           kernel = fused_add_rms_norm_rows_kernel<T, G, P, true>;
         }
       }
-      kernel<<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
-          x.mutable_data_ptr<T>(), r.mutable_data_ptr<T>(), wp, rows, hidden, x.stride(0), r.stride(0), eps);
+      go(kernel, kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>());
     });
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
     return;
   }
   const dim3 grid = kh::cuda::row_grid(rows, hidden), block = kh::cuda::row_block(hidden);
-  auto go = [&](auto kernel) {
-    kernel<<<grid, block, 0, stream>>>(x.mutable_data_ptr<T>(), r.mutable_data_ptr<T>(), wp, rows, hidden, x.stride(0),
-                                       r.stride(0), eps);
-  };
   if (kh::cuda::wide_rows(hidden)) {
-    vec ? go(fused_add_rms_norm_kernel<T, kh::cuda::kWideGroup, true>)
-        : go(fused_add_rms_norm_kernel<T, kh::cuda::kWideGroup, false>);
+    vec ? go(fused_add_rms_norm_kernel<T, kh::cuda::kWideGroup, true>, grid, block)
+        : go(fused_add_rms_norm_kernel<T, kh::cuda::kWideGroup, false>, grid, block);
   } else {
-    vec ? go(fused_add_rms_norm_kernel<T, kh::cuda::kNarrowGroup, true>)
-        : go(fused_add_rms_norm_kernel<T, kh::cuda::kNarrowGroup, false>);
+    vec ? go(fused_add_rms_norm_kernel<T, kh::cuda::kNarrowGroup, true>, grid, block)
+        : go(fused_add_rms_norm_kernel<T, kh::cuda::kNarrowGroup, false>, grid, block);
   }
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
 }  // namespace

@@ -240,6 +240,7 @@ template <typename T>
 std::optional<TokenLaunch> token_launch(int64_t tokens, int64_t heads, int64_t packs_per_half) {
   constexpr int64_t kMinTokens = 64;
   if (tokens < kMinTokens) return std::nullopt;
+  if ((heads + 1) / 2 * packs_per_half < KH_ROPE_MIN_TOKEN_THREADS) return std::nullopt;  // two heads a thread
   auto with = [&](int j) -> std::optional<TokenLaunch> {
     const int64_t slots = (heads + j - 1) / j, block = (slots * packs_per_half + 31) / 32 * 32;
     if (block > 1024) return std::nullopt;
@@ -247,7 +248,6 @@ std::optional<TokenLaunch> token_launch(int64_t tokens, int64_t heads, int64_t p
   };
   const int64_t sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
   const auto two = with(2);
-  if ((heads + 1) / 2 * packs_per_half < KH_ROPE_MIN_TOKEN_THREADS) return std::nullopt;
   if constexpr (sizeof(T) != 8) {
     const auto four = with(4);
     if (KH_ROPE_TOKEN_HEADS == 4 || !two) return four;
