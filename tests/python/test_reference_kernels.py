@@ -186,6 +186,20 @@ def test_rms_norm_float64(k, dtype, shape, with_weight):
     check(out, ref_rms(x.double(), None if w is None else w.double(), 1e-6), dtype, f"rms_norm {shape}")
 
 
+@pytest.mark.parametrize("dtype,shape", [(torch.bfloat16, (16411, 4096)), (torch.float16, (8199, 8200)),
+                                         (torch.float32, (8201, 2052))], ids=ids)
+def test_rms_norm_beyond_twice_l2(k, dtype, shape):
+    """x and the output together past twice the H200's 60 MB L2 (135-269 MB): on CUDA the register
+    tiles read x with an L2 evict-last policy (load_pack_l2_last); 8200 and 2052 wide leave the last
+    pack of the row to part of the threads, and the odd row counts the last block part empty."""
+    if DEVICE == "cpu":
+        pytest.skip("sizes of a CUDA launch path")
+    x, w = randn(*shape, dtype=dtype, scale=3.0), randn(shape[-1], dtype=dtype)
+    out = poison(shape, dtype)
+    k.rms_norm(x, w, 1e-6, out=out)
+    check(out, ref_rms(x.double(), w.double(), 1e-6), dtype, f"rms_norm {shape}")
+
+
 @pytest.mark.parametrize("in_layout", LAYOUTS)
 @pytest.mark.parametrize("out_layout", LAYOUTS)
 def test_rms_norm_layouts(k, in_layout, out_layout):
@@ -230,10 +244,13 @@ def test_fused_add_rms_norm_float64(k, dtype, shape):
 
 
 @pytest.mark.parametrize("dtype", LOW, ids=ids)
-@pytest.mark.parametrize("shape", [(8201, 2048), (16411, 1032), (8201, 1024)], ids=ids)
+@pytest.mark.parametrize("shape", [(8201, 2048), (16411, 1032), (8201, 1024), (8199, 4104)], ids=ids)
 def test_fused_add_rms_norm_beyond_l2(k, dtype, shape):
     # x and r together past the H200's 60 MB L2 at rows of 129-256 packs (bf16/fp16 2048 and 1032
     # wide, fp32 1024): on CUDA a row per block of 256 threads, one pack each (fused_add_rms_norm_cuda.cu).
+    # All four move more than twice the L2 (x and r read and written): x and r are read with an L2
+    # evict-last policy; 4104 wide takes the register tiles with a part-empty last pack (bf16, fp16;
+    # fp32's 1026 packs take the streaming kernel).
     # On the CPU these sizes reach no other path than the shapes above do, at 3 s a case.
     if DEVICE == "cpu":
         pytest.skip("sizes of a CUDA launch path")
@@ -605,6 +622,19 @@ def test_geglu_float64(k, dtype, shape, approximate, gate_first):
     check(out, activation * up, dtype, f"geglu {shape}", magnitude=held * up.abs())
 
 
+@pytest.mark.parametrize("shape,approximate", [((8193, 8192), "tanh"), ((16411, 4112), "none")], ids=ids)
+def test_geglu_beyond_l2(k, shape, approximate):
+    """Input and output past the H200's 60 MB L2 (201-202 MB, bf16): on CUDA gate and up are read with
+    an L2 evict-last policy (the L2_LAST kernels)."""
+    if DEVICE == "cpu":
+        pytest.skip("sizes of a CUDA launch path")
+    x = randn(*shape, dtype=torch.bfloat16, scale=2.0)
+    out = poison((shape[0], shape[1] // 2), torch.bfloat16)
+    k.geglu(x, approximate, True, out=out)
+    gate, up = x.double().chunk(2, dim=-1)
+    check(out, ref_gelu(gate, approximate) * up, torch.bfloat16, f"geglu {shape}")
+
+
 @pytest.mark.parametrize("kind", ["row_strided", "last_dim_strided", "permuted"])
 def test_geglu_layouts(k, kind):
     x = randn(4, 3, 64, dtype=torch.float16)
@@ -715,16 +745,21 @@ def test_adaln_float64(k, dtype, shape, mod, norm):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=ids)
-@pytest.mark.parametrize("shape,mod,norm,weighted", [((3, 411, 2048), "per_sample_3d", "rms", False),
-                                                     ((3, 411, 2048), "per_token", "rms", False),
+@pytest.mark.parametrize("shape,mod,norm,weighted", [((3, 1411, 2048), "per_sample_3d", "rms", False),
+                                                     ((3, 1411, 2048), "per_token", "rms", False),
                                                      ((1, 1101, 4096), "per_sample", "rms", False),
-                                                     ((3, 411, 2048), "per_sample", "rms", True),
-                                                     ((3, 411, 2048), "per_token", "layer", False)], ids=ids)
+                                                     ((3, 1411, 2048), "per_sample", "rms", True),
+                                                     ((3, 1411, 2048), "per_token", "layer", False),
+                                                     ((3, 411, 2048), "per_sample_3d", "rms", False),
+                                                     ((3, 411, 2048), "per_token", "rms", True)], ids=ids)
 def test_adaln_float64_many_blocks(k, dtype, shape, mod, norm, weighted):
-    """Rows enough for more than two blocks per SM of the four-pack tiles (1233 rows of 2048 take 309
-    blocks of 64 x 4 in bf16 on the H200's 132 SMs): the CUDA kernel loads scale and shift after the
-    reduction, and RMS without a weight takes its register-lean specialisation; the odd row counts
-    leave the last block part empty. Against the same kernel with a weight and with LayerNorm."""
+    """Rows enough for more than two blocks per SM of the four-pack tiles (4233 rows of 2048 take 1059
+    blocks of 64 x 4 in bf16 on the H200's 132 SMs; 1101 rows of 4096, 276 blocks of 128 x 4): the
+    CUDA kernel loads scale and shift after the reduction, and RMS without a weight takes its
+    register-lean specialisation; the odd row counts leave the last block part empty. Against the
+    same kernel with a weight and with LayerNorm. 1233 rows of 2048 take a row per block of 256
+    threads, one pack each (up to 32 rows per SM at rows of up to 256 packs), in its short kernel
+    and, with a weight, in the general one."""
     check_adaln(k, dtype, shape, mod, norm, weighted)
 
 
@@ -773,11 +808,15 @@ def test_adaln_launch_bound_layouts(k, dtype, h):
 
 
 @pytest.mark.parametrize("dtype,shape,norm,weighted", [(torch.bfloat16, (1, 4099, 5120), "rms", False),
-                                                       (torch.float32, (3, 2733, 3072), "layer", True)], ids=ids)
+                                                       (torch.float32, (3, 2733, 3072), "layer", True),
+                                                       (torch.bfloat16, (1, 16411, 4096), "rms", False),
+                                                       (torch.float16, (2, 4099, 8192), "layer", True)], ids=ids)
 def test_adaln_float64_beyond_l2(k, dtype, shape, norm, weighted):
     """x and the output overflow the GPU's L2 cache, as in the benchmark's bandwidth-bound sizes: the
     CUDA kernel streams its stores and takes the tiles whose packs all hold data (128 x 5 at 5120 wide
-    in bf16, 128 x 6 at 3072 in fp32); an odd row count (4099, 8199) leaves the last block half empty."""
+    in bf16, 128 x 6 at 3072 in fp32); an odd row count (4099, 8199) leaves the last block half empty.
+    Past twice the L2 (all but the first: 134-269 MB) it reads x with an L2 evict-last policy, in
+    the register-lean RMS kernel (4096 wide) and the general one (8192 wide, LayerNorm, weight)."""
     check_adaln(k, dtype, shape, "per_sample_3d", norm, weighted)
 
 

@@ -89,8 +89,9 @@ constexpr int adaln_min_blocks() {  // 0: no minimum (an explicit 1 changed ptxa
 template <typename T, int G, int P, bool EARLY, bool PLAIN_RMS = false>
 __global__ __launch_bounds__(block_threads<G>(), adaln_min_blocks<G, EARLY, PLAIN_RMS>()) void adaln_rows_kernel(
     T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh x_, Bsh scale_, Bsh shift_,
-    const T* __restrict__ weight_or_null, int64_t rows, int64_t seq, int64_t hidden, double eps, bool layer_norm_or_rms,
-    int64_t x_row_stride, bool stream_out) {
+    const T* __restrict__ weight_or_null, int64_t rows, int64_t seq, int64_t hidden,
+    kh::cuda::RowNorm<at::opmath_type<T>> norm, bool layer_norm_or_rms, int64_t x_row_stride, bool stream_out,
+    bool x_l2_last) {
   using A = at::opmath_type<T>;
   const T* __restrict__ weight = PLAIN_RMS ? nullptr : weight_or_null;
   const bool layer_norm = !PLAIN_RMS && layer_norm_or_rms;
@@ -104,7 +105,7 @@ __global__ __launch_bounds__(block_threads<G>(), adaln_min_blocks<G, EARLY, PLAI
   // the loads go out first, the (batch, position) split for scale and shift runs under them.
   if (active) {
     x.load(x_row_stride >= 0 ? static_cast<const T*>(x_.data) + r * x_row_stride : x_.row<T>(r / seq, r % seq), lane,
-           hidden);
+           hidden, !EARLY && x_l2_last);
   }
   int64_t b, s;
   if (seq >= rows) {  // one sample: no division
@@ -140,10 +141,10 @@ __global__ __launch_bounds__(block_threads<G>(), adaln_min_blocks<G, EARLY, PLAI
     }
     return kh::cuda::row_sum<G>(acc);
   };
-  const A mean = layer_norm ? sum_of([](A v) { return v; }) / static_cast<A>(hidden) : A(0);
+  const A mean = layer_norm ? norm.mean(sum_of([](A v) { return v; })) : A(0);
   const A sq = sum_of([mean](A v) { return (v - mean) * (v - mean); });
   if (!active) return;
-  const A inv = kh::cuda::rsqrt_of(sq / static_cast<A>(hidden) + static_cast<A>(eps));
+  const A inv = norm.inv_rms(sq);
   T* y = out + b * out_sb + s * out_ss;
 #pragma unroll
   for (int k = 0; k < P; ++k) {
@@ -175,7 +176,7 @@ __global__ __launch_bounds__(block_threads<G>(), adaln_min_blocks<G, EARLY, PLAI
 template <typename T, int G, int P>
 __global__ __launch_bounds__(block_threads<G>()) void adaln_rms_row_block_kernel(
     T* __restrict__ out, int64_t out_row_stride, const T* __restrict__ x, int64_t x_row_stride, Bsh scale_, Bsh shift_,
-    kh::cuda::Divider<uint32_t> seq, uint32_t rows, int hidden, float eps, bool stream_out) {
+    kh::cuda::Divider<uint32_t> seq, uint32_t rows, int hidden, kh::cuda::RowNorm<float> norm, bool stream_out) {
   static_assert(G >= kh::cuda::kRowBlock, "one row per block: the early return is the whole block's");
   constexpr int N = Pack<T>::N;
   const uint32_t row = blockIdx.x;
@@ -203,7 +204,7 @@ __global__ __launch_bounds__(block_threads<G>()) void adaln_rms_row_block_kernel
   for (int k = 0; k < P; ++k) {
     if (has(k)) kh::cuda::for_each_value<float>(xp[k], [&](float v) { acc += v * v; });
   }
-  const float inv = kh::cuda::rsqrt_of(kh::cuda::row_sum<G>(acc) / static_cast<float>(hidden) + eps);
+  const float inv = norm.inv_rms(kh::cuda::row_sum<G>(acc));
   T* y = out + row * out_row_stride;
 #pragma unroll
   for (int k = 0; k < P; ++k) {
@@ -217,8 +218,8 @@ __global__ __launch_bounds__(block_threads<G>()) void adaln_rms_row_block_kernel
 
 template <typename T, int G, bool VEC>
 __global__ void adaln_kernel(T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh x_, Bsh scale_, Bsh shift_,
-                             const T* __restrict__ weight, int64_t rows, int64_t seq, int64_t hidden, double eps,
-                             bool layer_norm) {
+                             const T* __restrict__ weight, int64_t rows, int64_t seq, int64_t hidden,
+                             kh::cuda::RowNorm<at::opmath_type<T>> norm, bool layer_norm) {
   using A = at::opmath_type<T>;
   constexpr int N = Pack<T>::N;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / G) + threadIdx.x / G;
@@ -243,10 +244,10 @@ __global__ void adaln_kernel(T* __restrict__ out, int64_t out_sb, int64_t out_ss
     }
     return kh::cuda::group_sum<G>(acc);
   };
-  const A mean = layer_norm ? row_sum([](A v) { return v; }) / static_cast<A>(hidden) : A(0);
+  const A mean = layer_norm ? norm.mean(row_sum([](A v) { return v; })) : A(0);
   const A sq = row_sum([mean](A v) { return (v - mean) * (v - mean); });
   if (!active) return;
-  const A inv = kh::cuda::rsqrt_of(sq / static_cast<A>(hidden) + static_cast<A>(eps));
+  const A inv = norm.inv_rms(sq);
 
   auto modulate = [&](T xv, const T* w, T sc, T sh) { return modulated(xv, mean, inv, w, sc, sh, layer_norm); };
   const T* sc = scale_.row<T>(b, s);
@@ -297,9 +298,11 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     };
     const int64_t x_row_stride = row_stride(x), out_row_stride = row_stride(yo);
     // Where x and the output overflow L2, plain stores would evict the scale and shift rows.
-    const bool stream_out = kh::cuda::exceeds_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(scalar_t)));
+    const int64_t bytes = 2 * rows * hidden * static_cast<int64_t>(sizeof(scalar_t));
+    const bool stream_out = kh::cuda::exceeds_l2(bytes), x_l2_last = kh::cuda::keep_reads_in_l2(bytes);
     // Tile G x P, its modulation loaded before the reduction or after it.
     const bool plain_rms = !layer_norm && !wp;
+    const kh::cuda::RowNorm<at::opmath_type<scalar_t>> norm(hidden, eps);
     auto rows_kernel = [&](auto g, auto p, auto early) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
       constexpr bool EARLY = decltype(early)::value;
@@ -316,7 +319,7 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
           adaln_rms_row_block_kernel<scalar_t, G, P><<<blocks, kh::cuda::block_threads<G>(), 0, stream>>>(
               yo.mutable_data_ptr<scalar_t>(), out_row_stride, x.const_data_ptr<scalar_t>(), x_row_stride, bsh(sc),
               bsh(sh), kh::cuda::Divider<uint32_t>(static_cast<uint32_t>(seq)), static_cast<uint32_t>(rows),
-              static_cast<int>(hidden), static_cast<float>(eps), stream_out);
+              static_cast<int>(hidden), kh::cuda::RowNorm<float>(hidden, eps), stream_out);
           return;
         }
       }
@@ -324,9 +327,9 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
       if constexpr (!EARLY && P == kh::cuda::kRowMaxPacks && kFloatingPoint) {
         if (plain_rms) kernel = adaln_rows_kernel<scalar_t, G, P, EARLY, true>;
       }
-      kernel<<<blocks, kh::cuda::block_threads<G>(), 0, stream>>>(yo.mutable_data_ptr<scalar_t>(), yo.stride(0),
-                                                                  yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq,
-                                                                  hidden, eps, layer_norm, x_row_stride, stream_out);
+      kernel<<<blocks, kh::cuda::block_threads<G>(), 0, stream>>>(
+          yo.mutable_data_ptr<scalar_t>(), yo.stride(0), yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq, hidden,
+          norm, layer_norm, x_row_stride, stream_out, x_l2_last);
     };
     // Early modulation loads for grids of up to two blocks per SM (1024 x 2048, 256 blocks: 9.0 ->
     // 7.8-8.4 us); with four or more their registers cost occupancy (1024 x 3072, 512 blocks: 9.0
@@ -339,8 +342,12 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     const int64_t packs = hidden / Pack<scalar_t>::N;
     // Launch-bound tiles up to 8 rows per SM; rows of 257-511 packs (3072 wide, where one pack a
     // thread in 512 threads leaves a quarter of them idle) up to 4, above which the register tiles
-    // measured shorter (Nsight Compute, 1024 x 3072: 5.73 us against 6.30; session 10).
-    const int launch_bound_rows_per_sm = packs > 256 && packs < 512 ? 4 : 8;
+    // measured shorter (Nsight Compute, 1024 x 3072: 5.73 us against 6.30; session 10). Rows of up
+    // to 256 packs (2048 wide) up to 32 per SM, as Liger runs them (a row per block of 256 threads,
+    // one pack each): the 64 x 4 tile's 1024 blocks at 4096 rows fill 1.3 waves of 6 blocks per SM,
+    // 4096 blocks of 256 x 1 four waves of 8. Nsight Compute, 4096 x 2048: 12.2 -> 10.7 us (Liger's
+    // 11.3); as CUDA graphs 14.0 -> 12.9 us, 2048 x 2048 9.3 -> 8.7 (bench/gpu/NOTES.md, session 14).
+    const int launch_bound_rows_per_sm = packs <= 256 ? 32 : packs < 512 ? 4 : 8;
     if (vec && kh::cuda::launch_bound_rows(rows, packs, launch_bound_rows_per_sm)) {
       auto early = [&](auto g, auto p) { rows_kernel(g, p, std::true_type{}); };
       auto early_long_rows = [&](auto g, auto p) {  // (128 x 2 is for rows of up to 256 packs: not taken)
@@ -373,7 +380,7 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     auto go = [&](auto kernel) {
       kernel<<<grid, block, 0, kh::cuda::stream_of(input)>>>(yo.mutable_data_ptr<scalar_t>(), yo.stride(0),
                                                              yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq,
-                                                             hidden, eps, layer_norm);
+                                                             hidden, norm, layer_norm);
     };
     if (kh::cuda::wide_rows(hidden)) {
       vec ? go(adaln_kernel<scalar_t, kh::cuda::kWideGroup, true>)

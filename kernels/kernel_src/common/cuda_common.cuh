@@ -49,6 +49,25 @@ __device__ __forceinline__ Pack<T> load_pack_keep(const T* p) {
   return *reinterpret_cast<const Pack<T>*>(&v);
 }
 
+// A 16-byte load with an L2 evict-last policy (and L1 evict-last), as inductor's Triton code loads
+// a row's first pass: for inputs read once where a kernel's traffic overflows L2, at each op's
+// measured threshold. Measured, not derived: the register-row kernels ran 3-4.5% shorter with it at
+// 134 MB-2 GB (65536 x 8192 RMSNorm 519.1 -> 501.4 us, AdaLN 525.5 -> 501.3, fused add 65536 x 4096
+// 530.4 -> 506.5; inductor's 497.8, 498.2, 530.9; H200, bf16, CUDA graphs) and 1-3% longer at 67 MB
+// (keep_reads_in_l2); GEGLU 1-2.7% shorter from 75 MB; GELU longer at every size (bench/gpu/NOTES.md,
+// session 14). Session 6's opposite, evict-first reads, cost up to 30%: how long the read-once lines
+// stay in L2 against the output's dirty lines orders the DRAM traffic.
+template <typename T>
+__device__ __forceinline__ Pack<T> load_pack_l2_last(const T* p) {
+  int4 v;
+  asm volatile(
+      "{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n"
+      " ld.global.L1::evict_last.L2::cache_hint.v4.s32 {%0, %1, %2, %3}, [%4], pol;\n}"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(p));
+  return *reinterpret_cast<const Pack<T>*>(&v);
+}
+
 // One 16-byte store with the cache operator picked at run time: .cs (evict first from L2) where the
 // output and the input overflow L2 (the next kernel cannot find the output there anyway), so that the
 // output stops evicting the rows a kernel re-reads; .wb (the default) otherwise. Written in PTX so
@@ -108,6 +127,10 @@ inline bool exceeds_l2(int64_t bytes) {
   const int l2 = device_attribute<cudaDevAttrL2CacheSize>(0);
   return l2 > 0 && bytes > l2;
 }
+
+// Whether a kernel moving `bytes` (every input read and output written) should read its inputs
+// with load_pack_l2_last: more than twice the L2 (134 MB and more gained on the H200, 67 MB lost).
+inline bool keep_reads_in_l2(int64_t bytes) { return exceeds_l2(bytes / 2); }
 
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 

@@ -30,7 +30,11 @@ __device__ __forceinline__ T gated(T gate, T up) {
 // only where every row is whole chunks, so they hold no element-by-element tail. TANH is a template
 // argument so that a kernel holds one gelu: the bf16 vector kernel is 7.4 KB of code instead of
 // 18.3, one straight path (GELU's kernel at 1 x 3072: 2.69 -> 2.40 us under Nsight Compute).
-template <typename T, bool VEC, bool TANH, typename I>
+// L2_LAST (VEC only): gate and up read with an L2 evict-last policy (load_pack_l2_last), where the
+// input and the output overflow L2: 1-3% shorter at 75 MB-1.6 GB (65536 x 2048: 190.7 -> 184.9 us;
+// neutral at 50 MB), while GELU, one input, lost 0.5-9% with it (H200, bf16; bench/gpu/NOTES.md,
+// session 14). A template argument, not a flag: the launch-bound kernels keep their code.
+template <typename T, bool VEC, bool TANH, typename I, bool L2_LAST = false>
 __global__ void geglu_kernel(T* __restrict__ out, const T* __restrict__ in, I d, int64_t in_stride, int64_t out_stride,
                              kh::cuda::Divider<I> chunks_per_row, I chunks, bool gate_first) {
   constexpr int N = Pack<T>::N;
@@ -42,7 +46,14 @@ __global__ void geglu_kernel(T* __restrict__ out, const T* __restrict__ in, I d,
     const T* up = (gate_first ? x + d : x) + i0;
     T* y = out + row * out_stride + i0;
     if constexpr (VEC) {
-      const Pack<T> g = kh::cuda::load_pack(gate), u = kh::cuda::load_pack(up);
+      Pack<T> g, u;
+      if constexpr (L2_LAST) {
+        g = kh::cuda::load_pack_l2_last(gate);
+        u = kh::cuda::load_pack_l2_last(up);
+      } else {
+        g = kh::cuda::load_pack(gate);
+        u = kh::cuda::load_pack(up);
+      }
       Pack<T> o;
 #pragma unroll
       for (int j = 0; j < N; ++j) o.v[j] = gated<T, TANH>(g.v[j], u.v[j]);
@@ -69,19 +80,25 @@ void geglu(at::Tensor& out, const at::Tensor& input, bool approximate_tanh, bool
     const bool vec =
         d % N == 0 && kh::cuda::pack_aligned(x, {x.stride(0)}) && kh::cuda::pack_aligned(yo, {yo.stride(0)});
     const int64_t per_row = (d + N - 1) / N, chunks = rows * per_row;
+    const bool l2_last = kh::cuda::exceeds_l2(3 * rows * d * static_cast<int64_t>(sizeof(scalar_t)));
     const int threads = 256;
     const unsigned grid = kh::cuda::grid_for(chunks, threads);
-    auto go = [&](auto vec_tag, auto tanh_tag, auto index) {
+    // Kernel variants: VEC, TANH, the index type I and L2_LAST (with VEC only).
+    auto go = [&](auto vec_tag, auto l2_tag, auto tanh_tag, auto index) {
       using I = decltype(index);
-      geglu_kernel<scalar_t, decltype(vec_tag)::value, decltype(tanh_tag)::value, I>
+      geglu_kernel<scalar_t, decltype(vec_tag)::value, decltype(tanh_tag)::value, I, decltype(l2_tag)::value>
           <<<grid, threads, 0, kh::cuda::stream_of(input)>>>(
               yo.mutable_data_ptr<scalar_t>(), x.const_data_ptr<scalar_t>(), I(d), x.stride(0), yo.stride(0),
               kh::cuda::Divider<I>(per_row), I(chunks), gate_first);
     };
-    auto with_tanh = [&](auto vec_tag, auto index) {
-      approximate_tanh ? go(vec_tag, std::true_type{}, index) : go(vec_tag, std::false_type{}, index);
+    auto with_tanh = [&](auto vec_tag, auto l2_tag, auto index) {
+      approximate_tanh ? go(vec_tag, l2_tag, std::true_type{}, index) : go(vec_tag, l2_tag, std::false_type{}, index);
     };
-    auto with_vec = [&](auto index) { vec ? with_tanh(std::true_type{}, index) : with_tanh(std::false_type{}, index); };
+    auto with_vec = [&](auto index) {
+      using std::false_type, std::true_type;
+      if (!vec) return with_tanh(false_type{}, false_type{}, index);
+      l2_last ? with_tanh(true_type{}, true_type{}, index) : with_tanh(true_type{}, false_type{}, index);
+    };
     // 32-bit indices while every index (and the grid-stride step past the end) fits.
     if (std::max(d + N, chunks + int64_t(grid) * threads) < (int64_t(1) << 31)) {
       with_vec(int32_t{});

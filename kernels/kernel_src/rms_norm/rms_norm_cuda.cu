@@ -48,7 +48,7 @@ __device__ __forceinline__ void store_normed(T* y, const Pack<T>& x, A inv, cons
 template <typename T, int G, int P, bool EARLY = false>
 __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_kernel(
     T* __restrict__ out, const T* __restrict__ in, const T* __restrict__ weight, int64_t rows, int64_t hidden,
-    int64_t in_stride, int64_t out_stride, double eps) {
+    int64_t in_stride, int64_t out_stride, kh::cuda::RowNorm<at::opmath_type<T>> norm, bool x_l2_last) {
   using A = at::opmath_type<T>;
   using Row = kh::cuda::RowPacks<T, G, P>;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kh::cuda::rows_per_block<G>() + threadIdx.x / G;
@@ -58,7 +58,7 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
   [[maybe_unused]] Row early_w;
   A sum = 0;
   if (active) {
-    x.load(in + row * in_stride, lane, hidden);
+    x.load(in + row * in_stride, lane, hidden, !EARLY && x_l2_last);
     if constexpr (EARLY) {
       if (weight) early_w.load(weight, lane, hidden);
     }
@@ -69,7 +69,7 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
   }
   sum = kh::cuda::row_sum<G>(sum);
   if (!active) return;
-  const A inv = kh::cuda::rsqrt_of(sum / static_cast<A>(hidden) + static_cast<A>(eps));
+  const A inv = norm.inv_rms(sum);
   T* y = out + row * out_stride;
 #pragma unroll
   for (int k = 0; k < P; ++k) {
@@ -87,7 +87,7 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
 
 template <typename T, int G, bool VEC>
 __global__ void rms_norm_kernel(T* out, const T* in, const T* __restrict__ weight, int64_t rows, int64_t hidden,
-                                int64_t in_stride, int64_t out_stride, double eps) {
+                                int64_t in_stride, int64_t out_stride, kh::cuda::RowNorm<at::opmath_type<T>> norm) {
   using A = at::opmath_type<T>;
   constexpr int N = Pack<T>::N;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / G) + threadIdx.x / G;
@@ -110,20 +110,20 @@ __global__ void rms_norm_kernel(T* out, const T* in, const T* __restrict__ weigh
   }
   sum = kh::cuda::group_sum<G>(sum);
   if (!active) return;
-  const A inv = kh::cuda::rsqrt_of(sum / static_cast<A>(hidden) + static_cast<A>(eps));
+  const A inv = norm.inv_rms(sum);
 
-  auto norm = [&](T v, const T* w) { return rms_normed(v, inv, w); };
+  auto normed = [&](T v, const T* w) { return rms_normed(v, inv, w); };
   if constexpr (VEC) {
     for (int64_t i = int64_t(lane) * N; i < hidden; i += int64_t(G) * N) {
       const Pack<T> p = kh::cuda::load_pack(x + i);
       Pack<T> w{}, o;
       if (weight) w = kh::cuda::load_pack(weight + i);
 #pragma unroll
-      for (int j = 0; j < N; ++j) o.v[j] = norm(p.v[j], weight ? &w.v[j] : nullptr);
+      for (int j = 0; j < N; ++j) o.v[j] = normed(p.v[j], weight ? &w.v[j] : nullptr);
       kh::cuda::store_pack(y + i, o);
     }
   } else {
-    for (int64_t i = lane; i < hidden; i += G) y[i] = norm(x[i], weight ? weight + i : nullptr);
+    for (int64_t i = lane; i < hidden; i += G) y[i] = normed(x[i], weight ? weight + i : nullptr);
   }
 }
 
@@ -136,11 +136,12 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
                    kh::cuda::pack_aligned(y, {y.stride(0)}) && (!wp || kh::cuda::aligned16(wp));
   const cudaStream_t stream = kh::cuda::stream_of(x);
   const int64_t packs = hidden / Pack<T>::N;
+  const kh::cuda::RowNorm<at::opmath_type<T>> norm(hidden, eps);
   if (vec && kh::cuda::launch_bound_rows(rows, packs, 8)) {
     kh::cuda::with_launch_bound_tile<2>(packs, rows, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
       rms_norm_rows_kernel<T, G, P, true><<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
-          y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0), y.stride(0), eps);
+          y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0), y.stride(0), norm, false);
     });
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return;
@@ -153,7 +154,8 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
         if (kh::cuda::early_loads_pay(kh::cuda::row_blocks<G>(rows))) kernel = rms_norm_rows_kernel<T, G, P, true>;
       }
       kernel<<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
-          y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0), y.stride(0), eps);
+          y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0), y.stride(0), norm,
+          kh::cuda::keep_reads_in_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(T))));
     });
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return;
@@ -161,7 +163,7 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
   const dim3 grid = kh::cuda::row_grid(rows, hidden), block = kh::cuda::row_block(hidden);
   auto go = [&](auto kernel) {
     kernel<<<grid, block, 0, stream>>>(y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0),
-                                       y.stride(0), eps);
+                                       y.stride(0), norm);
   };
   if (kh::cuda::wide_rows(hidden)) {
     vec ? go(rms_norm_kernel<T, kh::cuda::kWideGroup, true>) : go(rms_norm_kernel<T, kh::cuda::kWideGroup, false>);
