@@ -319,7 +319,7 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
           adaln_rms_row_block_kernel<scalar_t, G, P><<<blocks, kh::cuda::block_threads<G>(), 0, stream>>>(
               yo.mutable_data_ptr<scalar_t>(), out_row_stride, x.const_data_ptr<scalar_t>(), x_row_stride, bsh(sc),
               bsh(sh), kh::cuda::Divider<uint32_t>(static_cast<uint32_t>(seq)), static_cast<uint32_t>(rows),
-              static_cast<int>(hidden), kh::cuda::RowNorm<float>(hidden, eps), stream_out);
+              static_cast<int>(hidden), norm, stream_out);  // (kFloatingPoint: opmath is float)
           return;
         }
       }
