@@ -16,7 +16,10 @@ traffic: every input read once, every output written once (weights and tables in
 
 Peers: `eager` (the module it replaces, in transformers/diffusers semantics), `F.rms_norm`
 (PyTorch's fused kernel, RMSNorm only), `compile` (torch.compile of the eager function, one compile
-per hidden size with the token count dynamic) and `liger` (Liger-Kernel, where importable).
+per hidden size with the token count dynamic; with --compile-per-shape one static compile per shape,
+each autotuned at its own size: inductor picks its reduction tile once per kernel, so the dynamic
+kernel keeps the tile it timed at the second token count, e.g. 16 rows, at 65536) and `liger`
+(Liger-Kernel, where importable).
 
 --check compares each implementation's output with a float64 reference first (relative error,
 NaN-poisoned outputs), shape by shape, and records it in the CSV. --repeat N times every
@@ -423,6 +426,8 @@ def main() -> int:
                    "timed each way, as IMPL for the first and IMPL@TIMING for the others; the copy takes the first")
     p.add_argument("--budget-s", type=float, default=1e9, help="stop starting new shapes after this long")
     p.add_argument("--csv-name", default="bench.csv")
+    p.add_argument("--compile-per-shape", action="store_true",
+                   help="compile the `compile` peer anew at every shape (static shapes, autotuned at that size)")
     p.add_argument("--repeat", type=int, default=1,
                    help="time every implementation (and the copy) this many times, in turns (every other round "
                    "in reverse order); keep each one's best median")
@@ -461,6 +466,9 @@ def main() -> int:
             torch._dynamo.reset()  # one compile per hidden size, the token count becomes dynamic
             compiled = {op: torch.compile(EAGER[op]) for op in ops}
             for T in tokens:
+                if args.compile_per_shape:
+                    torch._dynamo.reset()
+                    compiled = {op: torch.compile(EAGER[op], dynamic=False) for op in ops}
                 if time.monotonic() - start > args.budget_s:
                     print(f"budget reached: stopping before {dname} H={H} T={T}", flush=True)
                     break

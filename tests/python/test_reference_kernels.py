@@ -828,6 +828,33 @@ def test_adaln_float64_beyond_l2(k, dtype, shape, norm, weighted):
     check_adaln(k, dtype, shape, "per_sample_3d", norm, weighted)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=ids)
+@pytest.mark.parametrize("rows", [4233, 8199])
+def test_norms_many_rows_of_one_pack(k, dtype, rows):
+    """Rows of 9 and 16 packs (72 and 128 elements in bf16: Qwen3's q/k norms are 128 wide) past two
+    blocks per SM of 16 rows: on the GPU the one-pack tile (kOnePackRowTile), each thread holding two
+    rows for RMSNorm and four for fused add, and AdaLN's register-lean RMS kernel; 9 packs leave 7 of
+    a row's 16 lanes empty, and the odd row counts the last block's last rows and passes (4233 and
+    8199 rows are 132 x 32 + 9 and 256 x 32 + 7). RMSNorm with and without a weight, fused add
+    against the eager sum bit for bit, AdaLN as RMS (one sample, per-sample scale and shift) and as
+    LayerNorm with a weight (three samples, per-token modulation, the generic kernel)."""
+    pack = 16 // torch.tensor([], dtype=dtype).element_size()
+    for h in (16 * pack, 9 * pack):
+        x, w = randn(rows, h, dtype=dtype, scale=3.0), randn(h, dtype=dtype)
+        for weight in (w, None):
+            out = poison((rows, h), dtype)
+            k.rms_norm(x, weight, 1e-6, out=out)
+            check(out, ref_rms(x.double(), None if weight is None else weight.double(), 1e-6), dtype,
+                  f"rms_norm {rows}x{h}")
+        xi, r = x.clone(), randn(rows, h, dtype=dtype)
+        summed = xi + r
+        k.fused_add_rms_norm(xi, r, w, 1e-6)
+        assert torch.equal(r, summed)
+        check(xi, ref_rms(summed.double(), w.double(), 1e-6), dtype, f"fused_add_rms_norm {rows}x{h}")
+        check_adaln(k, dtype, (1, rows, h), "per_sample_3d", "rms", False)
+        check_adaln(k, dtype, (3, rows // 3, h), "per_token", "layer", True)
+
+
 def test_adaln_2d_input_and_layouts(k):
     x = randn(3, 300, dtype=torch.bfloat16)
     scale, shift = randn(3, 300, dtype=torch.bfloat16), randn(3, 300, dtype=torch.bfloat16)

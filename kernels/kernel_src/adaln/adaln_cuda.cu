@@ -78,6 +78,10 @@ __device__ __forceinline__ void modulate_pack(Pack<T>& o, const Pack<T>& xp, A m
 // mean and the weight's packs hold, the kernel fits 40 registers, so 1536 threads per SM (six blocks
 // of 256) instead of 1280 at 48, and more of x in flight: 67 MB 22.1 -> 21.1 us, 134 MB 37.2 -> 36.6
 // (H200, bf16; bench/gpu/NOTES.md, session 8). 32 registers (eight blocks) spilled and lost (23.7).
+// Also for the one-pack tile of 128-wide rows (kOnePackRowTile) at many rows, where the generic
+// kernel's branches are much of a thread's work (576 against 408 SASS instructions): 65536 x 128
+// 14.6-15.0 -> 13.9-14.1 us, 32768 x 128 10.0-10.3 -> 9.7-10.1 in two runs (inductor 14.0-14.3 and
+// 9.7-10.1; CUDA graphs, H200, bf16, session 15).
 // The launch-bound tiles have their own kernel (adaln_rms_row_block_kernel).
 constexpr int kPlainRmsThreadsPerSm = 1536;
 
@@ -309,10 +313,10 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
       const unsigned blocks = kh::cuda::row_blocks<G>(rows);
       const cudaStream_t stream = kh::cuda::stream_of(input);
       // Specialised for diffusers' RMSNorm without weight: the launch-bound tiles of a row per block
-      // (where the rows are each one stride apart) and the four-pack tiles that many blocks share an
-      // SM with (the bandwidth-bound sizes). Elsewhere neither issue nor occupancy limits them, and
-      // each one is a compile. Not for double, whose packs do not fit 40 registers (32 bytes
-      // spilled) and which no model runs.
+      // (where the rows are each one stride apart), and the four-pack and 128-wide tiles that many
+      // blocks share an SM with (the bandwidth-bound sizes). Elsewhere neither issue nor occupancy
+      // limits them, and each one is a compile. Not for double, whose packs do not fit 40 registers
+      // (32 bytes spilled) and which no model runs.
       constexpr bool kFloatingPoint = !std::is_same_v<scalar_t, double>;
       if constexpr (EARLY && G >= kh::cuda::kRowBlock && kFloatingPoint) {
         if (plain_rms && x_row_stride >= 0 && out_row_stride >= 0 && rows <= INT32_MAX) {
@@ -324,7 +328,8 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
         }
       }
       auto kernel = adaln_rows_kernel<scalar_t, G, P, EARLY>;
-      if constexpr (!EARLY && P == kh::cuda::kRowMaxPacks && kFloatingPoint) {
+      constexpr bool kPlainRmsTile = P == kh::cuda::kRowMaxPacks || kh::cuda::kOnePackRowTile<G, P>;
+      if constexpr (!EARLY && kPlainRmsTile && kFloatingPoint) {
         if (plain_rms) kernel = adaln_rows_kernel<scalar_t, G, P, EARLY, true>;
       }
       kernel<<<blocks, kh::cuda::block_threads<G>(), 0, stream>>>(

@@ -233,10 +233,21 @@ inline bool register_row(int64_t packs) {
   return packs <= int64_t(512) * MaxP;
 }
 
-template <int G>
+// Blocks of a row kernel whose threads each hold R rows (R x rows_per_block<G>() rows a block).
+template <int G, int R = 1>
 inline unsigned row_blocks(int64_t rows) {
-  return static_cast<unsigned>((rows + rows_per_block<G>() - 1) / rows_per_block<G>());
+  constexpr int64_t kRows = int64_t(rows_per_block<G>()) * R;
+  return static_cast<unsigned>((rows + kRows - 1) / kRows);
 }
+
+// The tile of rows of 9-16 packs (128 bf16 elements: Qwen3's per-head q and k norms), one pack a
+// thread: there a row's fixed work (its address, the four-step shuffle reduction, the rsqrt) is as
+// long as its arithmetic, and at grids past early_loads_pay the kernels hold several rows a thread
+// (each op's R), all their loads issued before the first reduction, as inductor's and Liger's
+// kernels for these rows do (two to eight rows a thread). Measured per op (bench/gpu/NOTES.md,
+// session 15).
+template <int G, int P>
+constexpr bool kOnePackRowTile = G == 16 && P == 1;
 
 // Whether a grid of `blocks` row blocks should load the row's other inputs (weight, scale, shift)
 // with x, before the reduction (the kernels' EARLY): with up to two blocks per SM the second memory

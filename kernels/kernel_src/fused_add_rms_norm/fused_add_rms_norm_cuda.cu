@@ -10,6 +10,7 @@
 #include "../common/cuda_common.cuh"
 #include "../common/numerics.h"
 #include "../common/packed_math.cuh"
+#include "../common/rms_normed.cuh"
 #include "../common/row_registers.cuh"
 #include "../common/views.h"
 #include "torch_binding.h"
@@ -18,85 +19,90 @@ namespace {
 
 using kh::cuda::Pack;
 
-template <typename T, typename A>
-__device__ __forceinline__ T rms_normed(T v, A inv, const T* w) {
-  const A normed = kh::round_to<T>(static_cast<A>(v) * inv);
-  return static_cast<T>(w ? normed * static_cast<A>(*w) : normed);
-}
+using kh::cuda::rms_normed;
 
 // EARLY: the weight packs are loaded with x and r, before the reduction (launch-bound grids: one
-// memory round trip on the critical path instead of two, as in rms_norm_cuda.cu).
-template <typename T, int G, int P, bool EARLY = false>
+// memory round trip on the critical path instead of two, as in rms_norm_cuda.cu). R: rows a thread
+// holds (as in rms_norm_cuda.cu).
+template <typename T, int G, int P, bool EARLY = false, int R = 1>
 __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void fused_add_rms_norm_rows_kernel(
     T* __restrict__ input, T* __restrict__ residual, const T* __restrict__ weight, int64_t rows, int64_t hidden,
     int64_t in_stride, int64_t res_stride, kh::cuda::RowNorm<at::opmath_type<T>> norm, bool l2_last) {
+  static_assert(R == 1 || (!EARLY && G <= 32));  // one pass of shuffles per row; no early return before
   using A = at::opmath_type<T>;
   using Row = kh::cuda::RowPacks<T, G, P>;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * kh::cuda::rows_per_block<G>() + threadIdx.x / G;
+  constexpr int kPass = kh::cuda::rows_per_block<G>();
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * kPass * R + threadIdx.x / G;
   const int lane = threadIdx.x % G;
-  const bool active = row < rows;
-  T* x = input + (active ? row : 0) * in_stride;
-  T* r = residual + (active ? row : 0) * res_stride;
-  Row s;  // x, then the rounded sum x + r
+  Row s[R];  // x, then the rounded sum x + r
   [[maybe_unused]] Row early_w;
-  A sum = 0;
-  if (active) {
-    Row b;
-    s.load(x, lane, hidden, !EARLY && l2_last);
-    b.load(r, lane, hidden, !EARLY && l2_last);
-    if constexpr (EARLY) {
-      if (weight) early_w.load(weight, lane, hidden);
+  A sum[R];
+  {
+    Row b[R];
+#pragma unroll
+    for (int q = 0; q < R; ++q) {
+      sum[q] = 0;
+      const int64_t row = first + q * kPass;
+      if (row < rows) {
+        s[q].load(input + row * in_stride, lane, hidden, !EARLY && l2_last);
+        b[q].load(residual + row * res_stride, lane, hidden, !EARLY && l2_last);
+      }
     }
+    if constexpr (EARLY) {
+      if (weight && first < rows) early_w.load(weight, lane, hidden);
+    }
+#pragma unroll
+    for (int q = 0; q < R; ++q) {
+      const int64_t row = first + q * kPass;
+      if (row >= rows) continue;  // inactive lanes still take part in the reduction
+      T* r = residual + row * res_stride;
+#pragma unroll
+      for (int k = 0; k < P; ++k) {
+        if (!Row::has(lane, k, hidden)) continue;
+        // Rounded to the dtype first, as the eager `residual + hidden` is.
+        if constexpr (kh::cuda::kPacked2<T>) {
+          using P2 = kh::cuda::Packed2<T>;
+          using kh::cuda::pair;
+#pragma unroll
+          for (int j = 0; j < Row::N / 2; ++j) {
+            pair(s[q].p[k], j) = __hadd2_rn(pair(s[q].p[k], j), pair(b[q].p[k], j));
+            const float lo = P2::lo(pair(s[q].p[k], j)), hi = P2::hi(pair(s[q].p[k], j));
+            sum[q] += lo * lo;
+            sum[q] += hi * hi;
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < Row::N; ++j) {
+            s[q].p[k].v[j] = static_cast<T>(static_cast<A>(s[q].p[k].v[j]) + static_cast<A>(b[q].p[k].v[j]));
+            sum[q] += static_cast<A>(s[q].p[k].v[j]) * static_cast<A>(s[q].p[k].v[j]);
+          }
+        }
+        kh::cuda::store_pack(r + Row::offset(lane, k), s[q].p[k]);
+      }
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < R; ++q) sum[q] = kh::cuda::row_sum<G>(sum[q]);
+    // (The same epilogue as rms_norm_cuda.cu's: as one shared function, ptxas scheduled the
+    // one-pack kernels differently, 336 -> 360 SASS instructions for RMSNorm's bf16 16 x 1 x 2.)
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int64_t row = first + r * kPass;
+    if (row >= rows) return;
+    const A inv = norm.inv_rms(sum[r]);
+    T* x = input + row * in_stride;
 #pragma unroll
     for (int k = 0; k < P; ++k) {
       if (!Row::has(lane, k, hidden)) continue;
-      // Rounded to the dtype first, as the eager `residual + hidden` is.
-      if constexpr (kh::cuda::kPacked2<T>) {
-        using P2 = kh::cuda::Packed2<T>;
-        using kh::cuda::pair;
-#pragma unroll
-        for (int j = 0; j < Row::N / 2; ++j) {
-          pair(s.p[k], j) = __hadd2_rn(pair(s.p[k], j), pair(b.p[k], j));
-          const float lo = P2::lo(pair(s.p[k], j)), hi = P2::hi(pair(s.p[k], j));
-          sum += lo * lo;
-          sum += hi * hi;
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < Row::N; ++j) {
-          s.p[k].v[j] = static_cast<T>(static_cast<A>(s.p[k].v[j]) + static_cast<A>(b.p[k].v[j]));
-          sum += static_cast<A>(s.p[k].v[j]) * static_cast<A>(s.p[k].v[j]);
-        }
+      const int64_t i = Row::offset(lane, k);
+      Pack<T> w{};
+      if constexpr (EARLY) {
+        w = early_w.p[k];
+      } else if (weight) {
+        w = kh::cuda::load_pack(weight + i);
       }
-      kh::cuda::store_pack(r + Row::offset(lane, k), s.p[k]);
+      kh::cuda::store_normed(x + i, s[r].p[k], inv, weight ? &w : nullptr);
     }
-  }
-  sum = kh::cuda::row_sum<G>(sum);
-  if (!active) return;
-  const A inv = norm.inv_rms(sum);
-#pragma unroll
-  for (int k = 0; k < P; ++k) {
-    if (!Row::has(lane, k, hidden)) continue;
-    const int64_t i = Row::offset(lane, k);
-    Pack<T> w{}, o;
-    if constexpr (EARLY) {
-      w = early_w.p[k];
-    } else if (weight) {
-      w = kh::cuda::load_pack(weight + i);
-    }
-    if constexpr (kh::cuda::kPacked2<T>) {  // rms_normed two at a time (packed_math.cuh)
-      using P2 = kh::cuda::Packed2<T>;
-      using kh::cuda::pair;
-#pragma unroll
-      for (int j = 0; j < Row::N / 2; ++j) {
-        typename P2::type n = P2::round(P2::lo(pair(s.p[k], j)) * inv, P2::hi(pair(s.p[k], j)) * inv);
-        pair(o, j) = weight ? __hmul2_rn(n, pair(w, j)) : n;
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < Row::N; ++j) o.v[j] = rms_normed(s.p[k].v[j], inv, weight ? &w.v[j] : nullptr);
-    }
-    kh::cuda::store_pack(x + i, o);
   }
 }
 
@@ -191,13 +197,20 @@ void launch(at::Tensor& x, at::Tensor& r, const at::Tensor& w, double eps) {
   if (vec && !kh::cuda::few_rows(rows, hidden) && kh::cuda::register_row<kh::cuda::kPairRowMaxPacks>(packs)) {
     kh::cuda::with_row_tile<kh::cuda::kPairRowMaxPacks>(packs, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
-      auto kernel = fused_add_rms_norm_rows_kernel<T, G, P>;
       if constexpr (G * P <= kh::cuda::kNarrowRowPacks) {
         if (kh::cuda::early_loads_pay(kh::cuda::row_blocks<G>(rows))) {
-          kernel = fused_add_rms_norm_rows_kernel<T, G, P, true>;
+          return go(fused_add_rms_norm_rows_kernel<T, G, P, true>, kh::cuda::row_blocks<G>(rows),
+                    kh::cuda::block_threads<G>());
         }
       }
-      go(kernel, kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>());
+      // Four rows a thread (kOnePackRowTile; 61 registers). CUDA graphs, H200, bf16, two runs:
+      // 32768 x 128 13.2-13.7 -> 12.7-12.9 us (inductor 12.9-13.3), 8192 and 65536 rows within
+      // 0.2 us; two rows a thread 13.1 at 32768 (session 15).
+      if constexpr (kh::cuda::kOnePackRowTile<G, P>) {
+        return go(fused_add_rms_norm_rows_kernel<T, G, P, false, 4>, kh::cuda::row_blocks<G, 4>(rows),
+                  kh::cuda::block_threads<G>());
+      }
+      go(fused_add_rms_norm_rows_kernel<T, G, P>, kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>());
     });
     return;
   }

@@ -9,6 +9,7 @@
 #include "../common/cuda_common.cuh"
 #include "../common/numerics.h"
 #include "../common/packed_math.cuh"
+#include "../common/rms_normed.cuh"
 #include "../common/row_registers.cuh"
 #include "../common/views.h"
 #include "torch_binding.h"
@@ -17,71 +18,63 @@ namespace {
 
 using kh::cuda::Pack;
 
-// Qwen3RMSNorm: normalise in fp32, round to the dtype, then multiply by the weight.
-template <typename T, typename A>
-__device__ __forceinline__ T rms_normed(T v, A inv, const T* w) {
-  const A normed = kh::round_to<T>(static_cast<A>(v) * inv);
-  return static_cast<T>(w ? normed * static_cast<A>(*w) : normed);
-}
-
-// A pack of rms_normed values, two at a time in packed instructions for fp16/bf16 (packed_math.cuh).
-template <typename T, typename A>
-__device__ __forceinline__ void store_normed(T* y, const Pack<T>& x, A inv, const Pack<T>* w) {
-  Pack<T> o;
-  if constexpr (kh::cuda::kPacked2<T>) {
-    using P2 = kh::cuda::Packed2<T>;
-    using kh::cuda::pair;
-#pragma unroll
-    for (int j = 0; j < Pack<T>::N / 2; ++j) {
-      typename P2::type n = P2::round(P2::lo(pair(x, j)) * inv, P2::hi(pair(x, j)) * inv);
-      pair(o, j) = w ? __hmul2_rn(n, pair(*w, j)) : n;
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < Pack<T>::N; ++j) o.v[j] = rms_normed(x.v[j], inv, w ? &w->v[j] : nullptr);
-  }
-  kh::cuda::store_pack(y, o);
-}
+using kh::cuda::rms_normed;
+using kh::cuda::store_normed;
 
 // EARLY: the weight packs are loaded with x, before the reduction (launch-bound grids: one memory
-// round trip on the critical path instead of two).
-template <typename T, int G, int P, bool EARLY = false>
+// round trip on the critical path instead of two). R: rows a thread holds (R rows_per_block<G>() rows
+// a block), their loads all issued before the first reduction.
+template <typename T, int G, int P, bool EARLY = false, int R = 1>
 __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_kernel(
     T* __restrict__ out, const T* __restrict__ in, const T* __restrict__ weight, int64_t rows, int64_t hidden,
     int64_t in_stride, int64_t out_stride, kh::cuda::RowNorm<at::opmath_type<T>> norm, bool x_l2_last) {
+  static_assert(R == 1 || (!EARLY && G <= 32));  // one pass of shuffles per row; no early return before
   using A = at::opmath_type<T>;
   using Row = kh::cuda::RowPacks<T, G, P>;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * kh::cuda::rows_per_block<G>() + threadIdx.x / G;
+  constexpr int kPass = kh::cuda::rows_per_block<G>();
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * kPass * R + threadIdx.x / G;
   const int lane = threadIdx.x % G;
-  const bool active = row < rows;  // inactive lanes still take part in the reduction
-  Row x;
+  Row x[R];
   [[maybe_unused]] Row early_w;
-  A sum = 0;
-  if (active) {
-    x.load(in + row * in_stride, lane, hidden, !EARLY && x_l2_last);
-    if constexpr (EARLY) {
-      if (weight) early_w.load(weight, lane, hidden);
-    }
+  A sum[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    sum[r] = 0;
+    if (first + r * kPass < rows) x[r].load(in + (first + r * kPass) * in_stride, lane, hidden, !EARLY && x_l2_last);
+  }
+  if constexpr (EARLY) {
+    if (weight && first < rows) early_w.load(weight, lane, hidden);
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (first + r * kPass >= rows) continue;  // inactive lanes still take part in the reduction
 #pragma unroll
     for (int k = 0; k < P; ++k) {
-      if (Row::has(lane, k, hidden)) kh::cuda::for_each_value<A>(x.p[k], [&](A v) { sum += v * v; });
+      if (Row::has(lane, k, hidden)) kh::cuda::for_each_value<A>(x[r].p[k], [&](A v) { sum[r] += v * v; });
     }
   }
-  sum = kh::cuda::row_sum<G>(sum);
-  if (!active) return;
-  const A inv = norm.inv_rms(sum);
-  T* y = out + row * out_stride;
 #pragma unroll
-  for (int k = 0; k < P; ++k) {
-    if (!Row::has(lane, k, hidden)) continue;
-    const int64_t i = Row::offset(lane, k);
-    Pack<T> w{};
-    if constexpr (EARLY) {
-      w = early_w.p[k];
-    } else if (weight) {
-      w = kh::cuda::load_pack(weight + i);
+  for (int r = 0; r < R; ++r) sum[r] = kh::cuda::row_sum<G>(sum[r]);
+    // (The same epilogue as fused_add_rms_norm_cuda.cu's: as one shared function, ptxas scheduled the
+    // one-pack kernels differently, 336 -> 360 SASS instructions for RMSNorm's bf16 16 x 1 x 2.)
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int64_t row = first + r * kPass;
+    if (row >= rows) return;
+    const A inv = norm.inv_rms(sum[r]);
+    T* y = out + row * out_stride;
+#pragma unroll
+    for (int k = 0; k < P; ++k) {
+      if (!Row::has(lane, k, hidden)) continue;
+      const int64_t i = Row::offset(lane, k);
+      Pack<T> w{};
+      if constexpr (EARLY) {
+        w = early_w.p[k];
+      } else if (weight) {
+        w = kh::cuda::load_pack(weight + i);
+      }
+      store_normed(y + i, x[r].p[k], inv, weight ? &w : nullptr);
     }
-    store_normed(y + i, x.p[k], inv, weight ? &w : nullptr);
   }
 }
 
@@ -149,13 +142,23 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
   if (vec && !kh::cuda::few_rows(rows, hidden) && kh::cuda::register_row<kh::cuda::kRowMaxPacks>(packs)) {
     kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(packs, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
-      auto kernel = rms_norm_rows_kernel<T, G, P>;
+      auto go = [&](auto kernel, unsigned blocks) {
+        kernel<<<blocks, kh::cuda::block_threads<G>(), 0, stream>>>(
+            y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0), y.stride(0), norm,
+            kh::cuda::keep_reads_in_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(T))));
+      };
       if constexpr (G * P <= kh::cuda::kNarrowRowPacks) {
-        if (kh::cuda::early_loads_pay(kh::cuda::row_blocks<G>(rows))) kernel = rms_norm_rows_kernel<T, G, P, true>;
+        if (kh::cuda::early_loads_pay(kh::cuda::row_blocks<G>(rows))) {
+          return go(rms_norm_rows_kernel<T, G, P, true>, kh::cuda::row_blocks<G>(rows));
+        }
       }
-      kernel<<<kh::cuda::row_blocks<G>(rows), kh::cuda::block_threads<G>(), 0, stream>>>(
-          y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0), y.stride(0), norm,
-          kh::cuda::keep_reads_in_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(T))));
+      // Two rows a thread (kOnePackRowTile). CUDA graphs, H200, bf16, three runs: 32768 x 128
+      // 9.6-9.8 -> 8.9-9.2 us (inductor 8.8-9.1), 8192-16384 rows within 0.1 us, 65536 rows
+      // 13.6-14.0 either way (inductor 13.1-13.9); four rows a thread 9.1 and 13.9 (session 15).
+      if constexpr (kh::cuda::kOnePackRowTile<G, P>) {
+        return go(rms_norm_rows_kernel<T, G, P, false, 2>, kh::cuda::row_blocks<G, 2>(rows));
+      }
+      go(rms_norm_rows_kernel<T, G, P>, kh::cuda::row_blocks<G>(rows));
     });
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return;
