@@ -33,7 +33,9 @@ def candidates(case: bench_ops.Case, impls: dict, peers: set[str]):
     ours = [(name, case.ours(k)[0]) for name, k in impls.items()]
     if case.op == "rope":  # also in place, the form Liger's kernel takes
         ours += [(f"{name}-inplace", case.ours_inplace(k)[0]) for name, k in impls.items()]
-    return ours + bench_ops.peer_calls(case, peers, torch.compile(bench_ops.EAGER[case.op]))
+    # Static shapes: a dynamic recompile would keep the reduction tile inductor timed at the first
+    # shape, not the one it picks for this case (bench/gpu/NOTES.md, session 15).
+    return ours + bench_ops.peer_calls(case, peers, torch.compile(bench_ops.EAGER[case.op], dynamic=False))
 
 
 def profile(fn, flush: torch.Tensor) -> dict[str, list[float]]:
