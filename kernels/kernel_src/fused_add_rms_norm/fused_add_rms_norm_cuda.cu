@@ -18,7 +18,6 @@
 namespace {
 
 using kh::cuda::Pack;
-
 using kh::cuda::rms_normed;
 
 // EARLY: the weight packs are loaded with x and r, before the reduction (launch-bound grids: one
@@ -81,15 +80,16 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void fused_add_rms_no
       }
     }
   }
+  // The row sums, then the epilogue: the same as rms_norm_cuda.cu's, written out in each, since as one
+  // shared function ptxas scheduled the one-pack kernels differently (RMSNorm's bf16 16 x 1 x 2:
+  // 336 -> 360 instructions).
 #pragma unroll
   for (int q = 0; q < R; ++q) sum[q] = kh::cuda::row_sum<G>(sum[q]);
-    // (The same epilogue as rms_norm_cuda.cu's: as one shared function, ptxas scheduled the
-    // one-pack kernels differently, 336 -> 360 SASS instructions for RMSNorm's bf16 16 x 1 x 2.)
 #pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const int64_t row = first + r * kPass;
+  for (int q = 0; q < R; ++q) {
+    const int64_t row = first + q * kPass;
     if (row >= rows) return;
-    const A inv = norm.inv_rms(sum[r]);
+    const A inv = norm.inv_rms(sum[q]);
     T* x = input + row * in_stride;
 #pragma unroll
     for (int k = 0; k < P; ++k) {
@@ -101,7 +101,7 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void fused_add_rms_no
       } else if (weight) {
         w = kh::cuda::load_pack(weight + i);
       }
-      kh::cuda::store_normed(x + i, s[r].p[k], inv, weight ? &w : nullptr);
+      kh::cuda::store_normed(x + i, s[q].p[k], inv, weight ? &w : nullptr);
     }
   }
 }

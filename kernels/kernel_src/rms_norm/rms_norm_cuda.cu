@@ -17,7 +17,6 @@
 namespace {
 
 using kh::cuda::Pack;
-
 using kh::cuda::rms_normed;
 using kh::cuda::store_normed;
 
@@ -53,10 +52,11 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
       if (Row::has(lane, k, hidden)) kh::cuda::for_each_value<A>(x[r].p[k], [&](A v) { sum[r] += v * v; });
     }
   }
+  // The row sums, then the epilogue: the same as fused_add_rms_norm_cuda.cu's, written out in
+  // each, since as one shared function ptxas scheduled the one-pack kernels differently (RMSNorm's
+  // bf16 16 x 1 x 2: 336 -> 360 instructions).
 #pragma unroll
   for (int r = 0; r < R; ++r) sum[r] = kh::cuda::row_sum<G>(sum[r]);
-    // (The same epilogue as fused_add_rms_norm_cuda.cu's: as one shared function, ptxas scheduled the
-    // one-pack kernels differently, 336 -> 360 SASS instructions for RMSNorm's bf16 16 x 1 x 2.)
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     const int64_t row = first + r * kPass;
