@@ -4,6 +4,7 @@
 // strides (0 where they broadcast: then they stay in L1/L2).
 #include <ATen/Dispatch.h>
 
+#include <algorithm>
 #include <optional>
 #include <type_traits>
 
@@ -19,13 +20,16 @@ namespace {
 using kh::cuda::block_threads;
 using kh::cuda::Pack;
 
-// A [B, S, H] tensor by its strides (the last one is 1).
+// A [B, S, H] tensor by its strides (the last one is 1); I: the strides' type, 32 bits where every
+// element's offset fits (fits_int32).
+template <typename I = int64_t>
 struct Bsh {
   const void* data;
-  int64_t sb, ss;
+  I sb, ss;
+  // Element `i` of row (b, s); the offset summed in I first (one wide multiply-add for the address).
   template <typename T>
-  __device__ const T* row(int64_t b, int64_t s) const {
-    return static_cast<const T*>(data) + b * sb + s * ss;
+  __device__ const T* row(I b, I s, I i = 0) const {
+    return static_cast<const T*>(data) + (b * sb + s * ss + i);
   }
 };
 
@@ -92,7 +96,7 @@ constexpr int adaln_min_blocks() {  // 0: no minimum (an explicit 1 changed ptxa
 
 template <typename T, int G, int P, bool EARLY, bool PLAIN_RMS = false>
 __global__ __launch_bounds__(block_threads<G>(), adaln_min_blocks<G, EARLY, PLAIN_RMS>()) void adaln_rows_kernel(
-    T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh x_, Bsh scale_, Bsh shift_,
+    T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh<> x_, Bsh<> scale_, Bsh<> shift_,
     const T* __restrict__ weight_or_null, int64_t rows, int64_t seq, int64_t hidden,
     kh::cuda::RowNorm<at::opmath_type<T>> norm, bool layer_norm_or_rms, int64_t x_row_stride, bool stream_out,
     bool x_l2_last) {
@@ -179,8 +183,9 @@ __global__ __launch_bounds__(block_threads<G>(), adaln_min_blocks<G, EARLY, PLAI
 // 32-bit row and element indices, (batch, position) by a multiply-shift divider, no stride branch.
 template <typename T, int G, int P>
 __global__ __launch_bounds__(block_threads<G>()) void adaln_rms_row_block_kernel(
-    T* __restrict__ out, int64_t out_row_stride, const T* __restrict__ x, int64_t x_row_stride, Bsh scale_, Bsh shift_,
-    kh::cuda::Divider<uint32_t> seq, uint32_t rows, int hidden, kh::cuda::RowNorm<float> norm, bool stream_out) {
+    T* __restrict__ out, int64_t out_row_stride, const T* __restrict__ x, int64_t x_row_stride, Bsh<> scale_,
+    Bsh<> shift_, kh::cuda::Divider<uint32_t> seq, uint32_t rows, int hidden, kh::cuda::RowNorm<float> norm,
+    bool stream_out) {
   static_assert(G >= kh::cuda::kRowBlock, "one row per block: the early return is the whole block's");
   constexpr int N = Pack<T>::N;
   const uint32_t row = blockIdx.x;
@@ -220,8 +225,55 @@ __global__ __launch_bounds__(block_threads<G>()) void adaln_rms_row_block_kernel
   }
 }
 
+// adaln_rms_row_block_kernel's counterpart for rows of exactly G packs, one pack a thread, R rows a
+// thread: kOnePackRowTile's rows of 16 packs (128 bf16/fp16 elements) at grids past
+// early_loads_pay, where a row's fixed work (its address, (batch, position), the shuffles, the
+// rsqrt) is as long as its arithmetic. As rms_norm_cuda.cu's rms_norm_exact_rows_kernel: no
+// per-pack guard, plain loads of x (the launch leaves grids that keep_reads_in_l2 to
+// adaln_rows_kernel), 32-bit offsets (rows from the block's first, scale and shift rows by
+// Bsh<int>). Scale and shift load after the reduction, every row's before the first store (loaded
+// with x they ran 0-0.3 us longer at 8192-65536 x 128). 51 warp instructions a row at 65536 x 128
+// against the lean kernel's 86 (Nsight Compute). CUDA graphs, H200, bf16, two runs: 8192-65536 rows
+// up to 0.6 us shorter or within 0.06 us (8192 x 128: 6.3-6.9 -> 6.0-6.3 us, inductor's 6.9-7.3;
+// bench/gpu/NOTES.md, session 16).
+template <typename T, int G, int R>
+__global__ __launch_bounds__(kh::cuda::kRowBlock) void adaln_rms_exact_rows_kernel(
+    T* __restrict__ out, int out_row_stride, const T* __restrict__ x, int x_row_stride, Bsh<int> scale_,
+    Bsh<int> shift_, kh::cuda::Divider<uint32_t> seq, uint32_t rows, kh::cuda::RowNorm<float> norm, bool stream_out) {
+  static_assert(G <= 32 && kh::cuda::rows_per_block<G>() * G == kh::cuda::kRowBlock);
+  constexpr int kPass = kh::cuda::rows_per_block<G>(), kBlockRows = kPass * R;
+  const uint32_t block_first = blockIdx.x * kBlockRows;
+  const int last = rows - block_first < kBlockRows ? static_cast<int>(rows - block_first) - 1 : kBlockRows - 1;
+  const int local = threadIdx.x / G, lane_offset = (threadIdx.x % G) * Pack<T>::N;
+  x = kh::cuda::opaque_pointer(x + static_cast<int64_t>(block_first) * x_row_stride);
+  out = kh::cuda::opaque_pointer(out + static_cast<int64_t>(block_first) * out_row_stride);
+  // Rows past the last one (the last block's) read the last row instead of branching: a row's G
+  // lanes are all past it or none, so the sums they shuffle are never stored.
+  auto row = [&](int r) { return min(local + r * kPass, last); };
+  Pack<T> xp[R], scp[R], shp[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) xp[r] = kh::cuda::load_pack_nc(x + (row(r) * x_row_stride + lane_offset));
+  float sum[R];
+  kh::cuda::sums_of_squares<G>(sum, xp);
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const auto bs = seq.divmod(block_first + row(r));
+    const int b = static_cast<int>(bs.div), s = static_cast<int>(bs.mod);
+    scp[r] = kh::cuda::load_pack_keep(scale_.row<T>(b, s, lane_offset));
+    shp[r] = kh::cuda::load_pack_keep(shift_.row<T>(b, s, lane_offset));
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (local + r * kPass > last) return;
+    Pack<T> o;
+    modulate_pack(o, xp[r], 0.0f, norm.inv_rms(sum[r]), /*has_weight=*/false, /*w, unread=*/xp[r], scp[r], shp[r],
+                  false);
+    kh::cuda::store_pack_hinted(out + ((local + r * kPass) * out_row_stride + lane_offset), o, stream_out);
+  }
+}
+
 template <typename T, int G, bool VEC>
-__global__ void adaln_kernel(T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh x_, Bsh scale_, Bsh shift_,
+__global__ void adaln_kernel(T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh<> x_, Bsh<> scale_, Bsh<> shift_,
                              const T* __restrict__ weight, int64_t rows, int64_t seq, int64_t hidden,
                              kh::cuda::RowNorm<at::opmath_type<T>> norm, bool layer_norm) {
   using A = at::opmath_type<T>;
@@ -272,8 +324,19 @@ __global__ void adaln_kernel(T* __restrict__ out, int64_t out_sb, int64_t out_ss
   }
 }
 
-Bsh bsh(const at::Tensor& t) {
+Bsh<> bsh(const at::Tensor& t) {
   return {t.const_data_ptr(), t.stride(0), t.stride(1)};
+}
+
+// Whether every element of [B, S, H] view `t` is at a 32-bit offset (Bsh<int>).
+bool fits_int32(const at::Tensor& t) {
+  int64_t last = 0;
+  for (int d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
+  return last <= INT32_MAX;
+}
+
+Bsh<int> bsh32(const at::Tensor& t) {
+  return {t.const_data_ptr(), static_cast<int>(t.stride(0)), static_cast<int>(t.stride(1))};
 }
 
 }  // namespace
@@ -307,6 +370,7 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     // Tile G x P, its modulation loaded before the reduction or after it.
     const bool plain_rms = !layer_norm && !wp;
     const kh::cuda::RowNorm<at::opmath_type<scalar_t>> norm(hidden, eps);
+    const int64_t packs = hidden / Pack<scalar_t>::N;
     auto rows_kernel = [&](auto g, auto p, auto early) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
       constexpr bool EARLY = decltype(early)::value;
@@ -327,6 +391,20 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
           return;
         }
       }
+      if constexpr (!EARLY && kh::cuda::kOnePackRowTile<G, P> && kFloatingPoint) {
+        constexpr int R = kh::cuda::kExactRows;
+        if (plain_rms && packs == G * P && x_row_stride >= 0 && out_row_stride >= 0 && rows <= INT32_MAX &&
+            !x_l2_last && fits_int32(sc) && fits_int32(sh) &&
+            std::max(x_row_stride, out_row_stride) * kh::cuda::rows_per_block<G>() * R <= INT32_MAX) {
+          adaln_rms_exact_rows_kernel<scalar_t, G, R>
+              <<<kh::cuda::row_blocks<G, R>(rows), kh::cuda::kRowBlock, 0, stream>>>(
+                  yo.mutable_data_ptr<scalar_t>(), static_cast<int>(out_row_stride), x.const_data_ptr<scalar_t>(),
+                  static_cast<int>(x_row_stride), bsh32(sc), bsh32(sh),
+                  kh::cuda::Divider<uint32_t>(static_cast<uint32_t>(seq)), static_cast<uint32_t>(rows), norm,
+                  stream_out);
+          return;
+        }
+      }
       auto kernel = adaln_rows_kernel<scalar_t, G, P, EARLY>;
       constexpr bool kPlainRmsTile = P == kh::cuda::kRowMaxPacks || kh::cuda::kOnePackRowTile<G, P>;
       if constexpr (!EARLY && kPlainRmsTile && kFloatingPoint) {
@@ -344,7 +422,6 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
       kh::cuda::early_loads_pay(kh::cuda::row_blocks<G>(rows)) ? rows_kernel(g, p, std::true_type{})
                                                                : rows_kernel(g, p, std::false_type{});
     };
-    const int64_t packs = hidden / Pack<scalar_t>::N;
     // Launch-bound tiles up to 8 rows per SM; rows of 257-511 packs (3072 wide, where one pack a
     // thread in 512 threads leaves a quarter of them idle) up to 4, above which the register tiles
     // measured shorter (Nsight Compute, 1024 x 3072: 5.73 us against 6.30; session 10). Rows of up

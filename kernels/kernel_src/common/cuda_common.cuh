@@ -29,6 +29,14 @@ __device__ __forceinline__ Pack<T> load_pack(const T* p) {
   return *reinterpret_cast<const Pack<T>*>(p);
 }
 
+// A 16-byte load through the read-only path (ld.global.nc), for inputs no thread of the kernel
+// writes; always a global load, also from an opaque_pointer (whose plain loads are generic ones).
+template <typename T>
+__device__ __forceinline__ Pack<T> load_pack_nc(const T* p) {
+  const int4 v = __ldg(reinterpret_cast<const int4*>(p));
+  return *reinterpret_cast<const Pack<T>*>(&v);
+}
+
 // A 16-byte store. Copying the Pack itself let the compiler split some stores into 2- and 4-byte
 // pieces (7 for a bf16 pack in AdaLN's PTX); copied as an int4 they are at most four 4-byte stores,
 // and usually one. store_pack_hinted is always one instruction.
@@ -83,6 +91,23 @@ __device__ __forceinline__ void store_pack_hinted(T* p, const Pack<T>& pack, boo
   } else {
     asm volatile("st.global.v4.s32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w));
   }
+}
+
+// A 16-byte store that is always one instruction (store_pack_hinted's plain store), where
+// store_pack's was split: RMSNorm's exact-row kernel got four 4-byte stores a pack from it.
+template <typename T>
+__device__ __forceinline__ void store_pack_whole(T* p, const Pack<T>& pack) {
+  store_pack_hinted(p, pack, false);
+}
+
+// `p` as a value the compiler cannot see through: a block's base pointer stays a pointer, so that
+// 32-bit offsets from it are one wide multiply-add each (IMAD.WIDE) instead of being folded into a
+// 64-bit index (four instructions an address in the exact-row kernels' SASS). The compiler no longer
+// knows it for a global pointer: access it with load_pack_nc and store_pack_whole.
+template <typename T>
+__device__ __forceinline__ T* opaque_pointer(T* p) {
+  asm("mov.b64 %0, %0;" : "+l"(p));
+  return p;
 }
 
 // Attribute A of the current device, read once per device; `fallback` where it cannot be read.

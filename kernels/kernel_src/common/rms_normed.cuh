@@ -15,10 +15,10 @@ __device__ __forceinline__ T rms_normed(T v, A inv, const T* w) {
   return static_cast<T>(w ? normed * static_cast<A>(*w) : normed);
 }
 
-// A pack of rms_normed values stored at y (w: the weight's pack, or null), two at a time in packed
-// instructions for fp16/bf16 (packed_math.cuh).
+// A pack of rms_normed values (w: the weight's pack, or null), two at a time in packed instructions
+// for fp16/bf16 (packed_math.cuh).
 template <typename T, typename A>
-__device__ __forceinline__ void store_normed(T* y, const Pack<T>& x, A inv, const Pack<T>* w) {
+__device__ __forceinline__ Pack<T> normed_pack(const Pack<T>& x, A inv, const Pack<T>* w) {
   Pack<T> o;
   if constexpr (kPacked2<T>) {
     using P2 = Packed2<T>;
@@ -31,7 +31,13 @@ __device__ __forceinline__ void store_normed(T* y, const Pack<T>& x, A inv, cons
 #pragma unroll
     for (int j = 0; j < Pack<T>::N; ++j) o.v[j] = rms_normed(x.v[j], inv, w ? &w->v[j] : nullptr);
   }
-  store_pack(y, o);
+  return o;
+}
+
+// normed_pack stored at y.
+template <typename T, typename A>
+__device__ __forceinline__ void store_normed(T* y, const Pack<T>& x, A inv, const Pack<T>* w) {
+  store_pack(y, normed_pack(x, inv, w));
 }
 
 }  // namespace kh::cuda

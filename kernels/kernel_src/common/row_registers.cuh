@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "cuda_common.cuh"
+#include "packed_math.cuh"
 
 namespace kh::cuda {
 
@@ -146,6 +147,19 @@ __device__ __forceinline__ A row_sum(A v) {
   return v;
 }
 
+// The sums of squares of R rows of one pack a thread (the exact-row kernels), each summed over its
+// row's G threads: every thread of the block must call it.
+template <int G, typename A, typename T, int R>
+__device__ __forceinline__ void sums_of_squares(A (&sum)[R], const Pack<T> (&x)[R]) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    sum[r] = 0;
+    for_each_value<A>(x[r], [&](A v) { sum[r] += v * v; });
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) sum[r] = row_sum<G>(sum[r]);
+}
+
 // The packs of one row that one thread holds.
 template <typename T, int G, int P>
 struct RowPacks {
@@ -248,6 +262,12 @@ inline unsigned row_blocks(int64_t rows) {
 // session 15).
 template <int G, int P>
 constexpr bool kOnePackRowTile = G == 16 && P == 1;
+
+#ifndef KH_EXACT_ROWS  // a build option only for the benchmark's comparison
+#define KH_EXACT_ROWS 2
+#endif
+// Rows a thread of the kernels for rows of exactly kOnePackRowTile's 16 packs.
+constexpr int kExactRows = KH_EXACT_ROWS;
 
 // Whether a grid of `blocks` row blocks should load the row's other inputs (weight, scale, shift)
 // with x, before the reduction (the kernels' EARLY): with up to two blocks per SM the second memory

@@ -43,6 +43,27 @@ __device__ __forceinline__ void load_chunk(T (&in)[CH], const T* xp) {
   }
 }
 
+// The fp32 cos and sin entries of a chunk of CH channels: 16-byte loads where VEC.
+template <bool VEC, int CH>
+__device__ __forceinline__ void load_tables(float (&cv)[CH], float (&sv)[CH], const float* cp, const float* sp) {
+  if constexpr (VEC && CH >= 4) {
+#pragma unroll
+    for (int j = 0; j < CH; j += 4) {
+      *reinterpret_cast<float4*>(cv + j) = *reinterpret_cast<const float4*>(cp + j);
+      *reinterpret_cast<float4*>(sv + j) = *reinterpret_cast<const float4*>(sp + j);
+    }
+  } else if constexpr (VEC) {  // fp64 x: 2 channels per pack
+    *reinterpret_cast<float2*>(cv) = *reinterpret_cast<const float2*>(cp);
+    *reinterpret_cast<float2*>(sv) = *reinterpret_cast<const float2*>(sp);
+  } else {
+#pragma unroll
+    for (int j = 0; j < CH; ++j) {
+      cv[j] = cp[j];
+      sv[j] = sp[j];
+    }
+  }
+}
+
 // A chunk of x (already loaded) rotated into y, with its table entries.
 template <typename T, bool VEC, int CH>
 __device__ __forceinline__ void store_rotated(T* yp, const T (&in)[CH], const float (&cv)[CH], const float (&sv)[CH]) {
@@ -81,22 +102,7 @@ __global__ void ltx_rotary_kernel(Bsc qy, Bsc qx, Bsc ky, Bsc kx, const float* _
     const float* cp = cos + b * cb + s * cs + c0;
     const float* sp = sin + b * cb + s * cs + c0;
     float cv[CH], sv[CH];
-    if constexpr (VEC && CH >= 4) {
-#pragma unroll
-      for (int j = 0; j < CH; j += 4) {
-        *reinterpret_cast<float4*>(cv + j) = *reinterpret_cast<const float4*>(cp + j);
-        *reinterpret_cast<float4*>(sv + j) = *reinterpret_cast<const float4*>(sp + j);
-      }
-    } else if constexpr (VEC) {  // fp64 x: 2 channels per pack
-      *reinterpret_cast<float2*>(cv) = *reinterpret_cast<const float2*>(cp);
-      *reinterpret_cast<float2*>(sv) = *reinterpret_cast<const float2*>(sp);
-    } else {
-#pragma unroll
-      for (int j = 0; j < CH; ++j) {
-        cv[j] = cp[j];
-        sv[j] = sp[j];
-      }
-    }
+    load_tables<VEC, CH>(cv, sv, cp, sp);
     // Both rows' loads go out before either store: the outputs may alias the inputs (in place), so
     // the compiler keeps a load of k after a store of q, and a launch-bound call (one row) then waits
     // for two memory round trips instead of one (1 x 128, Nsight Compute: 2.91 -> 2.53 us, inductor's
@@ -107,6 +113,30 @@ __global__ void ltx_rotary_kernel(Bsc qy, Bsc qx, Bsc ky, Bsc kx, const float* _
     store_rotated<T, VEC, CH>(static_cast<T*>(qy.data) + b * qy.sb + s * qy.ss + c0, qv, cv, sv);
     if (has_k) store_rotated<T, VEC, CH>(static_cast<T*>(ky.data) + b * ky.sb + s * ky.ss + c0, kv, cv, sv);
   }
+}
+
+// The common layout (diffusers' LTX blocks): q, k, their outputs and both tables contiguous [B, S, C]
+// with the tables per sample (or B = 1), so that chunk i is at element i x CH of every tensor: one
+// multiply-add an address, no division and no loop, one 16-byte chunk of q and of k a thread (120
+// SASS instructions against ltx_rotary_kernel's 241, bf16). CUDA graphs, H200, bf16, best of three:
+// 4096 tokens 0.3-1.0% shorter at 2048-8192 wide (4096 x 5120 84.4 -> 83.6 us); 1-512 tokens within
+// +-0.2 us, where inductor's kernel stays 0.2-0.4 us shorter also after a read flush (clean L2) and
+// neither the index math nor loading q and k before the tables changes that (bench/gpu/NOTES.md,
+// session 16).
+template <typename T>
+__global__ void ltx_rotary_flat_kernel(T* qy, const T* qx, T* ky, const T* kx, const float* __restrict__ cos,
+                                       const float* __restrict__ sin, int chunks) {
+  constexpr int CH = Pack<T>::N;
+  const int chunk = blockIdx.x * blockDim.x + threadIdx.x;
+  if (chunk >= chunks) return;
+  const int at = chunk * CH;
+  float cv[CH], sv[CH];
+  T qv[CH], kv[CH];
+  load_tables<true, CH>(cv, sv, cos + at, sin + at);
+  load_chunk<T, true, CH>(qv, qx + at);
+  if (kx) load_chunk<T, true, CH>(kv, kx + at);  // before either store, as in ltx_rotary_kernel
+  store_rotated<T, true, CH>(qy + at, qv, cv, sv);
+  if (kx) store_rotated<T, true, CH>(ky + at, kv, cv, sv);
 }
 
 Bsc bsc(const at::Tensor& t) {
@@ -157,6 +187,21 @@ void ltx_rotary_emb(at::Tensor& q_out, const std::optional<at::Tensor>& k_out, c
                                            s.const_data_ptr<float>(), c.stride(0), c.stride(1), I(seq), I(per_row),
                                            I(chunks));
     };
+    // Flat where every tensor is contiguous [B, S, C] (a batch of one: any batch stride) and its
+    // elements' offsets fit 32 bits.
+    auto flat = [&](const at::Tensor& t) {
+      return !t.defined() || (t.stride(1) == channels && (batch == 1 || t.stride(0) == seq * channels));
+    };
+    if (vec && rows * channels <= INT32_MAX && flat(qx) && flat(qo) && flat(kx) && flat(ko) && flat(c) && flat(s)) {
+      const unsigned blocks = static_cast<unsigned>((chunks + threads - 1) / threads);
+      ltx_rotary_flat_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
+          qo.mutable_data_ptr<scalar_t>(), qx.const_data_ptr<scalar_t>(),
+          ko.defined() ? ko.mutable_data_ptr<scalar_t>() : nullptr,
+          kx.defined() ? kx.const_data_ptr<scalar_t>() : nullptr, c.const_data_ptr<float>(), s.const_data_ptr<float>(),
+          static_cast<int>(chunks));
+      C10_CUDA_KERNEL_LAUNCH_CHECK();
+      return;
+    }
     // 32-bit indices while every index (and the grid-stride step past the end) fits.
     if (chunks + int64_t(grid) * threads < (int64_t(1) << 31)) {
       vec ? go(ltx_rotary_kernel<scalar_t, true, int32_t>, int32_t{})

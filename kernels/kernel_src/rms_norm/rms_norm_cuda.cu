@@ -3,6 +3,7 @@
 // (unaligned, odd or very long) take a streaming kernel that reads x twice.
 #include <ATen/Dispatch.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "../common/checks.h"
@@ -75,6 +76,46 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
       }
       store_normed(y + i, x[r].p[k], inv, weight ? &w : nullptr);
     }
+  }
+}
+
+// Rows of exactly G packs, one pack a thread, R rows a thread: kOnePackRowTile's rows of 16 packs
+// (128 bf16/fp16 elements: Qwen3's per-head q and k norms) at grids past early_loads_pay. What
+// rms_norm_rows_kernel decides per pack or per row at run time is fixed here: no per-pack guard, the
+// weight's presence a template argument and its pack loaded once for the R rows, plain loads (the
+// launch leaves grids that keep_reads_in_l2 to the generic kernel), 32-bit row offsets from the
+// block's first row, and no branch for the last block's missing rows. 146 SASS instructions (bf16,
+// with weight) against 305: 36.5 warp instructions a row at 65536 x 128, as inductor's 37, against
+// 54 (Nsight Compute). CUDA graphs, H200, bf16, two runs: 8192-65536 rows up to 0.2 us shorter (32768
+// 8.9 -> 8.7-8.8 us); at 65536 rows 13.5-14.0 against inductor's 12.9, so the instructions were not
+// what kept it behind there (bench/gpu/NOTES.md, session 16).
+template <typename T, int G, int R, bool WEIGHTED>
+__global__ __launch_bounds__(kh::cuda::kRowBlock) void rms_norm_exact_rows_kernel(
+    T* __restrict__ out, const T* __restrict__ in, const T* __restrict__ weight, int64_t rows, int in_stride,
+    int out_stride, kh::cuda::RowNorm<at::opmath_type<T>> norm) {
+  static_assert(G <= 32 && kh::cuda::rows_per_block<G>() * G == kh::cuda::kRowBlock);
+  using A = at::opmath_type<T>;
+  constexpr int kPass = kh::cuda::rows_per_block<G>(), kBlockRows = kPass * R;
+  const int64_t block_first = static_cast<int64_t>(blockIdx.x) * kBlockRows;
+  const int last = rows - block_first < kBlockRows ? static_cast<int>(rows - block_first) - 1 : kBlockRows - 1;
+  const int local = threadIdx.x / G, lane_offset = (threadIdx.x % G) * Pack<T>::N;
+  in = kh::cuda::opaque_pointer(in + block_first * in_stride);
+  out = kh::cuda::opaque_pointer(out + block_first * out_stride);
+  // Rows past the last one (the last block's) read the last row instead of branching: a row's G
+  // lanes are all past it or none, so the sums they shuffle are never stored.
+  Pack<T> x[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+    x[r] = kh::cuda::load_pack_nc(in + (min(local + r * kPass, last) * in_stride + lane_offset));
+  [[maybe_unused]] Pack<T> w;
+  if constexpr (WEIGHTED) w = kh::cuda::load_pack(weight + lane_offset);
+  A sum[R];
+  kh::cuda::sums_of_squares<G>(sum, x);
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (local + r * kPass > last) return;
+    kh::cuda::store_pack_whole(out + ((local + r * kPass) * out_stride + lane_offset),
+                               kh::cuda::normed_pack(x[r], norm.inv_rms(sum[r]), WEIGHTED ? &w : nullptr));
   }
 }
 
@@ -156,6 +197,19 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
       // 9.6-9.8 -> 8.9-9.2 us (inductor 8.8-9.1), 8192-16384 rows within 0.1 us, 65536 rows
       // 13.6-14.0 either way (inductor 13.1-13.9); four rows a thread 9.1 and 13.9 (session 15).
       if constexpr (kh::cuda::kOnePackRowTile<G, P>) {
+        constexpr int R = kh::cuda::kExactRows;
+        const bool exact = packs == G * P && !kh::cuda::keep_reads_in_l2(2 * rows * hidden * int64_t(sizeof(T))) &&
+                           std::max(x.stride(0), y.stride(0)) * kh::cuda::rows_per_block<G>() * R <= INT32_MAX;
+        if (exact) {
+          const unsigned blocks = kh::cuda::row_blocks<G, R>(rows);
+          auto exact_go = [&](auto kernel) {
+            kernel<<<blocks, kh::cuda::kRowBlock, 0, stream>>>(y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows,
+                                                               static_cast<int>(x.stride(0)),
+                                                               static_cast<int>(y.stride(0)), norm);
+          };
+          return wp ? exact_go(rms_norm_exact_rows_kernel<T, G, R, true>)
+                    : exact_go(rms_norm_exact_rows_kernel<T, G, R, false>);
+        }
         return go(rms_norm_rows_kernel<T, G, P, false, 2>, kh::cuda::row_blocks<G, 2>(rows));
       }
       go(rms_norm_rows_kernel<T, G, P>, kh::cuda::row_blocks<G>(rows));
