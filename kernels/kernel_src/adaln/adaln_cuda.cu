@@ -13,6 +13,7 @@
 #include "../common/numerics.h"
 #include "../common/packed_math.cuh"
 #include "../common/row_registers.cuh"
+#include "../common/views.h"
 #include "torch_binding.h"
 
 namespace {
@@ -330,9 +331,7 @@ Bsh<> bsh(const at::Tensor& t) {
 
 // Whether every element of [B, S, H] view `t` is at a 32-bit offset (Bsh<int>).
 bool fits_int32(const at::Tensor& t) {
-  int64_t last = 0;
-  for (int d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
-  return last <= INT32_MAX;
+  return kh::last_element_offset(t) <= INT32_MAX;
 }
 
 Bsh<int> bsh32(const at::Tensor& t) {

@@ -32,6 +32,14 @@ inline std::optional<at::Tensor> fold_leading(const at::Tensor& t, int64_t n) {
   return t.as_strided(sizes, strides);
 }
 
+// The offset in elements of `t`'s last element from its first (of a non-empty tensor with
+// non-negative strides): whether a kernel may index it with 32-bit offsets.
+inline int64_t last_element_offset(const at::Tensor& t) {
+  int64_t last = 0;
+  for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
+  return last;
+}
+
 inline bool last_dim_contiguous(const at::Tensor& t) { return t.dim() == 0 || t.size(-1) <= 1 || t.stride(-1) == 1; }
 
 // `t` itself, if its last dimension is contiguous.

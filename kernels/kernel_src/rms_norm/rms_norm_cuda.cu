@@ -181,12 +181,13 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
     return;
   }
   if (vec && !kh::cuda::few_rows(rows, hidden) && kh::cuda::register_row<kh::cuda::kRowMaxPacks>(packs)) {
+    const bool x_l2_last = kh::cuda::keep_reads_in_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(T)));
     kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(packs, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
       auto go = [&](auto kernel, unsigned blocks) {
-        kernel<<<blocks, kh::cuda::block_threads<G>(), 0, stream>>>(
-            y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows, hidden, x.stride(0), y.stride(0), norm,
-            kh::cuda::keep_reads_in_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(T))));
+        kernel<<<blocks, kh::cuda::block_threads<G>(), 0, stream>>>(y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp,
+                                                                    rows, hidden, x.stride(0), y.stride(0), norm,
+                                                                    x_l2_last);
       };
       if constexpr (G * P <= kh::cuda::kNarrowRowPacks) {
         if (kh::cuda::early_loads_pay(kh::cuda::row_blocks<G>(rows))) {
@@ -198,7 +199,7 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
       // 13.6-14.0 either way (inductor 13.1-13.9); four rows a thread 9.1 and 13.9 (session 15).
       if constexpr (kh::cuda::kOnePackRowTile<G, P>) {
         constexpr int R = kh::cuda::kExactRows;
-        const bool exact = packs == G * P && !kh::cuda::keep_reads_in_l2(2 * rows * hidden * int64_t(sizeof(T))) &&
+        const bool exact = packs == G * P && !x_l2_last &&
                            std::max(x.stride(0), y.stride(0)) * kh::cuda::rows_per_block<G>() * R <= INT32_MAX;
         if (exact) {
           const unsigned blocks = kh::cuda::row_blocks<G, R>(rows);

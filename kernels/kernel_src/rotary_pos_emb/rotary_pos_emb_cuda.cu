@@ -12,6 +12,7 @@
 #include "../common/numerics.h"
 #include "../common/packed_math.cuh"
 #include "../common/rotary_pos_emb_args.h"
+#include "../common/views.h"
 #include "torch_binding.h"
 
 namespace {
@@ -277,9 +278,7 @@ Bshd bshd(const at::Tensor& t) {
 // offset fits 32 bits.
 std::optional<TokenHeads> token_heads(const at::Tensor& x, const at::Tensor& y) {
   if (x.strides() != y.strides()) return std::nullopt;
-  int64_t last = 0;
-  for (int64_t d = 0; d < x.dim(); ++d) last += (x.size(d) - 1) * x.stride(d);
-  if (last >= INT32_MAX) return std::nullopt;
+  if (kh::last_element_offset(x) >= INT32_MAX) return std::nullopt;
   return TokenHeads{x.const_data_ptr(),
                     y.data_ptr(),
                     static_cast<int>(x.size(2)),
