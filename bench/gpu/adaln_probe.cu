@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "probe_loads.cuh"
 #include "probe_timing.cuh"
 
 using bf = __nv_bfloat16;
@@ -39,15 +40,7 @@ enum Variant : int {
   kXFirst = 1024,      // x loaded with ld.global.L1::evict_first
 };
 
-// A 16-byte load with a PTX cache qualifier (the probe's variants differ only in these).
-#define PROBE_LOAD(name, qualifiers)                                      \
-  __device__ __forceinline__ Pack name(const void* p) {                   \
-    int4 v;                                                               \
-    asm volatile("ld.global" qualifiers ".v4.s32 {%0, %1, %2, %3}, [%4];" \
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)             \
-                 : "l"(p));                                               \
-    return *reinterpret_cast<const Pack*>(&v);                            \
-  }
+// The 16-byte loads with a PTX cache qualifier that the variants differ in.
 PROBE_LOAD(ld_no_alloc, ".nc.L1::no_allocate")
 PROBE_LOAD(ld_evict_last, ".L1::evict_last")
 PROBE_LOAD(ld_evict_first, ".L1::evict_first")

@@ -54,11 +54,27 @@ def placed(tokens: int, hidden: int, offset: int, dev: str, fill: bool):
     return v
 
 
+COMPILED = {}
+
+
+def timed_row(fn, timing, name, op, tokens, hidden, kind, x, out, scale, shift, x_off, out_off, copy_ms):
+    us = bench_ops.bench(fn, False, timing) * 1e3
+    row = {"impl": name, "op": op, "tokens": tokens, "hidden": hidden, "modulation": kind, "x_offset": x_off,
+           "out_offset": out_off, "x_addr_mod_2mb": x.data_ptr() % (2 << 20),
+           "out_addr_mod_2mb": out.data_ptr() % (2 << 20), "shift_minus_scale": shift.data_ptr() - scale.data_ptr(),
+           "median_us": round(us, 2), "frac_of_copy": round(copy_ms * 1e3 / us, 3)}
+    print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+    return row
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--impl", action="append", default=[], help="NAME=kernels build dir (repeatable)")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--shapes", default=",".join(f"{t}x{h}" for t, h in SHAPES))
+    p.add_argument("--timing", default="dobench", choices=bench_ops.TIMINGS, help="as bench_ops.py's --timing")
+    p.add_argument("--compile", action="store_true",
+                   help="also time torch.compile's RMSNorm on each placement's x (its output placed by torch)")
     args = p.parse_args()
     impls = {}
     for spec in args.impl:
@@ -77,7 +93,15 @@ def main() -> int:
             x = placed(tokens, hidden, x_off, dev, True)
             out = placed(tokens, hidden, out_off, dev, False)
             scale, shift = modulation(kind, hidden, dev)
-            for name, k in impls.items():
+            runs = list(impls.items()) + ([("compile", None)] if args.compile else [])
+            for name, k in runs:
+                if k is None:  # the peer: one compiled function, recompiled for each new x only if guards fail
+                    compiled = COMPILED.setdefault("rms", torch.compile(bench_ops.rms_eager))
+                    calls = {"rms_norm": lambda: compiled(x.view(tokens, hidden), scale.view(hidden))}
+                    for op, fn in calls.items():
+                        rows.append(timed_row(fn, args.timing, name, op, tokens, hidden, kind, x, out, scale, shift,
+                                              x_off, out_off, copy_ms))
+                    continue
                 ops = k.ops
                 calls = {
                     "adaln": lambda: ops.adaln(out, x, None, scale, shift, bench_ops.EPS, False),
@@ -85,14 +109,8 @@ def main() -> int:
                                                      scale.view(hidden), bench_ops.EPS),
                 }
                 for op, fn in calls.items():
-                    us = bench_ops.bench(fn, False) * 1e3
-                    row = {"impl": name, "op": op, "tokens": tokens, "hidden": hidden, "modulation": kind,
-                           "x_offset": x_off, "out_offset": out_off, "x_addr_mod_2mb": x.data_ptr() % (2 << 20),
-                           "out_addr_mod_2mb": out.data_ptr() % (2 << 20),
-                           "shift_minus_scale": shift.data_ptr() - scale.data_ptr(),
-                           "median_us": round(us, 2), "frac_of_copy": round(copy_ms * 1e3 / us, 3)}
-                    rows.append(row)
-                    print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+                    rows.append(timed_row(fn, args.timing, name, op, tokens, hidden, kind, x, out, scale, shift,
+                                          x_off, out_off, copy_ms))
             del x, out, scale, shift
             torch.cuda.empty_cache()
     args.out.mkdir(parents=True, exist_ok=True)

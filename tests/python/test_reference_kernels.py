@@ -543,8 +543,10 @@ def eager_ltx_rotary(x, cos, sin):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=ids)
-@pytest.mark.parametrize("geometry", [(1, 1, 1, 1, 2), (2, 2, 3, 4, 2048), (1, 3, 4, 5, 96), (1, 4, 128, 128, 6)],
-                         ids=ids)
+# (2, 2, 3, 4, 2048): on the GPU the flat kernel in half packs (a small grid); (1, 8, 16, 16, 768), 1.6 M
+# elements: in whole packs.
+@pytest.mark.parametrize("geometry", [(1, 1, 1, 1, 2), (2, 2, 3, 4, 2048), (1, 3, 4, 5, 96), (1, 4, 128, 128, 6),
+                                      (1, 8, 16, 16, 768)], ids=ids)
 @pytest.mark.parametrize("with_k", [True, False], ids=["qk", "q"])
 def test_ltx_rotary_emb(k, dtype, geometry, with_k):
     b, f, h, w, c = geometry

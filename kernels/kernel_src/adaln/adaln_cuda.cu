@@ -238,11 +238,10 @@ __global__ __launch_bounds__(block_threads<G>()) void adaln_rms_row_block_kernel
 // up to 0.6 us shorter or within 0.06 us (8192 x 128: 6.3-6.9 -> 6.0-6.3 us, inductor's 6.9-7.3;
 // bench/gpu/NOTES.md, session 16).
 template <typename T, int G, int R>
-__global__ __launch_bounds__(kh::cuda::kRowBlock) void adaln_rms_exact_rows_kernel(
+__global__ __launch_bounds__(kh::cuda::kExactRowBlock) void adaln_rms_exact_rows_kernel(
     T* __restrict__ out, int out_row_stride, const T* __restrict__ x, int x_row_stride, Bsh<int> scale_,
     Bsh<int> shift_, kh::cuda::Divider<uint32_t> seq, uint32_t rows, kh::cuda::RowNorm<float> norm, bool stream_out) {
-  static_assert(G <= 32 && kh::cuda::rows_per_block<G>() * G == kh::cuda::kRowBlock);
-  constexpr int kPass = kh::cuda::rows_per_block<G>(), kBlockRows = kPass * R;
+  constexpr int kBlockRows = kh::cuda::exact_block_rows<G, R>(), kPass = kBlockRows / R;
   const uint32_t block_first = blockIdx.x * kBlockRows;
   const int last = rows - block_first < kBlockRows ? static_cast<int>(rows - block_first) - 1 : kBlockRows - 1;
   const int local = threadIdx.x / G, lane_offset = (threadIdx.x % G) * Pack<T>::N;
@@ -394,9 +393,9 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
         constexpr int R = kh::cuda::kExactRows;
         if (plain_rms && packs == G * P && x_row_stride >= 0 && out_row_stride >= 0 && rows <= INT32_MAX &&
             !x_l2_last && fits_int32(sc) && fits_int32(sh) &&
-            std::max(x_row_stride, out_row_stride) * kh::cuda::rows_per_block<G>() * R <= INT32_MAX) {
+            std::max(x_row_stride, out_row_stride) * kh::cuda::exact_block_rows<G, R>() <= INT32_MAX) {
           adaln_rms_exact_rows_kernel<scalar_t, G, R>
-              <<<kh::cuda::row_blocks<G, R>(rows), kh::cuda::kRowBlock, 0, stream>>>(
+              <<<kh::cuda::exact_row_blocks<G, R>(rows), kh::cuda::kExactRowBlock, 0, stream>>>(
                   yo.mutable_data_ptr<scalar_t>(), static_cast<int>(out_row_stride), x.const_data_ptr<scalar_t>(),
                   static_cast<int>(x_row_stride), bsh32(sc), bsh32(sh),
                   kh::cuda::Divider<uint32_t>(static_cast<uint32_t>(seq)), static_cast<uint32_t>(rows), norm,

@@ -269,6 +269,30 @@ constexpr bool kOnePackRowTile = G == 16 && P == 1;
 // Rows a thread of the kernels for rows of exactly kOnePackRowTile's 16 packs.
 constexpr int kExactRows = KH_EXACT_ROWS;
 
+#ifndef KH_EXACT_ROW_BLOCK  // a build option only for the benchmark's comparison
+#define KH_EXACT_ROW_BLOCK 128
+#endif
+// Threads a block of those kernels: 128 rather than kRowBlock's 256, so that the grid's last wave
+// ends in finer steps. Standalone probe (bench/gpu/rms128_probe.cu, H200, bf16 RMSNorm on 128-wide
+// rows, two rows a thread, three rounds): after the memset flush, 65536 rows 13.06-13.12 -> 12.90-12.96
+// us and 8192-32768 within 0.06; after a read flush (clean L2), 16384-32768 rows 0.13-0.22 us shorter.
+// Under Nsight Compute, 65536 rows 9.63 -> 9.28 us (inductor 9.18), 32768 6.05 -> 5.66 (6.11). As
+// CUDA graphs the block size (64, 128 or 256) moves 65536 x 128 by at most 0.1 us (session 17).
+constexpr int kExactRowBlock = KH_EXACT_ROW_BLOCK;
+
+// Rows a block of the exact-row kernels: R rows a thread, G threads a row.
+template <int G, int R>
+constexpr int exact_block_rows() {
+  static_assert(G <= 32 && kExactRowBlock % G == 0);
+  return kExactRowBlock / G * R;
+}
+
+template <int G, int R>
+inline unsigned exact_row_blocks(int64_t rows) {
+  constexpr int64_t kRows = exact_block_rows<G, R>();
+  return static_cast<unsigned>((rows + kRows - 1) / kRows);
+}
+
 // Whether a grid of `blocks` row blocks should load the row's other inputs (weight, scale, shift)
 // with x, before the reduction (the kernels' EARLY): with up to two blocks per SM the second memory
 // round trip is on every block's critical path, and occupancy, which the early packs' registers

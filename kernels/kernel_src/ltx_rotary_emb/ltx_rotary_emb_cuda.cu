@@ -1,9 +1,10 @@
 // diffusers' LTX-Video apply_rotary_emb on CUDA: adjacent channel pairs over the whole inner dim
 // with fp32 cos/sin per channel; q and k in one grid. Each thread takes a chunk of one row of q and
-// the same chunk of k: 16 bytes of each (and the matching fp32 table entries, read once for both)
-// where rows allow it, else one pair.
+// the same chunk of k: 16 bytes of each (8 on small grids of the flat layout), and the matching fp32
+// table entries, read once for both, where rows allow it, else one pair.
 #include <ATen/Dispatch.h>
 
+#include <cstring>
 #include <optional>
 
 #include "../common/cuda_common.cuh"
@@ -30,13 +31,17 @@ __device__ __forceinline__ void rotate(T (&y)[2], const T (&x)[2], const float* 
   y[1] = static_cast<T>(kh::mul_rn(b, static_cast<A>(cos[1])) + kh::mul_rn(a, static_cast<A>(sin[1])));
 }
 
-// CH channels of one row: 16 bytes where VEC, else one pair.
+// CH channels of one row: a 16-byte pack where VEC (8 bytes where CH is half a pack), else one pair.
 template <typename T, bool VEC, int CH>
 __device__ __forceinline__ void load_chunk(T (&in)[CH], const T* xp) {
-  if constexpr (VEC) {
+  if constexpr (VEC && CH == Pack<T>::N) {
     const Pack<T> p = kh::cuda::load_pack(xp);
 #pragma unroll
     for (int j = 0; j < CH; ++j) in[j] = p.v[j];
+  } else if constexpr (VEC) {
+    static_assert(CH * sizeof(T) == 8);
+    const uint2 v = *reinterpret_cast<const uint2*>(xp);
+    std::memcpy(in, &v, sizeof v);
   } else {
 #pragma unroll
     for (int j = 0; j < CH; ++j) in[j] = xp[j];
@@ -77,11 +82,15 @@ __device__ __forceinline__ void store_rotated(T* yp, const T (&in)[CH], const fl
     res[j] = out[0];
     res[j + 1] = out[1];
   }
-  if constexpr (VEC) {
+  if constexpr (VEC && CH == Pack<T>::N) {
     Pack<T> o;
 #pragma unroll
     for (int j = 0; j < CH; ++j) o.v[j] = res[j];
     kh::cuda::store_pack(yp, o);
+  } else if constexpr (VEC) {
+    uint2 o;
+    std::memcpy(&o, res, sizeof o);
+    *reinterpret_cast<uint2*>(yp) = o;
   } else {
 #pragma unroll
     for (int j = 0; j < CH; ++j) yp[j] = res[j];
@@ -117,16 +126,15 @@ __global__ void ltx_rotary_kernel(Bsc qy, Bsc qx, Bsc ky, Bsc kx, const float* _
 
 // The common layout (diffusers' LTX blocks): q, k, their outputs and both tables contiguous [B, S, C]
 // with the tables per sample (or B = 1), so that chunk i is at element i x CH of every tensor: one
-// multiply-add an address, no division and no loop, one 16-byte chunk of q and of k a thread (120
-// SASS instructions against ltx_rotary_kernel's 241, bf16). CUDA graphs, H200, bf16, best of three:
-// 4096 tokens 0.3-1.0% shorter at 2048-8192 wide (4096 x 5120 84.4 -> 83.6 us); 1-512 tokens within
-// +-0.2 us, where inductor's kernel stays 0.2-0.4 us shorter also after a read flush (clean L2) and
-// neither the index math nor loading q and k before the tables changes that (bench/gpu/NOTES.md,
-// session 16).
-template <typename T>
+// multiply-add an address, no division and no loop, a chunk of CH elements of q and of k a thread
+// (CH: a 16-byte pack, 120 SASS instructions against ltx_rotary_kernel's 241, bf16; or half a pack
+// for small grids, see the launch). CUDA graphs, H200, bf16, best of three: 4096 tokens 0.3-1.0%
+// shorter at 2048-8192 wide (4096 x 5120 84.4 -> 83.6 us). At 1-512 tokens, where inductor's kernel
+// stayed 0.2-0.4 us shorter, neither the index math, nor loading q and k before the tables, nor a
+// clean L2 changed that (bench/gpu/NOTES.md, session 16); half packs did (session 17).
+template <typename T, int CH>
 __global__ void ltx_rotary_flat_kernel(T* qy, const T* qx, T* ky, const T* kx, const float* __restrict__ cos,
                                        const float* __restrict__ sin, int chunks) {
-  constexpr int CH = Pack<T>::N;
   const int chunk = blockIdx.x * blockDim.x + threadIdx.x;
   if (chunk >= chunks) return;
   const int at = chunk * CH;
@@ -193,12 +201,30 @@ void ltx_rotary_emb(at::Tensor& q_out, const std::optional<at::Tensor>& k_out, c
       return !t.defined() || (t.stride(1) == channels && (batch == 1 || t.stride(0) == seq * channels));
     };
     if (vec && rows * channels <= INT32_MAX && flat(qx) && flat(qo) && flat(kx) && flat(ko) && flat(c) && flat(s)) {
-      const unsigned blocks = static_cast<unsigned>((chunks + threads - 1) / threads);
-      ltx_rotary_flat_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
-          qo.mutable_data_ptr<scalar_t>(), qx.const_data_ptr<scalar_t>(),
-          ko.defined() ? ko.mutable_data_ptr<scalar_t>() : nullptr,
-          kx.defined() ? kx.const_data_ptr<scalar_t>() : nullptr, c.const_data_ptr<float>(), s.const_data_ptr<float>(),
-          static_cast<int>(chunks));
+      auto flat_go = [&](auto kernel, int64_t flat_chunks) {
+        const unsigned blocks = static_cast<unsigned>((flat_chunks + threads - 1) / threads);
+        kernel<<<blocks, threads, 0, stream>>>(qo.mutable_data_ptr<scalar_t>(), qx.const_data_ptr<scalar_t>(),
+                                               ko.defined() ? ko.mutable_data_ptr<scalar_t>() : nullptr,
+                                               kx.defined() ? kx.const_data_ptr<scalar_t>() : nullptr,
+                                               c.const_data_ptr<float>(), s.const_data_ptr<float>(),
+                                               static_cast<int>(flat_chunks));
+      };
+      // 16-bit q and k in half packs while a grid of whole packs would hold at most 4 blocks an SM:
+      // twice the threads, each with half the bytes in flight, finish sooner (inductor's grid at these
+      // sizes gives a thread 1-2 elements). Standalone probe (bench/gpu/ltx_grid_probe.cu, H200, bf16,
+      // memset flush): 1-16 tokens x 2048-8192 0.3-0.6 us shorter (1 x 4096 4.19 -> 3.74 us), 128 x
+      // 2048-8192 0.1-0.4; at 512 x 4096 (8 blocks an SM) 0.1-0.2 us longer. Nsight Compute: 1 x 4096
+      // 2.98 -> 2.34 us (inductor 2.27), 16 x 4096 3.01 -> 2.59 (2.75), 128 x 4096 4.86 -> 4.42 (4.38).
+      // CUDA graphs, two runs: 1-128 tokens 0.1-0.6 us shorter, within -0.35..+0.34 us of inductor
+      // (was 0.2-0.5 behind; session 17).
+      // (Not `if constexpr`: the dispatch's lambda is no template, so both branches are compiled.)
+      constexpr int kSmallGridChunk = sizeof(scalar_t) == 2 ? N / 2 : N;
+      const int sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
+      if ((chunks + threads - 1) / threads <= 4 * int64_t(sms)) {
+        flat_go(ltx_rotary_flat_kernel<scalar_t, kSmallGridChunk>, chunks * N / kSmallGridChunk);
+      } else {
+        flat_go(ltx_rotary_flat_kernel<scalar_t, N>, chunks);
+      }
       C10_CUDA_KERNEL_LAUNCH_CHECK();
       return;
     }

@@ -88,14 +88,16 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
 // with weight) against 305: 36.5 warp instructions a row at 65536 x 128, as inductor's 37, against
 // 54 (Nsight Compute). CUDA graphs, H200, bf16, two runs: 8192-65536 rows up to 0.2 us shorter (32768
 // 8.9 -> 8.7-8.8 us); at 65536 rows 13.5-14.0 against inductor's 12.9, so the instructions were not
-// what kept it behind there (bench/gpu/NOTES.md, session 16).
+// what kept it behind there (bench/gpu/NOTES.md, session 16). Nor the block (kExactRowBlock: 64,
+// 128 or 256 threads, 13.70-13.81 us), the buffers' placement (ten placements: 13.76-14.13, inductor
+// 13.01-13.20) or plain loads instead of ld.global.nc (rms128_probe.cu: the same time); under Nsight
+// Compute the two kernels take 9.28 and 9.18 us (session 17).
 template <typename T, int G, int R, bool WEIGHTED>
-__global__ __launch_bounds__(kh::cuda::kRowBlock) void rms_norm_exact_rows_kernel(
+__global__ __launch_bounds__(kh::cuda::kExactRowBlock) void rms_norm_exact_rows_kernel(
     T* __restrict__ out, const T* __restrict__ in, const T* __restrict__ weight, int64_t rows, int in_stride,
     int out_stride, kh::cuda::RowNorm<at::opmath_type<T>> norm) {
-  static_assert(G <= 32 && kh::cuda::rows_per_block<G>() * G == kh::cuda::kRowBlock);
   using A = at::opmath_type<T>;
-  constexpr int kPass = kh::cuda::rows_per_block<G>(), kBlockRows = kPass * R;
+  constexpr int kBlockRows = kh::cuda::exact_block_rows<G, R>(), kPass = kBlockRows / R;
   const int64_t block_first = static_cast<int64_t>(blockIdx.x) * kBlockRows;
   const int last = rows - block_first < kBlockRows ? static_cast<int>(rows - block_first) - 1 : kBlockRows - 1;
   const int local = threadIdx.x / G, lane_offset = (threadIdx.x % G) * Pack<T>::N;
@@ -200,13 +202,13 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
       if constexpr (kh::cuda::kOnePackRowTile<G, P>) {
         constexpr int R = kh::cuda::kExactRows;
         const bool exact = packs == G * P && !x_l2_last &&
-                           std::max(x.stride(0), y.stride(0)) * kh::cuda::rows_per_block<G>() * R <= INT32_MAX;
+                           std::max(x.stride(0), y.stride(0)) * kh::cuda::exact_block_rows<G, R>() <= INT32_MAX;
         if (exact) {
-          const unsigned blocks = kh::cuda::row_blocks<G, R>(rows);
+          const unsigned blocks = kh::cuda::exact_row_blocks<G, R>(rows);
           auto exact_go = [&](auto kernel) {
-            kernel<<<blocks, kh::cuda::kRowBlock, 0, stream>>>(y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp, rows,
-                                                               static_cast<int>(x.stride(0)),
-                                                               static_cast<int>(y.stride(0)), norm);
+            kernel<<<blocks, kh::cuda::kExactRowBlock, 0, stream>>>(y.mutable_data_ptr<T>(), x.const_data_ptr<T>(), wp,
+                                                                    rows, static_cast<int>(x.stride(0)),
+                                                                    static_cast<int>(y.stride(0)), norm);
           };
           return wp ? exact_go(rms_norm_exact_rows_kernel<T, G, R, true>)
                     : exact_go(rms_norm_exact_rows_kernel<T, G, R, false>);
