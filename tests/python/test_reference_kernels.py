@@ -837,8 +837,9 @@ def test_norms_many_rows_of_one_pack(k, dtype, rows):
     blocks per SM of 16 rows: on the GPU the one-pack tile (kOnePackRowTile), each thread holding two
     rows for RMSNorm and four for fused add, and AdaLN's register-lean RMS kernel; 9 packs leave 7 of
     a row's 16 lanes empty, and the odd row counts the last block's last rows and passes (4233 and
-    8199 rows are 132 x 32 + 9 and 256 x 32 + 7). Rows of exactly 16 packs take the exact-row kernels
-    of RMSNorm and of AdaLN as RMS without a weight (32-bit offsets from each block's first row):
+    8199 rows are 132 x 32 + 9 and 256 x 32 + 7; the exact-row kernels' blocks of 16 rows leave 9 and
+    7 too). Rows of exactly 16 packs take the exact-row kernels of RMSNorm and of AdaLN as RMS
+    without a weight (32-bit offsets from each block's first row):
     also with rows one stride apart in and out (q of a fused qkv tensor) and, for AdaLN, three
     samples (the (batch, position) split). RMSNorm with and without a weight, fused add against the
     eager sum bit for bit, AdaLN as RMS (per-sample and per-token scale and shift) and as LayerNorm
