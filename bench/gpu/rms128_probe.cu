@@ -9,9 +9,9 @@
 // instructions a row. Here the same row arithmetic runs in every variant, which differ in one of:
 // threads a block, rows a thread, stores with st.global.cs, and a persistent grid that loads its
 // next rows before it stores the current ones. Each is timed with CUDA events after a flush that
-// leaves L2 dirty (a 256 MB memset, bench_ops.py's default) and after one that leaves it clean (a
-// kernel reading 256 MB), against a copy of the same bytes. Outputs are checked bit for bit against
-// the first variant. Prints CSV.
+// leaves L2 dirty (a 256 MB memset, bench_ops.py's default; also followed by its 50 us spin) and
+// after one that leaves it clean (a kernel reading 256 MB), against a copy of the same bytes.
+// Outputs are checked bit for bit against the first variant. Prints CSV.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -157,6 +157,13 @@ __global__ void copy_kernel(int4* __restrict__ out, const int4* __restrict__ in,
   if (i < packs) out[i] = __ldg(in + i);
 }
 
+// Spins one thread for `cycles` clock cycles: bench_ops.py's torch.cuda._sleep after its flush.
+__global__ void spin_kernel(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
 // Reads `bytes` (leaving L2 full of clean lines); the store never happens for these inputs.
 __global__ void read_flush_kernel(const int4* __restrict__ in, size_t packs, int* sink) {
   int acc = 0;
@@ -226,8 +233,9 @@ int main() {
   for (int round = 0; round < 3; ++round)  // rounds apart in time: the spread of a variant's medians
     for (int rows : {8192, 16384, 32768, 65536}) {
       const size_t bytes = size_t(rows) * kHidden * 2;
-      for (const char* mode : {"dirty", "clean"}) {
-        const bool dirty = std::strcmp(mode, "dirty") == 0;
+      // dirty_spin: the memset, then bench_ops.py's 100000-cycle spin (about 50 us) before the run
+      for (const char* mode : {"dirty", "clean", "dirty_spin"}) {
+        const bool dirty = std::strncmp(mode, "dirty", 5) == 0, spin = std::strcmp(mode, "dirty_spin") == 0;
         auto timed = [&](auto&& launch) {
           return median_us_after(
               [&](int rep) {
@@ -236,6 +244,7 @@ int main() {
                 } else {
                   read_flush_kernel<<<4 * sms, 1024>>>(static_cast<const int4*>(flush), flush_bytes / 16, sink);
                 }
+                if (spin) spin_kernel<<<1, 1>>>(100000);
               },
               10, 100, launch);
         };
