@@ -1,7 +1,7 @@
 // RMSNorm on rows of 128 bf16 at 8192-65536 rows: which grid and which row loop reach inductor's
 // time? (issue 8, bench/gpu/NOTES.md, sessions 15-17)
 //
-//   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/rms128_probe bench/gpu/rms128_probe.cu && /tmp/rms128_probe
+//   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/rms128_probe bench/gpu/rms128_probe.cu -lcuda && /tmp/rms128_probe
 //
 // At 65536 x 128 inductor's kernel (blocks of 64 threads, 16 threads a row, two rows a thread)
 // runs 9.18 us under Nsight Compute against our 9.66-10.05 (rms_norm_cuda.cu's
@@ -12,6 +12,7 @@
 // leaves L2 dirty (a 256 MB memset, bench_ops.py's default; also followed by its 50 us spin) and
 // after one that leaves it clean (a kernel reading 256 MB), against a copy of the same bytes.
 // Outputs are checked bit for bit against the first variant. Prints CSV.
+#include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -180,7 +181,34 @@ struct Variant {
   int rows_a_thread;
   bool persistent;
   void (*kernel)(bf*, const bf*, const bf*, int);
+  CUfunction real = nullptr;  // rms_norm_exact_rows_kernel from a cubin, launched instead of `kernel`
 };
+
+#define CHECK_CU(x)                                                         \
+  do {                                                                      \
+    CUresult r = (x);                                                       \
+    if (r != CUDA_SUCCESS) {                                                \
+      const char* what = nullptr;                                           \
+      cuGetErrorString(r, &what);                                           \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, what); \
+      std::exit(1);                                                         \
+    }                                                                       \
+  } while (0)
+
+// The product's kernel itself (rms_norm_cuda.cu's rms_norm_exact_rows_kernel<bf16, 16, 2, true>,
+// compiled to a cubin by the caller): the same kernel as in a PyTorch process, in this probe's
+// context. Its parameters: out, in, weight, int64 rows, int in_stride, int out_stride, and
+// RowNorm<float> {inv_hidden, eps}.
+void launch_real(CUfunction f, int threads, int rows_a_thread, bf* out, const bf* in, const bf* weight, int rows) {
+  struct RowNorm {
+    float inv_hidden, eps;
+  } norm{1.0f / kHidden, 1e-6f};
+  int64_t rows64 = rows;
+  int stride = kHidden;
+  void* params[] = {&out, &in, &weight, &rows64, &stride, &stride, &norm};
+  const int block_rows = threads / kLanes * rows_a_thread;
+  CHECK_CU(cuLaunchKernel(f, (rows + block_rows - 1) / block_rows, 1, 1, threads, 1, 1, 0, nullptr, params, nullptr));
+}
 
 template <int BLOCK, int R, bool STREAM, bool PERSISTENT, int LOAD = kReadOnly>
 Variant variant(const char* name) {
@@ -188,7 +216,10 @@ Variant variant(const char* name) {
   return {name, BLOCK, R, false, rows_kernel<BLOCK, R, STREAM, LOAD>};
 }
 
-int main() {
+// rms128_probe [CUBIN FUNCTION [THREADS]]: with a cubin of rms_norm_cuda.cu and the mangled name of
+// rms_norm_exact_rows_kernel<c10::BFloat16, 16, 2, true> in it, also times that kernel ("real"),
+// in blocks of THREADS (kExactRowBlock of its build; 128 by default).
+int main(int argc, char** argv) {
   const int max_rows = 65536;
   const size_t elements = size_t(max_rows) * kHidden;
   bf *in, *out, *weight;
@@ -214,7 +245,7 @@ int main() {
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
 
-  const std::vector<Variant> variants = {
+  std::vector<Variant> variants = {
       variant<256, 2, false, false>("256x2"),  // rms_norm_exact_rows_kernel's tile in session 16
       variant<128, 2, false, false>("128x2"),  // ... and in session 17
       variant<128, 2, false, false, kPlain>("128x2_plain"),
@@ -226,6 +257,13 @@ int main() {
       variant<512, 2, false, false>("512x2"),
       variant<256, 1, true, true>("persistent_256x1_cs"),
   };
+  if (argc >= 3) {
+    CUmodule module;
+    CUfunction real;
+    CHECK_CU(cuModuleLoad(&module, argv[1]));
+    CHECK_CU(cuModuleGetFunction(&real, module, argv[2]));
+    variants.push_back({"real_exact_rows_kernel", argc >= 4 ? std::atoi(argv[3]) : 128, 2, false, nullptr, real});
+  }
   // Session 17's first run (one round) also had 64x1 (0.68-0.83 of copy), 128x4, 256x4, 256x1,
   // 256x2_cs and the persistent 256x2, 128x2 and 256x1, none ahead of 128x2 after the memset flush.
   std::vector<uint16_t> expected(elements), got(elements);
@@ -257,6 +295,20 @@ int main() {
           const Variant& var = variants[v];
           const int chunk = var.threads / kLanes * var.rows_a_thread, chunks = (rows + chunk - 1) / chunk;
           int blocks = chunks;
+          if (var.real != nullptr) {
+            CHECK(cudaMemset(out, 0xff, bytes));
+            const float us = timed([&] { launch_real(var.real, var.threads, 2, out, in, weight, rows); });
+            CHECK(cudaMemcpy(got.data(), out, bytes, cudaMemcpyDeviceToHost));
+            int differ = 0;  // its sums add in another order: a last-bit difference is allowed
+            for (size_t i = 0; i < got.size() && i < bytes / 2; ++i) {
+              const int d = int(got[i]) - int(expected[i]);
+              differ += d < -1 || d > 1;
+            }
+            std::printf("%d,%d,%s,%s,%d,%d,%d,%.2f,%.2f,%.3f,%d\n", round, rows, mode, var.name.c_str(), var.threads, 2,
+                        (rows + var.threads / kLanes * 2 - 1) / (var.threads / kLanes * 2), us, copy_us, copy_us / us,
+                        differ == 0 ? 1 : 0);
+            continue;
+          }
           if (var.persistent) {
             int per_sm = 0;
             CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, var.kernel, var.threads, 0));
