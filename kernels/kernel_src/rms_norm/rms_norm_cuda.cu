@@ -92,6 +92,10 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
 // 128 or 256 threads, 13.70-13.81 us), the buffers' placement (ten placements: 13.76-14.13, inductor
 // 13.01-13.20) or plain loads instead of ld.global.nc (rms128_probe.cu: the same time); under Nsight
 // Compute the two kernels take 9.28 and 9.18 us (session 17).
+#ifndef KH_EXACT_WEIGHT_EARLY  // a build option only for the benchmark's comparison
+#define KH_EXACT_WEIGHT_EARLY 0
+#endif
+
 template <typename T, int G, int R, bool WEIGHTED>
 __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void rms_norm_exact_rows_kernel(
     T* __restrict__ out, const T* __restrict__ in, const T* __restrict__ weight, int64_t rows, int in_stride,
@@ -113,9 +117,17 @@ __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void rms_norm_exact_rows_
   if constexpr (WEIGHTED) w = kh::cuda::load_pack(weight + lane_offset);
   A sum[R];
   kh::cuda::sums_of_squares<G>(sum, x);
+  // With `return` past the last row, the weight's load sinks below the first one, after the row
+  // sums' shuffles: its latency then adds to every thread's. KH_EXACT_WEIGHT_EARLY skips the stores
+  // instead, and the load stays with x's: in rms128_probe.cu (its copy of this kernel) 65536 x 128
+  // took 12.42-12.51 us instead of 12.90-12.96 after the memset flush (the copy: 12.42-12.51), 16384
+  // rows 6.08-6.18 instead of 5.92-5.95 (session 17). Not yet timed in the op.
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    if (local + r * kPass > last) return;
+    if (local + r * kPass > last) {
+      if constexpr (KH_EXACT_WEIGHT_EARLY) continue;
+      return;
+    }
     kh::cuda::store_pack_whole(out + ((local + r * kPass) * out_stride + lane_offset),
                                kh::cuda::normed_pack(x[r], norm.inv_rms(sum[r]), WEIGHTED ? &w : nullptr));
   }
