@@ -125,8 +125,11 @@ __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void rms_norm_exact_rows_
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     if (local + r * kPass > last) {
-      if constexpr (KH_EXACT_WEIGHT_EARLY) continue;
-      return;
+      if constexpr (KH_EXACT_WEIGHT_EARLY) {
+        continue;
+      } else {
+        return;
+      }
     }
     kh::cuda::store_pack_whole(out + ((local + r * kPass) * out_stride + lane_offset),
                                kh::cuda::normed_pack(x[r], norm.inv_rms(sum[r]), WEIGHTED ? &w : nullptr));
