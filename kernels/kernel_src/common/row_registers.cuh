@@ -247,11 +247,15 @@ inline bool register_row(int64_t packs) {
   return packs <= int64_t(512) * MaxP;
 }
 
+// Blocks of `block_rows` rows each that cover `rows`.
+inline unsigned blocks_for_rows(int64_t rows, int64_t block_rows) {
+  return static_cast<unsigned>((rows + block_rows - 1) / block_rows);
+}
+
 // Blocks of a row kernel whose threads each hold R rows (R x rows_per_block<G>() rows a block).
 template <int G, int R = 1>
 inline unsigned row_blocks(int64_t rows) {
-  constexpr int64_t kRows = int64_t(rows_per_block<G>()) * R;
-  return static_cast<unsigned>((rows + kRows - 1) / kRows);
+  return blocks_for_rows(rows, int64_t(rows_per_block<G>()) * R);
 }
 
 // The tile of rows of 9-16 packs (128 bf16 elements: Qwen3's per-head q and k norms), one pack a
@@ -289,8 +293,7 @@ constexpr int exact_block_rows() {
 
 template <int G, int R>
 inline unsigned exact_row_blocks(int64_t rows) {
-  constexpr int64_t kRows = exact_block_rows<G, R>();
-  return static_cast<unsigned>((rows + kRows - 1) / kRows);
+  return blocks_for_rows(rows, exact_block_rows<G, R>());
 }
 
 // Whether a grid of `blocks` row blocks should load the row's other inputs (weight, scale, shift)

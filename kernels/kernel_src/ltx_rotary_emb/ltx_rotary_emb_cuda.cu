@@ -220,7 +220,7 @@ void ltx_rotary_emb(at::Tensor& q_out, const std::optional<at::Tensor>& k_out, c
       // (Not `if constexpr`: the dispatch's lambda is no template, so both branches are compiled.)
       constexpr int kSmallGridChunk = sizeof(scalar_t) == 2 ? N / 2 : N;
       const int sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
-      if ((chunks + threads - 1) / threads <= 4 * int64_t(sms)) {
+      if (grid <= 4u * static_cast<unsigned>(sms)) {  // grid: the whole packs' blocks (far below its cap)
         flat_go(ltx_rotary_flat_kernel<scalar_t, kSmallGridChunk>, chunks * N / kSmallGridChunk);
       } else {
         flat_go(ltx_rotary_flat_kernel<scalar_t, N>, chunks);

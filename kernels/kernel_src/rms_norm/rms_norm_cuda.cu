@@ -79,6 +79,10 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
   }
 }
 
+#ifndef KH_EXACT_WEIGHT_EARLY  // a build option only for the benchmark's comparison
+#define KH_EXACT_WEIGHT_EARLY 0
+#endif
+
 // Rows of exactly G packs, one pack a thread, R rows a thread: kOnePackRowTile's rows of 16 packs
 // (128 bf16/fp16 elements: Qwen3's per-head q and k norms) at grids past early_loads_pay. What
 // rms_norm_rows_kernel decides per pack or per row at run time is fixed here: no per-pack guard, the
@@ -92,10 +96,6 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
 // 128 or 256 threads, 13.70-13.81 us), the buffers' placement (ten placements: 13.76-14.13, inductor
 // 13.01-13.20) or plain loads instead of ld.global.nc (rms128_probe.cu: the same time); under Nsight
 // Compute the two kernels take 9.28 and 9.18 us (session 17).
-#ifndef KH_EXACT_WEIGHT_EARLY  // a build option only for the benchmark's comparison
-#define KH_EXACT_WEIGHT_EARLY 0
-#endif
-
 template <typename T, int G, int R, bool WEIGHTED>
 __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void rms_norm_exact_rows_kernel(
     T* __restrict__ out, const T* __restrict__ in, const T* __restrict__ weight, int64_t rows, int in_stride,
