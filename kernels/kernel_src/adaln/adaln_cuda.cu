@@ -264,7 +264,13 @@ __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void adaln_rms_exact_rows
   }
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    if (local + r * kPass > last) return;
+    if (local + r * kPass > last) {
+      if constexpr (kh::cuda::kOnePackLoadsFirst) {
+        continue;
+      } else {
+        return;
+      }
+    }
     Pack<T> o;
     modulate_pack(o, xp[r], 0.0f, norm.inv_rms(sum[r]), /*has_weight=*/false, /*w, unread=*/xp[r], scp[r], shp[r],
                   false);

@@ -79,10 +79,6 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
   }
 }
 
-#ifndef KH_EXACT_WEIGHT_EARLY  // a build option only for the benchmark's comparison
-#define KH_EXACT_WEIGHT_EARLY 0
-#endif
-
 // Rows of exactly G packs, one pack a thread, R rows a thread: kOnePackRowTile's rows of 16 packs
 // (128 bf16/fp16 elements: Qwen3's per-head q and k norms) at grids past early_loads_pay. What
 // rms_norm_rows_kernel decides per pack or per row at run time is fixed here: no per-pack guard, the
@@ -117,15 +113,13 @@ __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void rms_norm_exact_rows_
   if constexpr (WEIGHTED) w = kh::cuda::load_pack(weight + lane_offset);
   A sum[R];
   kh::cuda::sums_of_squares<G>(sum, x);
-  // With `return` past the last row, the weight's load sinks below the first one, after the row
-  // sums' shuffles: its latency then adds to every thread's. KH_EXACT_WEIGHT_EARLY skips the stores
-  // instead, and the load stays with x's: in rms128_probe.cu (its copy of this kernel) 65536 x 128
-  // took 12.42-12.51 us instead of 12.90-12.96 after the memset flush (the copy: 12.42-12.51), 16384
-  // rows 6.08-6.18 instead of 5.92-5.95 (session 17). Not yet timed in the op.
+  // kOnePackLoadsFirst: the weight's load stays with x's. In rms128_probe.cu (its copy of this
+  // kernel) 65536 x 128 took 12.42-12.51 us instead of 12.90-12.96 after the memset flush (the copy:
+  // 12.42-12.51), 16384 rows 6.08-6.18 instead of 5.92-5.95 (session 17).
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     if (local + r * kPass > last) {
-      if constexpr (KH_EXACT_WEIGHT_EARLY) {
+      if constexpr (kh::cuda::kOnePackLoadsFirst) {
         continue;
       } else {
         return;
