@@ -775,6 +775,8 @@ def test_adaln_float64_many_blocks(k, dtype, shape, mod, norm, weighted):
 @pytest.mark.parametrize("shape,mod,norm,weighted", [((1, 3, 5120), "per_sample_3d", "rms", False),
                                                      ((3, 5, 8192), "per_sample", "rms", False),
                                                      ((2, 7, 3072), "per_token", "rms", False),
+                                                     ((2, 50, 3072), "per_token", "rms", False),
+                                                     ((1, 100, 3072), "per_sample", "layer", True),
                                                      ((3, 5, 8192), "per_token", "layer", True),
                                                      ((1, 3, 5120), "per_sample", "rms", True),
                                                      ((2, 3, 12288), "per_sample", "rms", False),
@@ -783,8 +785,9 @@ def test_adaln_float64_many_blocks(k, dtype, shape, mod, norm, weighted):
 def test_adaln_float64_launch_bound(k, dtype, shape, mod, norm, weighted):
     """Few rows of 2048-12288 elements: on the GPU a row per block of 256-512 threads, scale and shift
     loaded with x, and RMS without a weight in its short kernel (12288 in fp16/bf16: 512 threads of
-    three or four packs; 4096: 256 threads of two); one sample (its rows need no division into batch
-    and position) and several. Against the same tiles with a weight and with LayerNorm."""
+    three or four packs; 4096: 256 threads of two, and 3072 at 33-132 rows); one sample (its rows need
+    no division into batch and position) and several. Against the same tiles with a weight and with
+    LayerNorm."""
     check_adaln(k, dtype, shape, mod, norm, weighted)
 
 

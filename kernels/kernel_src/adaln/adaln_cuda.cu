@@ -16,10 +16,18 @@
 #include "../common/views.h"
 #include "torch_binding.h"
 
+#ifndef KH_ADALN_TWO_PACK_MIN_ROWS  // a build option only for the benchmark's comparison
+#define KH_ADALN_TWO_PACK_MIN_ROWS 33
+#endif
+
 namespace {
 
 using kh::cuda::block_threads;
 using kh::cuda::Pack;
+
+// Launch-bound rows of 257-384 packs (3072 wide in bf16) take two packs a thread from this many rows
+// (see the launch).
+constexpr int64_t kTwoPackMinRows = KH_ADALN_TWO_PACK_MIN_ROWS;
 
 // A [B, S, H] tensor by its strides (the last one is 1); I: the strides' type, 32 bits where every
 // element's offset fits (fits_int32).
@@ -264,13 +272,7 @@ __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void adaln_rms_exact_rows
   }
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    if (local + r * kPass > last) {
-      if constexpr (kh::cuda::kOnePackLoadsFirst) {
-        continue;
-      } else {
-        return;
-      }
-    }
+    if (local + r * kPass > last) return;
     Pack<T> o;
     modulate_pack(o, xp[r], 0.0f, norm.inv_rms(sum[r]), /*has_weight=*/false, /*w, unread=*/xp[r], scp[r], shp[r],
                   false);
@@ -443,8 +445,15 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
       // 4096 wide, 4.00 -> 3.62 us at 256 rows, 4.58 -> 4.42 at 512; at 3072 wide (384 packs) mixed,
       // 3.52 -> 3.84 at 256 rows (Nsight Compute, H200, bf16, session 11). Also at up to one row per
       // SM (session 12, against 512 x 1): 128 x 4096 3.36 -> 3.30 us, with warm caches 3.14 -> 3.01.
-      packs > 384 ? kh::cuda::with_launch_bound_tile<2>(packs, rows, early_long_rows)
-                  : kh::cuda::with_launch_bound_tile<1>(packs, rows, early);
+      // And at 3072 wide from kTwoPackMinRows rows up to one row per SM, as Liger runs them: CUDA
+      // graphs, best of three, 48-128 x 3072 0.07-0.18 us shorter (128 rows 6.16 -> 5.98, Liger's
+      // 5.98; at 1-32 rows, the same kernel in both builds, they differed by up to 0.08); Nsight
+      // Compute, 128 x 3072 3.84 -> 3.68 and 3.26 -> 3.14 us in two calls, but 16 x 3072 3.23 -> 3.36
+      // (session 18).
+      const bool two_packs = packs > 384 || (packs > 256 && rows >= kTwoPackMinRows &&
+                                             rows <= kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132));
+      two_packs ? kh::cuda::with_launch_bound_tile<2>(packs, rows, early_long_rows)
+                : kh::cuda::with_launch_bound_tile<1>(packs, rows, early);
       C10_CUDA_KERNEL_LAUNCH_CHECK();
       return;
     }

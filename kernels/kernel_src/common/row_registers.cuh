@@ -267,16 +267,6 @@ inline unsigned row_blocks(int64_t rows) {
 template <int G, int P>
 constexpr bool kOnePackRowTile = G == 16 && P == 1;
 
-#ifndef KH_ONE_PACK_LOADS_FIRST  // a build option only for the benchmark's comparison
-#define KH_ONE_PACK_LOADS_FIRST 0
-#endif
-// Whether the kernels for kOnePackRowTile's rows at many rows (R rows a thread) skip the stores of
-// the last block's missing rows instead of returning: with a `return` between the row sums and the
-// stores, the compiler issues the weight's load after the sums' shuffles, so its latency adds to every
-// thread's (the SASS of rms_norm_exact_rows_kernel, session 17). Without it the load goes out with
-// x's, and fused add also loads its weight pack there.
-constexpr bool kOnePackLoadsFirst = KH_ONE_PACK_LOADS_FIRST;
-
 #ifndef KH_EXACT_ROWS  // a build option only for the benchmark's comparison
 #define KH_EXACT_ROWS 2
 #endif

@@ -31,9 +31,6 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void fused_add_rms_no
   using A = at::opmath_type<T>;
   using Row = kh::cuda::RowPacks<T, G, P>;
   constexpr int kPass = kh::cuda::rows_per_block<G>();
-  // The weight's packs with x and r: in the launch-bound grids, and for R rows a thread where
-  // kOnePackLoadsFirst (the last block's missing rows then skip their stores instead of returning).
-  constexpr bool kWeightFirst = EARLY || (R > 1 && kh::cuda::kOnePackLoadsFirst);
   const int64_t first = static_cast<int64_t>(blockIdx.x) * kPass * R + threadIdx.x / G;
   const int lane = threadIdx.x % G;
   Row s[R];  // x, then the rounded sum x + r
@@ -50,7 +47,7 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void fused_add_rms_no
         b[q].load(residual + row * res_stride, lane, hidden, !EARLY && l2_last);
       }
     }
-    if constexpr (kWeightFirst) {
+    if constexpr (EARLY) {
       if (weight && first < rows) early_w.load(weight, lane, hidden);
     }
 #pragma unroll
@@ -91,13 +88,7 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void fused_add_rms_no
 #pragma unroll
   for (int q = 0; q < R; ++q) {
     const int64_t row = first + q * kPass;
-    if (row >= rows) {
-      if constexpr (kWeightFirst && R > 1) {
-        continue;
-      } else {
-        return;
-      }
-    }
+    if (row >= rows) return;
     const A inv = norm.inv_rms(sum[q]);
     T* x = input + row * in_stride;
 #pragma unroll
@@ -105,7 +96,7 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void fused_add_rms_no
       if (!Row::has(lane, k, hidden)) continue;
       const int64_t i = Row::offset(lane, k);
       Pack<T> w{};
-      if constexpr (kWeightFirst) {
+      if constexpr (EARLY) {
         w = early_w.p[k];
       } else if (weight) {
         w = kh::cuda::load_pack(weight + i);

@@ -113,18 +113,15 @@ __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void rms_norm_exact_rows_
   if constexpr (WEIGHTED) w = kh::cuda::load_pack(weight + lane_offset);
   A sum[R];
   kh::cuda::sums_of_squares<G>(sum, x);
-  // kOnePackLoadsFirst: the weight's load stays with x's. In rms128_probe.cu (its copy of this
-  // kernel) 65536 x 128 took 12.42-12.51 us instead of 12.90-12.96 after the memset flush (the copy:
-  // 12.42-12.51), 16384 rows 6.08-6.18 instead of 5.92-5.95 (session 17).
+  // With `return` past the last row the compiler issues the weight's load after the row sums'
+  // shuffles. Skipping the missing rows' stores instead keeps it with x's, which in rms128_probe.cu
+  // (a copy of this kernel) took 65536 x 128 from 12.90-12.96 to 12.42-12.51 us; in the op, as CUDA
+  // graphs (best of three), it moved 65536 rows only 13.78 -> 13.62 us and took 32768 rows from 8.86
+  // to 9.41 (fused add's four-row tile and AdaLN's exact kernel likewise: -0.5 to +0.3 us, no
+  // consistent direction; bench/gpu/NOTES.md, session 18). So `return` stays.
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    if (local + r * kPass > last) {
-      if constexpr (kh::cuda::kOnePackLoadsFirst) {
-        continue;
-      } else {
-        return;
-      }
-    }
+    if (local + r * kPass > last) return;
     kh::cuda::store_pack_whole(out + ((local + r * kPass) * out_stride + lane_offset),
                                kh::cuda::normed_pack(x[r], norm.inv_rms(sum[r]), WEIGHTED ? &w : nullptr));
   }
