@@ -27,8 +27,9 @@ implementation N times in turns and keeps each one's best median: at launch-boun
 moves by about 0.5 us between runs of identical code (session 7), and a peer's best over several
 runs against our single median would favour the peer. --timing times every implementation in
 several ways in the same process (bench(): do_bench; its flush with the host kept ahead; a read
-flush; a CUDA graph replay; no flush), each as its own impl column (NAME@TIMING). Writes
-DIR/bench.csv (one row per op, shape, dtype and implementation) and prints a summary table.
+flush; a CUDA graph replay; no flush), each as its own impl column (NAME@TIMING). --interleave
+times all implementations of a shape and its copy run by run in turns instead (bench_interleaved),
+so that drift over time cancels out of their differences. Writes DIR/bench.csv (one row per op, shape, dtype and implementation) and prints a summary table.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import csv
 import importlib.util
 import math
 import os
+import re
 import statistics
 import sys
 import time
@@ -380,6 +382,47 @@ def bench_events(fn, quick, timing):
     return statistics.median(b.elapsed_time(e) for b, e in events)
 
 
+def bench_interleaved(fns, quick, timing):
+    """Median ms of each of fns, timed run by run in turns (--interleave): run i times every fn once,
+    each after its own flush and spin as in bench_events, starting one further along the list each
+    run. A drift of the GPU's clocks or of the machine's state over the seconds one implementation's
+    100 runs take then moves every implementation alike, where timing them one after another (the
+    default) leaves it in their difference: two builds of identical code differed there by a median
+    of 1.5% and up to 10% (session 18)."""
+    if timing == "graph":
+        for fn in fns:
+            if fn not in GRAPHS:
+                GRAPHS[fn] = as_graph(fn)
+        fns = [GRAPHS[fn] for fn in fns]
+    elif timing == "dobench":
+        timing = "write"  # do_bench cannot interleave: its memset flush, timed with events
+    if not FLUSH:
+        FLUSH.append(torch.empty(64 * 1024**2, device="cuda"))
+    flush, sink = FLUSH[0], torch.empty((), device=FLUSH[0].device, dtype=FLUSH[0].dtype)
+    for fn in fns:
+        for _ in range(5 if quick else 10):
+            fn()
+    runs = 40 if quick else 100
+    events = [[(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(runs)]
+              for _ in fns]
+    for run in range(runs):
+        for j in range(len(fns)):
+            i = (run + j) % len(fns)
+            if timing == "read":
+                torch.sum(flush, 0, out=sink)
+            elif timing != "warm":
+                flush.zero_()
+            torch.cuda._sleep(100_000)
+            begin, end = events[i][run]
+            begin.record()
+            fns[i]()
+            end.record()
+        if run % 20 == 19:
+            torch.cuda.synchronize()  # keep the queue short: the host stays ahead without filling it
+    torch.cuda.synchronize()
+    return [statistics.median(b.elapsed_time(e) for b, e in ev) for ev in events]
+
+
 def as_graph(fn):
     """fn captured in a CUDA graph, as a callable that replays it (timing "graph"). At launch-bound
     sizes do_bench puts ours 0.6-1 us further behind inductor's kernels than their durations under
@@ -397,6 +440,15 @@ def as_graph(fn):
 
 
 TIMING_OF_COPY = ["dobench"]  # the first --timing, set once in main()
+
+
+def copy_call(nbytes, dev="cuda"):
+    """The elementwise copy kernel of copy_ceiling, as one callable (--interleave times it beside the
+    implementations; as a CUDA graph the memcpy is a slower memcpy node, so the kernel is the one)."""
+    n = max(1, nbytes // 4)
+    src = torch.randn(n, device=dev, dtype=torch.float16)
+    dst = torch.empty_like(src)
+    return lambda: torch.mul(src, 1, out=dst)
 
 
 def copy_ceiling(nbytes, dev="cuda"):
@@ -428,6 +480,12 @@ def main() -> int:
     p.add_argument("--csv-name", default="bench.csv")
     p.add_argument("--compile-per-shape", action="store_true",
                    help="compile the `compile` peer anew at every shape (static shapes, autotuned at that size)")
+    p.add_argument("--shapes", default="",
+                   help="OP:TOKENSxHIDDEN,... (e.g. rms_norm:65536x128): only these shapes, instead of the "
+                   "product of --ops, --tokens and --hidden")
+    p.add_argument("--interleave", action="store_true",
+                   help="time all implementations and the copy run by run in turns (bench_interleaved), "
+                   "not one after another; dobench becomes write (the same flush, timed with events)")
     p.add_argument("--repeat", type=int, default=1,
                    help="time every implementation (and the copy) this many times, in turns (every other round "
                    "in reverse order); keep each one's best median")
@@ -460,12 +518,26 @@ def main() -> int:
     ops = args.ops.split(",")
     tokens = [int(t) for t in args.tokens.split(",")]
     hidden = [int(h) for h in args.hidden.split(",")]
+    only = None  # --shapes: the (op, tokens, hidden) to time
+    if args.shapes:
+        try:
+            only = {(op, int(t), int(h)) for op, t, h in
+                    (re.fullmatch(r"(\w+):(\d+)x(\d+)", s.strip()).groups() for s in args.shapes.split(","))}
+        except AttributeError:
+            p.error(f"--shapes: OP:TOKENSxHIDDEN,..., got {args.shapes}")
+        if any(op not in OPS for op, _, _ in only):
+            p.error(f"--shapes: ops are {', '.join(OPS)}")
+        ops = [op for op in OPS if any(o == op for o, _, _ in only)]
+        tokens = sorted({t for _, t, _ in only})
+        hidden = sorted({h for _, _, h in only})
     for dname in args.dtypes.split(","):
         dtype = DT[dname]
         for H in hidden:
             torch._dynamo.reset()  # one compile per hidden size, the token count becomes dynamic
             compiled = {op: torch.compile(EAGER[op]) for op in ops}
             for T in tokens:
+                if only is not None and not any((op, T, H) in only for op in ops):
+                    continue
                 if args.compile_per_shape:
                     torch._dynamo.reset()
                     compiled = {op: torch.compile(EAGER[op], dynamic=False) for op in ops}
@@ -473,6 +545,8 @@ def main() -> int:
                     print(f"budget reached: stopping before {dname} H={H} T={T}", flush=True)
                     break
                 for op in ops:
+                    if only is not None and (op, T, H) not in only:
+                        continue
                     try:
                         case = Case(op, T, H, dtype)
                     except torch.OutOfMemoryError:
@@ -512,7 +586,22 @@ def main() -> int:
                     # Every other round runs them in reverse order: timed first in every round, ours
                     # measured up to 10% shorter than a build of the same code timed later (session 13,
                     # 1024-16384 tokens, where the data sits in L2).
-                    for round_ in range(args.repeat):
+                    for round_ in range(args.repeat if args.interleave else 0):
+                        live = [(n, fn) for n, fn, _, _ in candidates if not notes[n]]
+                        if round_ == 0:
+                            copy_fn = copy_call(case.bytes)
+                        for timing in timings:
+                            try:
+                                medians = bench_interleaved([fn for _, fn in live] + [copy_fn], args.quick, timing)
+                            except Exception as e:
+                                print(f"  {op} {T}x{H}: interleaved timing failed: {failure_note(e)}", flush=True)
+                                continue
+                            for (name, _), ms in zip(live, medians):
+                                key = timed_name(name, timing, timings)
+                                best[key] = min(best.get(key, float("inf")), ms)
+                            if timing == timings[0]:
+                                cms = min(cms, medians[-1]) if round_ else medians[-1]
+                    for round_ in range(0 if args.interleave else args.repeat):
                         for name, fn, _, _ in candidates if round_ % 2 == 0 else candidates[::-1]:
                             for timing in timings:
                                 if notes[name]:
@@ -523,7 +612,7 @@ def main() -> int:
                                 except Exception as e:
                                     notes[name] = failure_note(e)
                     GRAPHS.clear()
-                    if args.repeat > 1:
+                    if args.repeat > 1 and not args.interleave:
                         cms = min([cms] + [copy_ceiling(case.bytes)[0] for _ in range(args.repeat - 1)])
                     for key, name in ((timed_name(n, t, timings), n) for n, _, _, _ in candidates for t in timings):
                         ms = best.get(key, float("nan")) if not notes[name] else float("nan")

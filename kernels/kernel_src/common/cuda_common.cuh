@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace kh::cuda {
@@ -27,6 +28,28 @@ struct alignas(16) Pack {
 template <typename T>
 __device__ __forceinline__ Pack<T> load_pack(const T* p) {
   return *reinterpret_cast<const Pack<T>*>(p);
+}
+
+// W elements of T moved by one load or store of W x sizeof(T) bytes (4, 8 or 16): for the
+// elementwise kernels' small grids, where a thread holds part of a 16-byte pack so that more
+// threads share the bytes (inductor's kernels there give a thread 2-4 elements).
+template <typename T, int W>
+using ChunkWord =
+    std::conditional_t<W * sizeof(T) == 16, int4, std::conditional_t<W * sizeof(T) == 8, uint2, uint32_t>>;
+
+template <typename T, int W>
+__device__ __forceinline__ void load_elements(T (&v)[W], const T* p) {
+  static_assert(W * sizeof(T) == 4 || W * sizeof(T) == 8 || W * sizeof(T) == 16);
+  const ChunkWord<T, W> word = *reinterpret_cast<const ChunkWord<T, W>*>(p);
+  std::memcpy(v, &word, sizeof word);
+}
+
+template <typename T, int W>
+__device__ __forceinline__ void store_elements(T* p, const T (&v)[W]) {
+  static_assert(W * sizeof(T) == 4 || W * sizeof(T) == 8 || W * sizeof(T) == 16);
+  ChunkWord<T, W> word;
+  std::memcpy(&word, v, sizeof word);
+  *reinterpret_cast<ChunkWord<T, W>*>(p) = word;
 }
 
 // A 16-byte load through the read-only path (ld.global.nc), for inputs no thread of the kernel

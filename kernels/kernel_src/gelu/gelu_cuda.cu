@@ -39,6 +39,45 @@ __global__ void gelu_kernel(T* __restrict__ out, const T* __restrict__ in, I n, 
   }
 }
 
+// A contiguous tensor on a small grid: W elements a thread (part of a pack), one chunk each, no loop.
+template <typename T, int W, bool TANH>
+__global__ void gelu_small_grid_kernel(T* __restrict__ out, const T* __restrict__ in, int chunks) {
+  using A = at::opmath_type<T>;
+  const int chunk = blockIdx.x * blockDim.x + threadIdx.x;
+  if (chunk >= chunks) return;
+  T v[W];
+  kh::cuda::load_elements<T, W>(v, in + chunk * W);
+#pragma unroll
+  for (int j = 0; j < W; ++j) v[j] = static_cast<T>(kh::cuda::gelu_for<T>(static_cast<A>(v[j]), TANH));
+  kh::cuda::store_elements<T, W>(out + chunk * W, v);
+}
+
+#ifndef KH_GELU_SMALL_GRID_BYTES  // a build option only for the benchmark's comparison: 0 (off), 4 or 8
+#define KH_GELU_SMALL_GRID_BYTES 0
+#endif
+
+// Launches gelu_small_grid_kernel on a contiguous tensor of n elements where it applies (16-bit T,
+// n a multiple of the chunk, and a grid of whole packs, pack_grid blocks, of at most 4 blocks an SM);
+// false where it does not.
+template <typename T>
+bool gelu_small_grid(T* out, const T* in, int64_t n, unsigned pack_grid, int threads, bool tanh, cudaStream_t stream) {
+  if constexpr (KH_GELU_SMALL_GRID_BYTES == 0 || sizeof(T) != 2) {
+    return false;
+  } else {
+    constexpr int W = KH_GELU_SMALL_GRID_BYTES / sizeof(T);
+    const int sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
+    if (n % W != 0 || n / W > INT32_MAX || pack_grid > 4u * static_cast<unsigned>(sms)) return false;
+    const int chunks = static_cast<int>(n / W);
+    const unsigned blocks = static_cast<unsigned>((chunks + threads - 1) / threads);
+    if (tanh) {
+      gelu_small_grid_kernel<T, W, true><<<blocks, threads, 0, stream>>>(out, in, chunks);
+    } else {
+      gelu_small_grid_kernel<T, W, false><<<blocks, threads, 0, stream>>>(out, in, chunks);
+    }
+    return true;
+  }
+}
+
 void gelu_cuda(const char* op, at::Tensor& out, const at::Tensor& input, bool approximate_tanh) {
   kh::check_device(op, input, true);
   kh::check_gelu_args(op, out, input);
@@ -66,6 +105,12 @@ void gelu_cuda(const char* op, at::Tensor& out, const at::Tensor& input, bool ap
                                                              x.const_data_ptr<scalar_t>(), I(n), x.stride(0),
                                                              yo.stride(0), I(per_row), I(chunks));
     };
+    if (vec && rows == 1 &&
+        gelu_small_grid(yo.mutable_data_ptr<scalar_t>(), x.const_data_ptr<scalar_t>(), n, grid, threads,
+                        approximate_tanh, kh::cuda::stream_of(input))) {
+      C10_CUDA_KERNEL_LAUNCH_CHECK();
+      return;
+    }
     auto with_tanh = [&](auto vec_tag, auto index) {
       approximate_tanh ? go(vec_tag, std::true_type{}, index) : go(vec_tag, std::false_type{}, index);
     };

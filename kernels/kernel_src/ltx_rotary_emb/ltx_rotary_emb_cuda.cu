@@ -31,7 +31,8 @@ __device__ __forceinline__ void rotate(T (&y)[2], const T (&x)[2], const float* 
   y[1] = static_cast<T>(kh::mul_rn(b, static_cast<A>(cos[1])) + kh::mul_rn(a, static_cast<A>(sin[1])));
 }
 
-// CH channels of one row: a 16-byte pack where VEC (8 bytes where CH is half a pack), else one pair.
+// CH channels of one row: a 16-byte pack where VEC (4 or 8 bytes where CH is part of a pack), else
+// one pair.
 template <typename T, bool VEC, int CH>
 __device__ __forceinline__ void load_chunk(T (&in)[CH], const T* xp) {
   if constexpr (VEC && CH == Pack<T>::N) {
@@ -39,9 +40,7 @@ __device__ __forceinline__ void load_chunk(T (&in)[CH], const T* xp) {
 #pragma unroll
     for (int j = 0; j < CH; ++j) in[j] = p.v[j];
   } else if constexpr (VEC) {
-    static_assert(CH * sizeof(T) == 8);
-    const uint2 v = *reinterpret_cast<const uint2*>(xp);
-    std::memcpy(in, &v, sizeof v);
+    kh::cuda::load_elements<T, CH>(in, xp);
   } else {
 #pragma unroll
     for (int j = 0; j < CH; ++j) in[j] = xp[j];
@@ -88,9 +87,7 @@ __device__ __forceinline__ void store_rotated(T* yp, const T (&in)[CH], const fl
     for (int j = 0; j < CH; ++j) o.v[j] = res[j];
     kh::cuda::store_pack(yp, o);
   } else if constexpr (VEC) {
-    uint2 o;
-    std::memcpy(&o, res, sizeof o);
-    *reinterpret_cast<uint2*>(yp) = o;
+    kh::cuda::store_elements<T, CH>(yp, res);
   } else {
 #pragma unroll
     for (int j = 0; j < CH; ++j) yp[j] = res[j];
@@ -146,6 +143,10 @@ __global__ void ltx_rotary_flat_kernel(T* qy, const T* qx, T* ky, const T* kx, c
   store_rotated<T, true, CH>(qy + at, qv, cv, sv);
   if (kx) store_rotated<T, true, CH>(ky + at, kv, cv, sv);
 }
+
+#ifndef KH_LTX_SMALL_GRID_BYTES  // a build option only for the benchmark's comparison: 4 or 8
+#define KH_LTX_SMALL_GRID_BYTES 8
+#endif
 
 Bsc bsc(const at::Tensor& t) {
   return {t.defined() ? t.data_ptr() : nullptr, t.defined() ? t.stride(0) : 0, t.defined() ? t.stride(1) : 0};
@@ -218,7 +219,7 @@ void ltx_rotary_emb(at::Tensor& q_out, const std::optional<at::Tensor>& k_out, c
       // CUDA graphs, two runs: 1-128 tokens 0.1-0.6 us shorter, within -0.35..+0.34 us of inductor
       // (was 0.2-0.5 behind; session 17).
       // (Not `if constexpr`: the dispatch's lambda is no template, so both branches are compiled.)
-      constexpr int kSmallGridChunk = sizeof(scalar_t) == 2 ? N / 2 : N;
+      constexpr int kSmallGridChunk = sizeof(scalar_t) == 2 ? KH_LTX_SMALL_GRID_BYTES / 2 : N;
       const int sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
       if (grid <= 4u * static_cast<unsigned>(sms)) {  // grid: the whole packs' blocks (far below its cap)
         flat_go(ltx_rotary_flat_kernel<scalar_t, kSmallGridChunk>, chunks * N / kSmallGridChunk);
