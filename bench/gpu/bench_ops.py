@@ -29,7 +29,8 @@ runs against our single median would favour the peer. --timing times every imple
 several ways in the same process (bench(): do_bench; its flush with the host kept ahead; a read
 flush; a CUDA graph replay; no flush), each as its own impl column (NAME@TIMING). --interleave
 times all implementations of a shape and its copy run by run in turns instead (bench_interleaved),
-so that drift over time cancels out of their differences. Writes DIR/bench.csv (one row per op, shape, dtype and implementation) and prints a summary table.
+so that drift over time cancels out of their differences. Writes DIR/bench.csv (one row per op,
+shape, dtype and implementation) and prints a summary table.
 """
 
 from __future__ import annotations
@@ -358,23 +359,33 @@ def bench(fn, quick, timing="dobench"):
     return bench_events(fn, quick, timing)
 
 
+def flush_buffers():
+    """The 256 MB buffer that the timings flush L2 with, and a 4-byte sink for the read flush."""
+    if not FLUSH:
+        FLUSH.append(torch.empty(64 * 1024**2, device="cuda"))
+    return FLUSH[0], torch.empty((), device=FLUSH[0].device, dtype=FLUSH[0].dtype)
+
+
+def flush_and_spin(timing, flush, sink):
+    """Enqueues the flush of `timing` (a read, none for `warm`, else the memset), then a ~50 us spin."""
+    if timing == "read":
+        torch.sum(flush, 0, out=sink)  # reads all of it, writes 4 bytes
+    elif timing != "warm":
+        flush.zero_()
+    torch.cuda._sleep(100_000)  # clock cycles: about 50 us at the H200's 1.98 GHz
+
+
 def bench_events(fn, quick, timing):
     """Median ms of fn between two CUDA events. Before each run the stream flushes L2 (unless `warm`)
     and then spins for about 50 us, so that the host has enqueued both events and the call before the
     GPU reaches the first event: what lies between them is the GPU's work alone, never host time."""
-    if not FLUSH:
-        FLUSH.append(torch.empty(64 * 1024**2, device="cuda"))
-    flush, sink = FLUSH[0], torch.empty((), device=FLUSH[0].device, dtype=FLUSH[0].dtype)
+    flush, sink = flush_buffers()
     for _ in range(5 if quick else 10):
         fn()
     runs = 40 if quick else 100
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(runs)]
     for begin, end in events:
-        if timing == "read":
-            torch.sum(flush, 0, out=sink)  # reads all of it, writes 4 bytes
-        elif timing != "warm":
-            flush.zero_()
-        torch.cuda._sleep(100_000)  # clock cycles: about 50 us at the H200's 1.98 GHz
+        flush_and_spin(timing, flush, sink)
         begin.record()
         fn()
         end.record()
@@ -396,9 +407,7 @@ def bench_interleaved(fns, quick, timing):
         fns = [GRAPHS[fn] for fn in fns]
     elif timing == "dobench":
         timing = "write"  # do_bench cannot interleave: its memset flush, timed with events
-    if not FLUSH:
-        FLUSH.append(torch.empty(64 * 1024**2, device="cuda"))
-    flush, sink = FLUSH[0], torch.empty((), device=FLUSH[0].device, dtype=FLUSH[0].dtype)
+    flush, sink = flush_buffers()
     for fn in fns:
         for _ in range(5 if quick else 10):
             fn()
@@ -408,11 +417,7 @@ def bench_interleaved(fns, quick, timing):
     for run in range(runs):
         for j in range(len(fns)):
             i = (run + j) % len(fns)
-            if timing == "read":
-                torch.sum(flush, 0, out=sink)
-            elif timing != "warm":
-                flush.zero_()
-            torch.cuda._sleep(100_000)
+            flush_and_spin(timing, flush, sink)
             begin, end = events[i][run]
             begin.record()
             fns[i]()
@@ -442,24 +447,26 @@ def as_graph(fn):
 TIMING_OF_COPY = ["dobench"]  # the first --timing, set once in main()
 
 
-def copy_call(nbytes, dev="cuda"):
+def copy_buffers(nbytes, dev="cuda"):
+    """Source and destination of a copy that moves nbytes (nbytes/2 read, nbytes/2 written)."""
+    src = torch.randn(max(1, nbytes // 4), device=dev, dtype=torch.float16)
+    return src, torch.empty_like(src)
+
+
+def copy_call(nbytes):
     """The elementwise copy kernel of copy_ceiling, as one callable (--interleave times it beside the
     implementations; as a CUDA graph the memcpy is a slower memcpy node, so the kernel is the one)."""
-    n = max(1, nbytes // 4)
-    src = torch.randn(n, device=dev, dtype=torch.float16)
-    dst = torch.empty_like(src)
+    src, dst = copy_buffers(nbytes)
     return lambda: torch.mul(src, 1, out=dst)
 
 
 def copy_ceiling(nbytes, dev="cuda"):
     """(ms, bytes moved) of the faster of two copies of nbytes/2 (each moves nbytes, read + write):
     a memcpy, and an SM kernel (torch.mul by one: PyTorch's vectorised elementwise kernel)."""
-    n = max(1, nbytes // 4)
-    src = torch.randn(n, device=dev, dtype=torch.float16)
-    dst = torch.empty_like(src)
+    src, dst = copy_buffers(nbytes, dev)
     memcpy = bench(lambda: dst.copy_(src), True, TIMING_OF_COPY[0])
     kernel = bench(lambda: torch.mul(src, 1, out=dst), True, TIMING_OF_COPY[0])
-    return min(memcpy, kernel), 4 * n
+    return min(memcpy, kernel), 4 * src.numel()
 
 
 def main() -> int:

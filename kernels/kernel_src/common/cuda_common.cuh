@@ -147,6 +147,13 @@ inline int device_attribute(int fallback) {
   return values[device] > 0 ? values[device] : fallback;
 }
 
+// Whether a grid of `blocks`, at one 16-byte pack a thread, holds at most four blocks an SM: there
+// the elementwise kernels split packs between threads (load_elements), so that more threads share
+// the bytes (LTX RoPE's half packs, session 17).
+inline bool small_pack_grid(unsigned blocks) {
+  return blocks <= 4u * static_cast<unsigned>(device_attribute<cudaDevAttrMultiProcessorCount>(132));
+}
+
 // Blocks of `block` threads (a multiple of 32, at most 1024; no dynamic shared memory) of Kernel that
 // one SM of the current device holds at once, from its registers: read once per device and block
 // size; 1 where it cannot be read.

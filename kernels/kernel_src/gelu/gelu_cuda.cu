@@ -57,16 +57,15 @@ __global__ void gelu_small_grid_kernel(T* __restrict__ out, const T* __restrict_
 #endif
 
 // Launches gelu_small_grid_kernel on a contiguous tensor of n elements where it applies (16-bit T,
-// n a multiple of the chunk, and a grid of whole packs, pack_grid blocks, of at most 4 blocks an SM);
-// false where it does not.
+// n a multiple of the chunk, and a small_pack_grid of whole packs, pack_grid blocks); false where it
+// does not.
 template <typename T>
 bool gelu_small_grid(T* out, const T* in, int64_t n, unsigned pack_grid, int threads, bool tanh, cudaStream_t stream) {
   if constexpr (KH_GELU_SMALL_GRID_BYTES == 0 || sizeof(T) != 2) {
     return false;
   } else {
     constexpr int W = KH_GELU_SMALL_GRID_BYTES / sizeof(T);
-    const int sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
-    if (n % W != 0 || n / W > INT32_MAX || pack_grid > 4u * static_cast<unsigned>(sms)) return false;
+    if (n % W != 0 || n / W > INT32_MAX || !kh::cuda::small_pack_grid(pack_grid)) return false;
     const int chunks = static_cast<int>(n / W);
     const unsigned blocks = static_cast<unsigned>((chunks + threads - 1) / threads);
     if (tanh) {

@@ -220,8 +220,7 @@ void ltx_rotary_emb(at::Tensor& q_out, const std::optional<at::Tensor>& k_out, c
       // (was 0.2-0.5 behind; session 17).
       // (Not `if constexpr`: the dispatch's lambda is no template, so both branches are compiled.)
       constexpr int kSmallGridChunk = sizeof(scalar_t) == 2 ? KH_LTX_SMALL_GRID_BYTES / 2 : N;
-      const int sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
-      if (grid <= 4u * static_cast<unsigned>(sms)) {  // grid: the whole packs' blocks (far below its cap)
+      if (kh::cuda::small_pack_grid(grid)) {  // grid: the whole packs' blocks (far below its cap)
         flat_go(ltx_rotary_flat_kernel<scalar_t, kSmallGridChunk>, chunks * N / kSmallGridChunk);
       } else {
         flat_go(ltx_rotary_flat_kernel<scalar_t, N>, chunks);
