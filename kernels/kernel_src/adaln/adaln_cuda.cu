@@ -19,6 +19,9 @@
 #ifndef KH_ADALN_TWO_PACK_MIN_ROWS  // a build option only for the benchmark's comparison
 #define KH_ADALN_TWO_PACK_MIN_ROWS 33
 #endif
+#ifndef KH_ADALN_STREAM_OUT  // a build option only for the benchmark's comparison: 0, plain stores at every size
+#define KH_ADALN_STREAM_OUT 1
+#endif
 
 namespace {
 
@@ -372,7 +375,8 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     const int64_t x_row_stride = row_stride(x), out_row_stride = row_stride(yo);
     // Where x and the output overflow L2, plain stores would evict the scale and shift rows.
     const int64_t bytes = 2 * rows * hidden * static_cast<int64_t>(sizeof(scalar_t));
-    const bool stream_out = kh::cuda::exceeds_l2(bytes), x_l2_last = kh::cuda::keep_reads_in_l2(bytes);
+    const bool over_l2 = kh::cuda::exceeds_l2(bytes), x_l2_last = kh::cuda::keep_reads_in_l2(bytes);
+    const bool stream_out = KH_ADALN_STREAM_OUT && over_l2;
     // Tile G x P, its modulation loaded before the reduction or after it.
     const bool plain_rms = !layer_norm && !wp;
     const kh::cuda::RowNorm<at::opmath_type<scalar_t>> norm(hidden, eps);
@@ -462,7 +466,7 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     // kernel at 1-128 rows (CUPTI: 1 x 8192 4.29 -> 2.72, 128 x 8192 5.09 -> 3.81 us).
     if (vec && kh::cuda::register_row<kh::cuda::kRowMaxPacks>(packs)) {
       const kh::cuda::RowTile full = kh::cuda::full_row_tile(packs);
-      if (stream_out && full.group > 0) {
+      if (over_l2 && full.group > 0) {
         // Modulation after the reduction: grids this large are far over two blocks per SM.
         kh::cuda::with_full_row_tile(full, [&](auto g, auto p) { rows_kernel(g, p, std::false_type{}); });
       } else {
