@@ -760,6 +760,8 @@ def test_adaln_float64(k, dtype, shape, mod, norm):
                          [pytest.param((3, 1411, 2048), "per_sample_3d", "rms", False, marks=CUDA_SIZES),
                           pytest.param((3, 1411, 2048), "per_token", "rms", False, marks=CUDA_SIZES),
                           ((1, 1101, 4096), "per_sample", "rms", False),
+                          pytest.param((1, 2053, 4096), "per_sample", "rms", False, marks=CUDA_SIZES),
+                          pytest.param((2, 1029, 4096), "per_token", "layer", True, marks=CUDA_SIZES),
                           pytest.param((3, 1411, 2048), "per_sample", "rms", True, marks=CUDA_SIZES),
                           pytest.param((3, 1411, 2048), "per_token", "layer", False, marks=CUDA_SIZES),
                           ((3, 411, 2048), "per_sample_3d", "rms", False),
@@ -767,13 +769,14 @@ def test_adaln_float64(k, dtype, shape, mod, norm):
                           ((3, 411, 2048), "per_sample", "rms", True),
                           ((3, 411, 2048), "per_token", "layer", False)], ids=ids)
 def test_adaln_float64_many_blocks(k, dtype, shape, mod, norm, weighted):
-    """Rows enough for more than two blocks per SM of the four-pack tiles (4233 rows of 2048 take 1059
-    blocks of 64 x 4 in bf16 on the H200's 132 SMs; 1101 rows of 4096, 276 blocks of 128 x 4): the
-    CUDA kernel loads scale and shift after the reduction, and RMS without a weight takes its
-    register-lean specialisation; the odd row counts leave the last block part empty. Against the
-    same kernel with a weight and with LayerNorm. 1233 rows of 2048 take a row per block of 256
-    threads, one pack each (up to 32 rows per SM at rows of up to 256 packs), in its short kernel
-    and, with a weight, in the general one."""
+    """Rows enough for more than two blocks per SM, x and the output within 1.5 times the L2: two packs
+    a thread (4233 rows of 2048 take 2117 blocks of 128 x 2 in bf16 on the H200's 132 SMs and 4233 of
+    256 x 2 in fp32; 2053 rows of 4096, 2053 blocks of 256 x 2), but four below 2048 rows of 3072-4096
+    (1101 rows of 4096, 551 blocks of 128 x 4). The CUDA kernel loads scale and shift after the reduction,
+    and RMS without a weight takes its register-lean specialisation; the odd row counts leave the last
+    block part empty. Against the same kernel with a weight and with LayerNorm. 1233 rows of 2048 take
+    a row per block of 256 threads, one pack each (up to 32 rows per SM at rows of up to 256 packs),
+    in its short kernel and, with a weight, in the general one."""
     check_adaln(k, dtype, shape, mod, norm, weighted)
 
 
@@ -829,13 +832,16 @@ def test_adaln_launch_bound_layouts(k, dtype, h):
                                                        pytest.param(torch.bfloat16, (1, 16411, 4096), "rms", False,
                                                                     marks=CUDA_SIZES),
                                                        pytest.param(torch.float16, (2, 4099, 8192), "layer", True,
+                                                                    marks=CUDA_SIZES),
+                                                       pytest.param(torch.bfloat16, (2, 10007, 2048), "rms", False,
                                                                     marks=CUDA_SIZES)], ids=ids)
 def test_adaln_float64_beyond_l2(k, dtype, shape, norm, weighted):
     """x and the output overflow the GPU's L2 cache, as in the benchmark's bandwidth-bound sizes: the
     CUDA kernel streams its stores and takes the tiles whose packs all hold data (128 x 5 at 5120 wide
     in bf16, 128 x 6 at 3072 in fp32); an odd row count (4099, 8199) leaves the last block half empty.
     Past twice the L2 (all but the first: 134-269 MB) it reads x with an L2 evict-last policy, in
-    the register-lean RMS kernel (4096 wide) and the general one (8192 wide, LayerNorm, weight)."""
+    the register-lean RMS kernel (4096 wide in 128 x 4, 2048 wide in 64 x 4: four packs a thread
+    past 1.5 times the L2) and the general one (8192 wide, LayerNorm, weight)."""
     check_adaln(k, dtype, shape, "per_sample_3d", norm, weighted)
 
 

@@ -32,6 +32,18 @@ using kh::cuda::Pack;
 // (see the launch).
 constexpr int64_t kTwoPackMinRows = KH_ADALN_TWO_PACK_MIN_ROWS;
 
+// Rows of 257-512 packs (3072-4096 wide in bf16) take two packs a thread past the launch-bound
+// sizes from this many rows (see the launch).
+constexpr int64_t kTwoPackLongRowMinRows = 2048;
+
+// Whether `rows` of `packs` packs past the launch-bound sizes take two packs a thread rather than
+// kRowMaxPacks: rows of 129-512 packs (2048-4096 wide in bf16) where x and the output, `bytes`,
+// are at most 1.5 times the L2 (see the launch).
+bool two_pack_rows_near_l2(int64_t packs, int64_t rows, int64_t bytes) {
+  return packs > 128 && packs <= 512 && (packs <= 256 || rows >= kTwoPackLongRowMinRows) &&
+         !kh::cuda::exceeds_l2(bytes / 3 * 2);
+}
+
 // A [B, S, H] tensor by its strides (the last one is 1); I: the strides' type, 32 bits where every
 // element's offset fits (fits_int32).
 template <typename I = int64_t>
@@ -416,7 +428,8 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
         }
       }
       auto kernel = adaln_rows_kernel<scalar_t, G, P, EARLY>;
-      constexpr bool kPlainRmsTile = P == kh::cuda::kRowMaxPacks || kh::cuda::kOnePackRowTile<G, P>;
+      constexpr bool kPlainRmsTile =
+          P == kh::cuda::kRowMaxPacks || kh::cuda::kOnePackRowTile<G, P> || (P == 2 && G >= 128);
       if constexpr (!EARLY && kPlainRmsTile && kFloatingPoint) {
         if (plain_rms) kernel = adaln_rows_kernel<scalar_t, G, P, EARLY, true>;
       }
@@ -466,7 +479,18 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     // kernel at 1-128 rows (CUPTI: 1 x 8192 4.29 -> 2.72, 128 x 8192 5.09 -> 3.81 us).
     if (vec && kh::cuda::register_row<kh::cuda::kRowMaxPacks>(packs)) {
       const kh::cuda::RowTile full = kh::cuda::full_row_tile(packs);
-      if (over_l2 && full.group > 0) {
+      if (two_pack_rows_near_l2(packs, rows, bytes)) {
+        // A row a block of 256 threads with two packs each (Liger's tile; 128 x 2, two rows a block,
+        // at up to 256 packs) where x and the output about fit the L2. CUDA graphs, best of three,
+        // against the four-pack tiles in the same run: 2048 x 4096 13.9 -> 13.2 us (Liger 12.9),
+        // 4096 x 4096 21.8 -> 21.5 (21.5), 2048 x 3072 11.3 -> 10.8, 4096 x 3072 18.5 -> 18.2, 6000 x
+        // 2048 17.7 -> 17.3, 8192 x 2048 21.9 -> 21.6. Below 2048 rows of 3072-4096 mixed or longer
+        // (kTwoPackLongRowMinRows): 1100 and 1500 x 4096 0.7-0.8 us longer, 600 x 3072 7.0 -> 6.7 but
+        // 1024 x 3072 7.9 -> 8.3 in another call. From 100 MB 0.1-0.2 us longer (8192 x 3072 31.4 ->
+        // 31.5), from 134 MB at 4096 wide up to 5% (bench/gpu/NOTES.md, session 21).
+        auto late = [&](auto g) { rows_kernel(g, std::integral_constant<int, 2>{}, std::false_type{}); };
+        packs <= 256 ? late(std::integral_constant<int, 128>{}) : late(std::integral_constant<int, 256>{});
+      } else if (over_l2 && full.group > 0) {
         // Modulation after the reduction: grids this large are far over two blocks per SM.
         kh::cuda::with_full_row_tile(full, [&](auto g, auto p) { rows_kernel(g, p, std::false_type{}); });
       } else {
