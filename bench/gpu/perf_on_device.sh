@@ -2,7 +2,8 @@
 # Issue 8 in one command on the H200: build the CUDA variant of kernels/ (and of a baseline copy,
 # when one is given), run the GPU correctness suite, then time every op and peer (bench_ops.py).
 #
-#   bash bench/gpu/perf_on_device.sh [--baseline SRC] [--alt-flags FLAGS]... [--no-correctness] [--] [bench_ops.py args...]
+#   bash bench/gpu/perf_on_device.sh [--baseline SRC] [--alt-flags FLAGS]... [--no-correctness | --correctness-k EXPR]
+#                                    [--] [bench_ops.py args...]
 #
 # --alt-flags builds the same sources again with CMAKE_CUDA_FLAGS=FLAGS (e.g. -DKH_ROW_MAX_PACKS=8)
 # and times it as impl "alt" (then "alt2", ...: the option repeats) in the same process as ours, shape
@@ -12,6 +13,7 @@
 # bench-alt.csv, bench-alt2.csv, .... Every build is for sm_90 alone (KERNELHUB_KERNEL_ARCHS=9.0: a
 # quarter of the compile time). $BENCH_SPOT_ARGS, when set, runs a
 # third sweep (ours and the peers, e.g. fp16/fp32 spot checks) into bench-spot.csv.
+# --correctness-k EXPR runs only the correctness tests that pytest's -k EXPR selects.
 # SRC is a copy of an older checkout's kernels/ and cmake/ folders (SRC/kernels, SRC/cmake), e.g.
 # `git archive HEAD kernels cmake | tar -x -C .perf-v0`; it is timed as impl "v0". Wheels in .whl/
 # (Liger-Kernel; `kernels` and tomlkit where the image lacks them) are unpacked into /tmp/site. Get
@@ -26,11 +28,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 out="${OUT:-/tmp/out}"
 mkdir -p "$out"
-baseline="" correctness=1 alt_flags=()
+baseline="" correctness=1 alt_flags=() correctness_k=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --baseline) baseline="$2"; shift 2 ;;
     --no-correctness) correctness=0; shift ;;
+    --correctness-k) correctness_k=(-- -k "$2"); shift 2 ;;
     --alt-flags) alt_flags+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) break ;;
@@ -94,7 +97,7 @@ ls /tmp/kb-ours/kernels/build
 
 if [ "$correctness" = 1 ]; then
   echo "== GPU correctness suite (tests/python/test_reference_kernels.py on CUDA tensors)"
-  timeout 300 $py bench/gpu_correctness.py --build-dir /tmp/kb-ours >"$out/correctness.txt" 2>&1
+  timeout 300 $py bench/gpu_correctness.py --build-dir /tmp/kb-ours "${correctness_k[@]}" >"$out/correctness.txt" 2>&1
   echo "correctness: exit $?"; grep -E "passed|failed|error" "$out/correctness.txt" | tail -5
 fi
 echo "== bench_ops.py"
