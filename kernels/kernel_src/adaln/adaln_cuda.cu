@@ -488,6 +488,7 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
         // (kTwoPackLongRowMinRows): 1100 and 1500 x 4096 0.7-0.8 us longer, 600 x 3072 7.0 -> 6.7 but
         // 1024 x 3072 7.9 -> 8.3 in another call. From 100 MB 0.1-0.2 us longer (8192 x 3072 31.4 ->
         // 31.5), from 134 MB at 4096 wide up to 5% (bench/gpu/NOTES.md, session 21).
+        // (with_row_tile<2>'s tiles for these packs, without compiling its other tiles as well)
         auto late = [&](auto g) { rows_kernel(g, std::integral_constant<int, 2>{}, std::false_type{}); };
         packs <= 256 ? late(std::integral_constant<int, 128>{}) : late(std::integral_constant<int, 256>{});
       } else if (over_l2 && full.group > 0) {
