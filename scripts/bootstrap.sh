@@ -58,6 +58,11 @@ install_venv() {
   key="$( (cat requirements-dev.txt; "$python" -c 'import sys; print(sys.version)') | sha256sum | cut -c1-16)"
   cache="${KERNELHUB_TOOLS_CACHE:-$HOME/.cache/kernelhub}"
   venv="$cache/venv-$key"
+  mkdir -p "$cache"
+  # Several checkouts (worktrees, CI beside a developer) may bootstrap at once: one builds the
+  # environment, the others wait for it instead of removing it under the first.
+  exec 9>"$venv.lock"
+  flock 9
   if [ ! -f "$venv/.complete" ]; then
     say "building the Python environment in $venv (first time only; torch is large)"
     rm -rf "$venv"
@@ -67,6 +72,7 @@ install_venv() {
     "$venv/bin/python" -m pip install -q --progress-bar off -r requirements-dev.txt
     touch "$venv/.complete"
   fi
+  flock -u 9
   if [ "$(readlink .venv 2>/dev/null || true)" != "$venv" ]; then
     rm -rf .venv
     ln -s "$venv" .venv
