@@ -21,6 +21,7 @@ std::string_view to_string(ErrorCode code) {
     case ErrorCode::kUntrustedPublisher: return "untrusted_publisher";
     case ErrorCode::kBadSignature: return "bad_signature";
     case ErrorCode::kMissingSignature: return "missing_signature";
+    case ErrorCode::kOpSchemaMismatch: return "op_schema_mismatch";
     case ErrorCode::kInternal: return "internal";
   }
   return "internal";
@@ -42,8 +43,7 @@ Error Error::with_context(std::string_view context) const {
 }
 
 Error os_error(std::string_view what, int errno_value) {
-  const ErrorCode code = (errno_value == ENOENT || errno_value == ENOTDIR) ? ErrorCode::kNotFound
-                                                                            : ErrorCode::kIo;
+  const ErrorCode code = (errno_value == ENOENT || errno_value == ENOTDIR) ? ErrorCode::kNotFound : ErrorCode::kIo;
   return Error{code, std::string(what) + ": " + std::strerror(errno_value)};
 }
 

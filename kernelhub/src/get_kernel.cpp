@@ -8,7 +8,7 @@
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/kernelhub.hpp"
 #include "kernelhub/loader/fatbin.hpp"
-#include "kernelhub/loader/torch_backend.hpp"
+#include "kernelhub/loader/torch_libraries.hpp"
 #include "kernelhub/loader/torch_runtime.hpp"
 #include "kernelhub/local_kernels.hpp"
 #include "kernelhub/lockfile.hpp"

@@ -6,12 +6,33 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <sstream>
 
 #include "kernelhub/loader/preflight.hpp"
 #include "kernelhub/loader/python_stub.hpp"
 
 namespace kernelhub::loader {
+
+std::string schema_text(const c10::FunctionSchema& schema) {
+  std::ostringstream printed;
+  printed << schema;
+  // An alias set the schema wrote as `Tensor!` is anonymous, and c10 prints it as `Tensor($0! -> )`;
+  // write it as the schema language does, `Tensor(a!)` ($0 → a, $1 → b, ...).
+  static const std::regex anonymous(R"(\(\$([0-9]+)(!?) -> \))");
+  std::string text = printed.str();
+  std::string out;
+  std::sregex_iterator it(text.begin(), text.end(), anonymous);
+  std::size_t last = 0;
+  for (; it != std::sregex_iterator(); ++it) {
+    const int index = std::stoi((*it)[1].str());
+    out += text.substr(last, static_cast<std::size_t>(it->position()) - last);
+    out += "(" + (index < 26 ? std::string(1, static_cast<char>('a' + index)) : "$" + (*it)[1].str()) + (*it)[2].str() +
+           ")";
+    last = static_cast<std::size_t>(it->position() + it->length());
+  }
+  return out + text.substr(last);
+}
 
 std::vector<OpInfo> registered_ops(const std::string& ns) {
   std::vector<OpInfo> out;
@@ -21,11 +42,9 @@ std::vector<OpInfo> registered_ops(const std::string& ns) {
     if (!name.name.starts_with(prefix)) continue;
     auto handle = dispatcher.findSchema(name);
     if (!handle || !handle->hasSchema()) continue;
-    std::ostringstream schema;
-    schema << handle->schema();
     std::string short_name = name.name.substr(prefix.size());
     if (!name.overload_name.empty()) short_name += "." + name.overload_name;
-    out.push_back(OpInfo{std::move(short_name), schema.str()});
+    out.push_back(OpInfo{std::move(short_name), schema_text(handle->schema())});
   }
   std::sort(out.begin(), out.end(), [](const OpInfo& a, const OpInfo& b) { return a.name < b.name; });
   return out;
@@ -52,9 +71,9 @@ Result<std::shared_ptr<const OpLibrary>> OpLibrary::open(const std::filesystem::
   if (report.needs_python_stub) KH_RETURN_IF_ERROR(ensure_python_stub_loaded());
 
   if (!registered_ops(ns).empty()) {
-    return unexpected(ErrorCode::kLoadFailed,
-                      "op namespace `" + ns + "` is already registered by another library in this process; "
-                      "two kernels must not share a namespace (metadata.json `id`)");
+    return unexpected(ErrorCode::kLoadFailed, "op namespace `" + ns +
+                                                  "` is already registered by another library in this process; "
+                                                  "two kernels must not share a namespace (metadata.json `id`)");
   }
   dlerror();
   void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -1,5 +1,6 @@
 #include "kernelhub/loader/preflight.hpp"
 
+#include "library_paths.hpp"
 #include "loaded_libraries.hpp"
 
 #include <cxxabi.h>
@@ -15,6 +16,7 @@
 #include <set>
 
 #include "kernelhub/loader/python_stub.hpp"
+#include "kernelhub/loader/torch_libraries.hpp"
 
 namespace kernelhub::loader {
 
@@ -62,28 +64,22 @@ std::string demangle(const std::string& name) {
   return status == 0 && out ? std::string(out.get()) : name;
 }
 
-bool is_torch_symbol(const std::string& name) {
+// A C++ symbol of c10, ATen or torch: it ties the library to one torch version and C++ ABI.
+bool is_torch_cxx_symbol(const std::string& name) {
   for (std::string_view prefix : {"_ZN3c10", "_ZNK3c10", "_ZN2at", "_ZNK2at", "_ZN5torch", "_ZNK5torch"}) {
     if (name.starts_with(prefix)) return true;
   }
   return false;
 }
 
-bool is_python_symbol(const std::string& name) {
-  return name.starts_with("Py") || name.starts_with("_Py");
+// A function of torch's stable C ABI (the `aoti_torch_*` shim and `torch_*` functions), which
+// stable-ABI kernels call instead of C++ symbols: one that is missing was added by a newer torch.
+bool is_torch_c_symbol(const std::string& name) {
+  return name.starts_with("aoti_torch_") || name.starts_with("torch_");
 }
 
-std::vector<std::string> split_paths(std::string_view text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = text.find(':', start);
-    std::string part(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (!part.empty()) out.push_back(part);
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  return out;
+bool is_python_symbol(const std::string& name) {
+  return name.starts_with("Py") || name.starts_with("_Py");
 }
 
 std::vector<std::string> ld_so_conf_dirs() {
@@ -107,15 +103,10 @@ std::vector<std::string> search_dirs(const std::filesystem::path& path, const El
   std::vector<std::string> dirs;
   const std::string origin = path.parent_path().string();
   for (const auto& entry : elf.runpath) {
-    for (std::string dir : split_paths(entry)) {
-      for (std::string_view token : {"$ORIGIN", "${ORIGIN}"}) {
-        if (auto pos = dir.find(token); pos != std::string::npos) dir.replace(pos, token.size(), origin);
-      }
-      dirs.push_back(dir);
-    }
+    for (const std::string& dir : split_path_list(entry)) dirs.push_back(expand_origin(dir, origin));
   }
   if (auto ld = env("LD_LIBRARY_PATH")) {
-    for (auto& dir : split_paths(*ld)) dirs.push_back(dir);
+    for (auto& dir : split_path_list(*ld)) dirs.push_back(dir);
   }
   for (auto& dir : ld_so_conf_dirs()) dirs.push_back(dir);
   for (const char* dir : {"/lib", "/usr/lib", "/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu",
@@ -137,7 +128,8 @@ std::set<std::string> libstdcxx_versions(const std::map<std::string, std::string
 
 }  // namespace
 
-PreflightReport preflight(const std::filesystem::path& path, const ElfFile& elf, const EnvironmentSource& env) {
+PreflightReport check_file(const std::filesystem::path& path, const ElfFile& elf, const EnvironmentSource& env,
+                           const TorchLibraries& torch) {
   PreflightReport report;
   report.bind_now = elf.bind_now;
   if (!elf.is_64bit || !elf.little_endian || elf.machine != kHostMachine) {
@@ -153,6 +145,19 @@ PreflightReport preflight(const std::filesystem::path& path, const ElfFile& elf,
   const auto dirs = search_dirs(path, elf, env);
   for (const std::string& lib : elf.needed) {
     if (loaded.contains(lib)) continue;
+    // What torch provides comes from torch, as after `import torch`, whatever else is on the path.
+    if (auto provided = torch.find(lib)) {
+      report.torch_libraries.push_back(*provided);
+      continue;
+    }
+    if (is_torch_library_name(lib)) {
+      report.problems.push_back(
+          "it needs `" + lib + "`, a torch library that the LibTorch in this process (" +
+          (torch.lib_dir.empty() ? std::string("none is loaded") : torch.lib_dir.string()) +
+          ") does not have: it was built against another build of torch (another version or backend); "
+          "use the variant built for this torch");
+      continue;
+    }
     bool found = false;
     for (const auto& dir : dirs) {
       std::error_code ec;
@@ -163,8 +168,9 @@ PreflightReport preflight(const std::filesystem::path& path, const ElfFile& elf,
     }
     if (!found) {
       report.problems.push_back("it needs `" + lib +
-                                "`, which is neither loaded in this process nor on the library search path; "
-                                "install the package that provides it or add its directory to LD_LIBRARY_PATH");
+                                "`, which is neither loaded in this process, nor one of torch's libraries, nor on "
+                                "the library search path; install the package that provides it or add its "
+                                "directory to LD_LIBRARY_PATH");
     }
   }
 
@@ -197,13 +203,17 @@ PreflightReport preflight(const std::filesystem::path& path, const ElfFile& elf,
                                 "use a variant built with an older toolchain or a newer libstdc++");
     }
   }
+  return report;
+}
 
+void check_symbols(const ElfFile& elf, PreflightReport& report) {
   // Torch symbols: resolvable in the global scope or in a loaded library it needs.
   std::vector<void*> handles{RTLD_DEFAULT};
   for (const std::string& lib : elf.needed) {
     if (void* h = dlopen(lib.c_str(), RTLD_LAZY | RTLD_NOLOAD)) handles.push_back(h);
   }
-  std::vector<std::string> missing_torch;
+  std::vector<std::string> missing_cxx;
+  std::vector<std::string> missing_c;
   const bool has_python = process_has_python();
   for (const auto& sym : elf.symbols) {
     if (sym.defined || sym.weak) continue;
@@ -219,35 +229,48 @@ PreflightReport preflight(const std::filesystem::path& path, const ElfFile& elf,
       }
       continue;
     }
-    if (!is_torch_symbol(sym.name)) continue;
-    bool found = false;
-    for (void* h : handles) {
-      if (dlsym(h, sym.name.c_str()) != nullptr) {
-        found = true;
-        break;
-      }
-    }
-    if (!found) missing_torch.push_back(sym.name);
+    const bool cxx = is_torch_cxx_symbol(sym.name);
+    if (!cxx && !is_torch_c_symbol(sym.name)) continue;
+    const bool found =
+        std::any_of(handles.begin(), handles.end(), [&](void* h) { return dlsym(h, sym.name.c_str()) != nullptr; });
+    if (!found) (cxx ? missing_cxx : missing_c).push_back(sym.name);
   }
   for (std::size_t i = 1; i < handles.size(); ++i) dlclose(handles[i]);
-  if (!missing_torch.empty()) {
-    std::string msg = "it needs " + std::to_string(missing_torch.size()) +
-                      " torch symbol(s) that the LibTorch in this process does not export, e.g. `" +
-                      demangle(missing_torch.front()) +
-                      "`: it was built for another torch version or C++ ABI; use the variant for this torch";
-    report.problems.push_back(msg);
+  if (!missing_cxx.empty()) {
+    report.problems.push_back("it needs " + std::to_string(missing_cxx.size()) +
+                              " torch symbol(s) that the LibTorch in this process does not export, e.g. `" +
+                              demangle(missing_cxx.front()) +
+                              "`: it was built for another torch version or C++ ABI; use the variant for this torch");
   }
-  return report;
+  if (!missing_c.empty()) {
+    std::string listed;
+    for (std::size_t i = 0; i < missing_c.size() && i < 3; ++i) listed += (i ? "`, `" : "") + missing_c[i];
+    report.problems.push_back("it needs " + std::to_string(missing_c.size()) +
+                              " function(s) of torch's stable C ABI that the LibTorch in this process does not "
+                              "export (`" +
+                              listed +
+                              "`): it was built for a newer torch; use a variant whose torch-stable-abi version is "
+                              "at most this torch's, or upgrade torch");
+  }
 }
+
+namespace {
+
+Error not_loadable(const std::filesystem::path& path, const std::vector<std::string>& problems) {
+  std::string msg = "`" + path.string() + "` cannot be loaded here:";
+  for (const auto& p : problems) msg += "\n  - " + p;
+  return Error{ErrorCode::kIncompatibleBinary, msg};
+}
+
+}  // namespace
 
 Result<PreflightReport> check_loadable(const std::filesystem::path& path, const EnvironmentSource& env) {
   KH_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::read(path));
-  PreflightReport report = preflight(path, elf, env);
-  if (!report.problems.empty()) {
-    std::string msg = "`" + path.string() + "` cannot be loaded here:";
-    for (const auto& p : report.problems) msg += "\n  - " + p;
-    return unexpected(ErrorCode::kIncompatibleBinary, msg);
-  }
+  PreflightReport report = check_file(path, elf, env, TorchLibraries::of_this_process());
+  if (!report.problems.empty()) return unexpected(not_loadable(path, report.problems));
+  for (const auto& library : report.torch_libraries) KH_RETURN_IF_ERROR(load_torch_library(library));
+  check_symbols(elf, report);
+  if (!report.problems.empty()) return unexpected(not_loadable(path, report.problems));
   return report;
 }
 

@@ -1,6 +1,6 @@
 #include "kernelhub/loader/torch_runtime.hpp"
 
-#include "kernelhub/loader/torch_backend.hpp"
+#include "kernelhub/loader/torch_libraries.hpp"
 
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <dlfcn.h>
@@ -16,7 +16,7 @@ namespace {
 
 // Reads `cuda = '13.2'` (or hip/xpu) from torch/version.py next to torch/lib.
 std::optional<resolver::Backend> backend_from_version_py() {
-  const auto dir = torch_library_dir();
+  const auto dir = TorchLibraries::of_this_process().lib_dir;
   if (dir.empty()) return std::nullopt;
   std::ifstream in(dir.parent_path() / "version.py");
   if (!in) return std::nullopt;
@@ -49,9 +49,9 @@ resolver::TorchRuntime torch_runtime() {
     try {
       const long cudart = at::detail::getCUDAHooks().versionCUDART();
       if (cudart > 0) {
-        rt.backend = resolver::Backend{resolver::BackendKind::kCuda,
-                                       resolver::Version{static_cast<int>(cudart / 1000),
-                                                         static_cast<int>(cudart % 1000 / 10)}};
+        rt.backend =
+            resolver::Backend{resolver::BackendKind::kCuda,
+                              resolver::Version{static_cast<int>(cudart / 1000), static_cast<int>(cudart % 1000 / 10)}};
         return rt;
       }
     } catch (const std::exception&) {

@@ -8,7 +8,7 @@
 #include "kernelhub/client/cache_layout.hpp"
 #include "kernelhub/loader/elf_file.hpp"
 #include "kernelhub/loader/preflight.hpp"
-#include "kernelhub/loader/torch_backend.hpp"
+#include "kernelhub/loader/torch_libraries.hpp"
 #include "kernelhub/metadata.hpp"
 #include "kernelhub/resolver/variant.hpp"
 
@@ -48,9 +48,16 @@ std::uint16_t machine_for_cpu(const std::string& cpu) {
 // Why the full pre-flight cannot judge `variant` in this process, or empty when it can.
 std::string why_elf_only(const resolver::Variant& variant, const resolver::Environment* env) {
   if (env == nullptr) return "no environment";
-  if (variant.framework != resolver::Framework::kTorch) return "not a torch arch build";
+  const bool stable_abi = variant.framework == resolver::Framework::kTorchStableAbi;
+  if (variant.framework != resolver::Framework::kTorch && !stable_abi) return "not a torch arch build";
   if (!env->torch) return "this process has no torch";
-  if (variant.framework_version != *env->torch) {
+  // A stable-ABI variant runs on every torch from its version on; a classic one on its own torch.
+  if (stable_abi && *env->torch < variant.framework_version) {
+    return "built for the stable ABI of torch " + std::to_string(variant.framework_version.major) + "." +
+           std::to_string(variant.framework_version.minor) + ", this process runs " +
+           std::to_string(env->torch->major) + "." + std::to_string(env->torch->minor);
+  }
+  if (!stable_abi && variant.framework_version != *env->torch) {
     return "built for torch " + std::to_string(variant.framework_version.major) + "." +
            std::to_string(variant.framework_version.minor) + ", this process runs " +
            std::to_string(env->torch->major) + "." + std::to_string(env->torch->minor);

@@ -16,6 +16,7 @@
 
 #include "kernelhub/loader/op_library.hpp"
 #include "kernelhub/metadata.hpp"
+#include "kernelhub/op_signature.hpp"
 #include "kernelhub/resolver/select.hpp"
 
 namespace kernelhub {
@@ -34,8 +35,8 @@ struct LoadTimings {
 
 class Kernel {
  public:
-  Kernel(std::shared_ptr<const loader::OpLibrary> library, Metadata metadata, std::string variant,
-         std::string revision, std::filesystem::path path, std::vector<resolver::Decision> decisions)
+  Kernel(std::shared_ptr<const loader::OpLibrary> library, Metadata metadata, std::string variant, std::string revision,
+         std::filesystem::path path, std::vector<resolver::Decision> decisions)
       : library_(std::move(library)),
         metadata_(std::move(metadata)),
         variant_(std::move(variant)),
@@ -47,24 +48,35 @@ class Kernel {
   const std::vector<loader::OpInfo>& ops() const { return library_->ops(); }
 
   // A typed handle, e.g. op<void(at::Tensor&, const at::Tensor&, const at::Tensor&, double)>("rms_norm").
-  // Throws c10::Error if the op does not exist or the signature does not match its schema.
+  // The signature is checked against the op's schema (op_signature.hpp), also for ops registered
+  // without a C++ signature (the Torch stable ABI), and against the C++ signature the op was
+  // registered with, if any. Throws NotFoundError when the kernel has no such op and
+  // OpSchemaMismatchError, naming the schema and the signature to write, on any mismatch.
   template <typename Signature>
   c10::TypedOperatorHandle<Signature> op(std::string_view name) const {
-    return handle(name).typed<Signature>();
+    const c10::OperatorHandle handle = find_op(name);
+    const CppSignature signature = CppSignature::of<Signature>();
+    check_signature(name, handle, signature);
+    try {
+      return handle.typed<Signature>();
+    } catch (const c10::Error& e) {
+      raise_signature_mismatch(name, handle, signature, e.what_without_backtrace());
+    }
   }
 
-  // Calls an op with boxed arguments; returns its outputs.
+  // Calls an op with boxed arguments; returns its outputs. The arguments are checked against the
+  // op's schema first (OpSchemaMismatchError); a missing op is a NotFoundError.
   template <typename... Args>
   std::vector<c10::IValue> call(std::string_view name, Args&&... args) const {
     torch::jit::Stack stack;
     (stack.emplace_back(std::forward<Args>(args)), ...);
-    handle(name).callBoxed(stack);
+    call_boxed(name, stack);
     return stack;
   }
 
   const std::string& ns() const { return library_->ns(); }
-  const std::string& variant() const { return variant_; }    // e.g. torch215-cxx11-cpu-x86_64-linux
-  const std::string& revision() const { return revision_; }  // commit, or "local"
+  const std::string& variant() const { return variant_; }      // e.g. torch215-cxx11-cpu-x86_64-linux
+  const std::string& revision() const { return revision_; }    // commit, or "local"
   const std::filesystem::path& path() const { return path_; }  // the variant directory
   const Metadata& metadata() const { return metadata_; }
   const std::vector<resolver::Decision>& decisions() const { return decisions_; }
@@ -72,9 +84,11 @@ class Kernel {
   void set_timings(const LoadTimings& timings) { timings_ = timings; }
 
  private:
-  c10::OperatorHandle handle(std::string_view name) const {
-    return c10::Dispatcher::singleton().findSchemaOrThrow((ns() + "::" + std::string(name)).c_str(), "");
-  }
+  c10::OperatorHandle find_op(std::string_view name) const;
+  void check_signature(std::string_view name, const c10::OperatorHandle& handle, const CppSignature& signature) const;
+  [[noreturn]] void raise_signature_mismatch(std::string_view name, const c10::OperatorHandle& handle,
+                                             const CppSignature& signature, std::string_view why) const;
+  void call_boxed(std::string_view name, torch::jit::Stack& stack) const;
 
   std::shared_ptr<const loader::OpLibrary> library_;
   Metadata metadata_;

@@ -29,6 +29,7 @@ enum class ErrorCode {
   kUntrustedPublisher,   // the publisher is not trusted and the caller did not opt in
   kBadSignature,         // a signature is present but does not verify, or signs something else
   kMissingSignature,     // a signature is required (trusted key or option) and the variant has none
+  kOpSchemaMismatch,     // a typed op handle whose C++ signature does not fit the op's schema
   kInternal,             // a bug in kernelhub
 };
 

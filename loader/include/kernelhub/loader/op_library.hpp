@@ -11,6 +11,8 @@
 // immutable after open.
 #pragma once
 
+#include <ATen/core/function_schema.h>
+
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -31,7 +33,7 @@ class OpLibrary {
   // Errors: kNotFound, kCorruptFile, kIncompatibleBinary (from the pre-flight), kLoadFailed
   // (dlopen failed, or no op was registered under `ns`).
   static Result<std::shared_ptr<const OpLibrary>> open(const std::filesystem::path& path, const std::string& ns,
-                                                      const EnvironmentSource& env);
+                                                       const EnvironmentSource& env);
 
   const std::filesystem::path& path() const { return path_; }
   const std::string& ns() const { return ns_; }
@@ -46,6 +48,10 @@ class OpLibrary {
   void* handle_;  // owned by the process for its lifetime (see the header comment)
   std::vector<OpInfo> ops_;
 };
+
+// `schema` as the schema language writes it, e.g. "ns::op(Tensor(a!) out, Tensor input) -> ()" (c10
+// prints the anonymous alias set of `Tensor!` as `Tensor($0! -> )`).
+std::string schema_text(const c10::FunctionSchema& schema);
 
 // The ops registered under namespace `ns` in this process, sorted by name.
 std::vector<OpInfo> registered_ops(const std::string& ns);
