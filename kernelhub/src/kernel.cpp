@@ -42,9 +42,12 @@ void Kernel::call_boxed(std::string_view name, torch::jit::Stack& stack) const {
     // Types and count against the schema, before the kernel sees the stack.
     handle.schema().checkAndNormalizeInputs(stack);
   } catch (const c10::Error& e) {
+    // c10's message ends with the schema again, in its own notation: ours is given once, here.
+    std::string why = e.what_without_backtrace();
+    if (const auto declaration = why.find("\nDeclaration:"); declaration != std::string::npos) why.resize(declaration);
     raise_for(Error{ErrorCode::kOpSchemaMismatch, "op `" + std::string(name) + "` of kernel `" + metadata_.name +
                                                       "` cannot be called with these arguments: its schema is `" +
-                                                      schema_text(handle) + "`: " + e.what_without_backtrace()});
+                                                      schema_text(handle) + "`: " + why});
   }
   handle.callBoxed(stack);
 }

@@ -54,7 +54,7 @@ std::string cpp_type(const c10::TypePtr& type, bool is_return, bool mutable_arg)
 
 // "Tensor(a!) out", "float eps": the argument as its schema declares it.
 std::string describe(const c10::Argument& argument) {
-  return argument.real_type()->repr_str() + (writes(argument) ? "(a!)" : "") + " " + argument.name();
+  return argument.real_type()->str() + (writes(argument) ? "(a!)" : "") + " " + argument.name();
 }
 
 }  // namespace
@@ -72,7 +72,7 @@ std::optional<std::string> signature_mismatch(const c10::FunctionSchema& schema,
       const std::string where = "argument " + ordinal(i) + " (`" + describe(arg) + "`)";
       // type() is the type a call passes (an int for SymInt), as c10's own comparison has it.
       if (!same_type(arg.type(), have[i].type())) {
-        add(where + " is " + arg.type()->repr_str() + " in the schema but " + have[i].type()->repr_str() +
+        add(where + " is " + arg.type()->str() + " in the schema but " + have[i].type()->str() +
             " in the signature; take it as `" + cpp_type(arg.real_type(), false, writes(arg)) + "`");
       } else if (writes(arg) && arg.type()->kind() == c10::TypeKind::TensorType && !cpp.mutable_refs.at(i)) {
         add(where +
@@ -89,8 +89,8 @@ std::optional<std::string> signature_mismatch(const c10::FunctionSchema& schema,
   } else {
     for (std::size_t i = 0; i < want_returns.size(); ++i) {
       if (!same_type(want_returns[i].type(), have_returns[i].type())) {
-        add("return " + ordinal(i) + " is " + want_returns[i].type()->repr_str() + " in the schema but " +
-            have_returns[i].type()->repr_str() + " in the signature");
+        add("return " + ordinal(i) + " is " + want_returns[i].type()->str() + " in the schema but " +
+            have_returns[i].type()->str() + " in the signature");
       }
     }
   }

@@ -40,8 +40,10 @@ at::Tensor poisoned(at::IntArrayRef shape) {
   return torch::full(shape, std::numeric_limits<float>::quiet_NaN(), torch::kFloat32);
 }
 
+// The largest error against the float64 reference, relative to the reference's largest value (an
+// element-wise relative error is meaningless where the reference is near zero).
 double rel_error(const at::Tensor& out, const at::Tensor& ref) {
-  return ((out.to(torch::kFloat64) - ref).norm() / ref.norm().clamp_min(1e-300)).item<double>();
+  return ((out.to(torch::kFloat64) - ref).abs().max() / ref.abs().max().clamp_min(1.0)).item<double>();
 }
 
 // Runs every op of a kb-activation kernel on fresh random inputs against float64 torch, the
@@ -110,7 +112,7 @@ TEST_CASE("a Torch stable-ABI variant loads and its boxed ops run through typed 
   const Kernel kernel = load("kb-activation-stable");
   CHECK(kernel.variant().starts_with("torch-stable-abi"));
   REQUIRE(kernel.ops().size() == 4);
-  CHECK_THAT(kernel.ops()[3].schema,
+  CHECK_THAT(kernel.ops()[2].schema,
              Catch::EndsWith("scale_shift(Tensor input, Tensor? shift, float scale, int power) -> Tensor"));
   // A boxed kernel has no C++ signature: either form of an input reference reaches it.
   check_ops_against_torch<const at::Tensor&>(kernel);
@@ -122,7 +124,7 @@ TEST_CASE("a typed handle with a wrong signature is refused, naming the schema a
   const auto kernel_name = GENERATE(as<std::string>{}, "kb-activation", "kb-activation-stable");
   INFO(kernel_name);
   const Kernel kernel = load(kernel_name);
-  auto refused = [&](auto make, const std::string& expected) {
+  auto refused = [&](auto make, const std::string& expected, bool typed = true) {
     try {
       make();
       FAIL("a wrong signature was accepted");
@@ -130,7 +132,7 @@ TEST_CASE("a typed handle with a wrong signature is refused, naming the schema a
       CHECK(e.code() == ErrorCode::kOpSchemaMismatch);
       CHECK_THAT(e.what(), Catch::Contains(expected));
       CHECK_THAT(e.what(), Catch::Contains("its schema is `"));
-      CHECK_THAT(e.what(), Catch::Contains("Use op<"));
+      if (typed) CHECK_THAT(e.what(), Catch::Contains("Use op<"));
     }
   };
   refused([&] { (void)kernel.op<void(at::Tensor&)>("silu_and_mul"); }, "the schema has 2 argument(s), the signature 1");
@@ -149,7 +151,7 @@ TEST_CASE("a typed handle with a wrong signature is refused, naming the schema a
       [&] {
         (void)kernel.call("fatrelu_and_mul", poisoned({2, 2}), torch::randn({2, 4}), std::string("x"));
       },
-      "cannot be called with these arguments");
+      "cannot be called with these arguments", false);
   CHECK_THROWS_AS(kernel.op<void(at::Tensor&, at::Tensor&)>("no_such_op"), NotFoundError);
   CHECK_THROWS_WITH(kernel.op<void(at::Tensor&, at::Tensor&)>("no_such_op"),
                     Catch::Contains("its ops are: fatrelu_and_mul, gelu_tanh_and_mul, scale_shift, silu_and_mul"));
