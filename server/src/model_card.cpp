@@ -177,6 +177,11 @@ std::string license_list() {
 CardCheck check_model_card(std::string_view content) {
   CardCheck check;
   if (content.starts_with("\xEF\xBB\xBF")) content.remove_prefix(3);  // BOM
+  // Blank lines may come before the block, as huggingface_hub's own REGEX_YAML_BLOCK allows.
+  while (!content.empty() &&
+         (content.front() == '\n' || content.front() == '\r' || content.front() == ' ' || content.front() == '\t')) {
+    content.remove_prefix(1);
+  }
   const bool opens = content.starts_with("---\n") || content.starts_with("---\r\n");
   std::size_t end = opens ? content.find("\n---", 3) : std::string_view::npos;
   if (!opens || end == std::string_view::npos) {

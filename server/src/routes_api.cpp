@@ -436,7 +436,7 @@ void Server::Impl::update_settings(Call& call, const RepoKey& key) {
   const json body = parse_request_json(call.body);
   if (body.is_discarded() || !body.is_object())
     return send_error(call.res, 400, "BadRequest", "expected a JSON object");
-  RepoMeta meta = repo->meta;
+  RepoMeta meta = repo->meta;  // the fields below, checked here, set under the store's lock
   if (body.contains("private")) {
     if (!body["private"].is_boolean()) return send_error(call.res, 400, "BadRequest", "`private` must be true/false");
     meta.is_private = body["private"].get<bool>();
@@ -462,7 +462,11 @@ void Server::Impl::update_settings(Call& call, const RepoKey& key) {
       meta.gated_access.push_back(u.get<std::string>());
     }
   }
-  auto updated = store->update_meta(key, meta);
+  auto updated = store->update_meta(key, [&](RepoMeta& current) {
+    current.is_private = meta.is_private;
+    current.gated = meta.gated;
+    current.gated_access = meta.gated_access;
+  });
   if (!updated) return send_error(call.res, 500, "InternalError", updated.error().message);
   send_json(call.res, 200, json::object());
 }

@@ -256,24 +256,27 @@ void Server::Impl::handle_access_request(Call& call, const RepoKey& key, bool gr
   if (status != "pending" && status != "accepted" && status != "rejected") {
     return send_error(call.res, 400, "BadRequest", "`status` must be pending, accepted or rejected");
   }
-  RepoMeta meta = repo->meta;
-  auto it = std::find_if(meta.access_requests.begin(), meta.access_requests.end(),
-                         [&](const AccessRequest& r) { return r.user == user; });
-  if (grant && it != meta.access_requests.end() && it->status == "accepted") {
+  const auto& requests = repo->meta.access_requests;
+  auto it = std::find_if(requests.begin(), requests.end(), [&](const AccessRequest& r) { return r.user == user; });
+  if (grant && it != requests.end() && it->status == "accepted") {
     return send_error(call.res, 400, "BadRequest", "User " + user + " already has access to " + key.id());
   }
-  if (!grant && it == meta.access_requests.end()) {
+  if (!grant && it == requests.end()) {
     return send_error(call.res, 404, "NotFound", "No access request from " + user + " for " + key.id());
   }
   if (!grant && it->status == status) {
     return send_error(call.res, 400, "BadRequest", "The access request of " + user + " is already " + status);
   }
-  if (it == meta.access_requests.end())
-    it = meta.access_requests.insert(meta.access_requests.end(), {user, "", "", ""});
-  it->status = status;
-  it->timestamp = iso8601_now();
-  it->rejection_reason = status == "rejected" ? body.value("rejectionReason", "") : "";
-  auto updated = store->update_meta(key, meta);
+  const AccessRequest next{user, status, iso8601_now(), status == "rejected" ? body.value("rejectionReason", "") : ""};
+  auto updated = store->update_meta(key, [&](RepoMeta& meta) {
+    auto mine = std::find_if(meta.access_requests.begin(), meta.access_requests.end(),
+                             [&](const AccessRequest& r) { return r.user == user; });
+    if (mine == meta.access_requests.end()) {
+      meta.access_requests.push_back(next);
+    } else {
+      *mine = next;
+    }
+  });
   if (!updated) return send_error(call.res, 500, "InternalError", updated.error().message);
   send_json(call.res, 200, json::object());
 }

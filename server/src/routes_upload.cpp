@@ -333,8 +333,14 @@ void Server::Impl::lfs_complete(Call& call, const std::string& oid) {
   send_json(call.res, 200, json::object());
 }
 
-std::optional<ParsedCommit> Server::Impl::read_streamed_commit(Call& call) {
-  NdjsonCommitParser parser([this](std::string_view bytes) { return store->put_blob(bytes); });
+std::optional<ParsedCommit> Server::Impl::read_streamed_commit(Call& call, std::vector<StagedBlob>& staged) {
+  NdjsonCommitParser parser([&](std::string_view bytes) -> Result<std::string> {
+    KH_ASSIGN_OR_RETURN(TempFile file, TempFile::create(store->tmp_dir()));
+    KH_RETURN_IF_ERROR(file.write(bytes.data(), bytes.size()));
+    std::string sha = to_hex(sha256(bytes));
+    staged.push_back({std::move(file), sha});
+    return sha;
+  });
   std::string pending;      // the line being received
   std::size_t scanned = 0;  // bytes of `pending` known to hold no '\n'
   std::uint64_t total = 0;
@@ -397,8 +403,9 @@ void Server::Impl::commit(Call& call, const RepoKey& key, const std::string& rev
       create_pr || is_own_pull_request(call, key, revision) ? contributable_repo(call, key) : writable_repo(call, key);
   if (!repo) return;
   std::optional<ParsedCommit> parsed;
+  std::vector<StagedBlob> staged;  // a streamed commit's inline files, in tmp/ until it is accepted
   if (call.streamed_body) {
-    parsed = read_streamed_commit(call);
+    parsed = read_streamed_commit(call, staged);
     if (!parsed) return;
   } else {
     const bool is_json = call.req.get_header_value("Content-Type").starts_with("application/json");
@@ -408,8 +415,7 @@ void Server::Impl::commit(Call& call, const RepoKey& key, const std::string& rev
   }
   for (const auto& change : parsed->changes) {
     // Fail fast on unknown LFS objects, before any inline blob is written.
-    if (change.op.kind == CommitOperation::Kind::kAddBlob && !change.inline_content &&
-        !store->blob_size(change.op.sha256)) {
+    if (change.op.kind == CommitOperation::Kind::kAddBlob && change.op.lfs && !store->blob_size(change.op.sha256)) {
       return send_error(call.res, 400, "LfsObjectNotFound",
                         "lfsFile `" + change.op.path + "` names sha256 " + change.op.sha256 +
                             ", which was never uploaded; upload it through the LFS batch API first");
@@ -452,6 +458,15 @@ void Server::Impl::commit(Call& call, const RepoKey& key, const std::string& rev
       if (!sha) return send_error(call.res, 500, "InternalError", sha.error().message);
     }
     request.operations.push_back(std::move(change.op));
+  }
+  for (auto& blob : staged) {
+    if (store->blob_size(blob.sha256)) continue;  // already stored; the staged copy is dropped
+    const fs::path target = store->blob_path(blob.sha256);
+    std::error_code ec;
+    fs::create_directories(target.parent_path(), ec);
+    if (auto moved = blob.file.commit_to(target); !moved) {
+      return send_error(call.res, 500, "InternalError", moved.error().message);
+    }
   }
   auto outcome = store->apply_commit(key, request);
   if (!outcome) return send_error(call.res, 500, "InternalError", outcome.error().message);

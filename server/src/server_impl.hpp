@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "durable_file.hpp"
 #include "kernelhub/server/access_policy.hpp"
 #include "kernelhub/server/server.hpp"
 #include "kernelhub/server/store.hpp"
@@ -132,9 +133,15 @@ struct Server::Impl {
   void lfs_batch(Call& call, const RepoKey& key);
   void lfs_verify(Call& call, const RepoKey& key);
   void commit(Call& call, const RepoKey& key, const std::string& revision);
-  // Reads call.streamed_body line by line into the parser (inline files go to the store).
+  // An inline file of a streamed commit, written to tmp/ while its line was read; moved into
+  // blobs/ only once the whole commit has been read and checked (removed otherwise).
+  struct StagedBlob {
+    TempFile file;
+    std::string sha256;
+  };
+  // Reads call.streamed_body line by line into the parser, staging inline files in `staged`.
   // Answers the error itself and returns nullopt on failure.
-  std::optional<ParsedCommit> read_streamed_commit(Call& call);
+  std::optional<ParsedCommit> read_streamed_commit(Call& call, std::vector<StagedBlob>& staged);
   void lfs_upload(Call& call, const httplib::ContentReader& reader, const std::string& sha256);
   void lfs_upload_part(Call& call, const httplib::ContentReader& reader, const std::string& sha256,
                        const std::string& part);

@@ -351,13 +351,13 @@ Result<bool> Store::delete_repo(const RepoKey& key) {
   return true;
 }
 
-Result<bool> Store::update_meta(const RepoKey& key, const RepoMeta& meta) {
+Result<bool> Store::update_meta(const RepoKey& key, const std::function<void(RepoMeta&)>& change) {
   std::lock_guard write_lock(write_mutex_);
   auto current = repo(key);
   if (!current) return false;
   auto next = std::make_shared<RepoState>(*current);
   const std::string created = next->meta.created_at;
-  next->meta = meta;
+  change(next->meta);
   next->meta.created_at = created;
   KH_RETURN_IF_ERROR(write_repo_files(*next, true));
   publish(std::move(next));

@@ -201,7 +201,7 @@ def test_last_commit_authors_and_readme_metadata(api, monkeypatch):
     assert all(c.formatted_title is None for c in commits)
     assert all(c.formatted_title is not None for c in api.list_repo_commits(repo, formatted=True))
 
-    invalid = "---\nmodel-index: foo\n---\n\nA card.\n"
+    invalid = "\n---\nmodel-index: foo\n---\n\nA card.\n"  # blank lines before the block are allowed
     with pytest.raises(ValueError, match="Invalid metadata in README.md"):
         api.create_commit(repo, [CommitOperationAdd("README.md", invalid.encode())], commit_message="card")
     with pytest.warns(UserWarning, match="Warnings while validating metadata in README.md"):

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -161,7 +162,9 @@ class Store {
   Result<MoveOutcome> move_repo(const RepoKey& from, const RepoKey& to);
   // Returns false if it did not exist. Errors: kIo.
   Result<bool> delete_repo(const RepoKey& key);
-  Result<bool> update_meta(const RepoKey& key, const RepoMeta& meta);
+  // Applies `change` to the repo's settings under the write lock, so concurrent changes to other
+  // fields (a discussion opened meanwhile) are kept. Returns false if the repo is gone. Errors: kIo.
+  Result<bool> update_meta(const RepoKey& key, const std::function<void(RepoMeta&)>& change);
 
   // --- revisions ---------------------------------------------------------------------------
   // Branch, tag, full commit id or a unique hex prefix (>= 7) of a commit of this repo.
