@@ -506,6 +506,7 @@ Result<Store::MoveOutcome> Store::move_repo(const RepoKey& from, const RepoKey& 
   std::lock_guard write_lock(write_mutex_);
   auto current = repo(from);
   if (!current) return MoveOutcome::kNotFound;
+  if (from == to) return MoveOutcome::kMoved;  // nothing to do, and no redirect to itself
   if (auto other = repo_ignoring_case(to); other && other->key != from) return MoveOutcome::kExists;
   const fs::path source = repo_dir(from);
   const fs::path target = repo_dir(to);
