@@ -39,8 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     }
     default:
-      if (auto files = parse_preupload(body)) {
-        for (const auto& file : *files) require(validate_repo_path(file.path).has_value());
+      if (auto request = parse_preupload(body)) {
+        for (const auto& file : request->files) require(validate_repo_path(file.path).has_value());
       }
       break;
   }

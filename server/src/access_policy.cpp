@@ -32,13 +32,15 @@ Result<AccessPolicy> AccessPolicy::parse(std::string_view json_text) {
       }
       TokenInfo info;
       info.user = value["user"].get<std::string>();
+      info.fullname = value.contains("fullname") && value["fullname"].is_string() ? value["fullname"].get<std::string>()
+                                                                                  : info.user;
       if (value.contains("orgs")) {
         if (!value["orgs"].is_array()) return corrupt("`orgs` of user `" + info.user + "` must be a list");
         for (const auto& org : value["orgs"]) {
           if (!org.is_string()) return corrupt("`orgs` of user `" + info.user + "` must hold strings");
           info.orgs.push_back(org.get<std::string>());
           policy.organizations_.try_emplace(info.orgs.back(),
-                                            OrganizationInfo{info.orgs.back(), info.orgs.back(), false});
+                                            OrganizationInfo{info.orgs.back(), info.orgs.back(), false, false});
         }
       }
       if (value.contains("expires")) {
@@ -60,12 +62,12 @@ Result<AccessPolicy> AccessPolicy::parse(std::string_view json_text) {
       return corrupt("`organizations` must be an object of name → {fullname, trustedKernelPublisher}");
     for (const auto& [name, value] : orgs.items()) {
       if (!value.is_object()) return corrupt("organization `" + name + "` must be an object");
-      OrganizationInfo info{name, value.value("fullname", name), false};
-      if (value.contains("trustedKernelPublisher")) {
-        if (!value["trustedKernelPublisher"].is_boolean()) {
-          return corrupt("`trustedKernelPublisher` of `" + name + "` must be true/false");
-        }
-        info.trusted_kernel_publisher = value["trustedKernelPublisher"].get<bool>();
+      OrganizationInfo info{name, value.value("fullname", name), false, false};
+      for (auto [key, flag] : {std::pair{"trustedKernelPublisher", &info.trusted_kernel_publisher},
+                               std::pair{"privateReposByDefault", &info.private_repos_by_default}}) {
+        if (!value.contains(key)) continue;
+        if (!value[key].is_boolean()) return corrupt(std::string("`") + key + "` of `" + name + "` must be true/false");
+        *flag = value[key].get<bool>();
       }
       policy.organizations_[name] = std::move(info);
     }
@@ -78,9 +80,16 @@ const TokenInfo* AccessPolicy::find(std::string_view token) const {
   return it == tokens_.end() ? nullptr : &it->second;
 }
 
+bool AccessPolicy::knows_user(std::string_view name) const {
+  for (const auto& [token, info] : tokens_) {
+    if (info.user == name) return true;
+  }
+  return false;
+}
+
 void AccessPolicy::trust_publisher(std::string_view org) {
   auto [it, inserted] =
-      organizations_.try_emplace(std::string(org), OrganizationInfo{std::string(org), std::string(org), true});
+      organizations_.try_emplace(std::string(org), OrganizationInfo{std::string(org), std::string(org), true, false});
   it->second.trusted_kernel_publisher = true;
 }
 

@@ -34,5 +34,9 @@ std::optional<std::string> base64_decode(std::string_view text);
 
 // Current UTC time as 2026-11-20T10:00:00.000Z.
 std::string iso8601_now();
+// ASCII letters lowered (repo ids compare case-insensitively, as on the Hub).
+std::string ascii_lower(std::string_view text);
+// Text made safe to place in HTML (&, <, >, ", ').
+std::string html_escape(std::string_view text);
 
 }  // namespace kernelhub::server

@@ -5,6 +5,7 @@
 #include "git_hash.hpp"
 #include "http_text.hpp"
 #include "kernelhub/server/repo_path.hpp"
+#include "model_card.hpp"
 #include "request_json.hpp"
 #include "server_impl.hpp"
 
@@ -65,6 +66,29 @@ std::vector<std::pair<std::string, bool>> list_entries(const Commit& commit, con
 
 json commit_summary(const Commit& commit) {
   return {{"id", commit.id}, {"title", commit.title}, {"date", commit.date}};
+}
+
+// History walked at most this far back for `lastCommit` (the oldest commit seen is named then).
+constexpr int kLastCommitDepth = 1000;
+
+// The last commit at or before `head` that changed `path` (a file, or anything under a folder):
+// what the Hub's `expand=True` tree and paths-info entries name as `lastCommit`.
+json last_commit(const Store& store, const RepoKey& key, std::shared_ptr<const Commit> head, const std::string& path,
+                 bool is_dir) {
+  auto signature = [&](const Commit& c) -> std::string {
+    if (!is_dir) {
+      auto it = c.files.find(path);
+      return it == c.files.end() ? std::string() : it->second.git_sha1;
+    }
+    return is_directory(c, path) ? directory_oid(c, path) : std::string();
+  };
+  const std::string wanted = signature(*head);
+  for (int depth = 0; depth < kLastCommitDepth && !head->parent.empty(); ++depth) {
+    auto parent = store.commit(key, head->parent);
+    if (!parent || signature(**parent) != wanted) break;
+    head = *parent;
+  }
+  return commit_summary(*head);
 }
 
 }  // namespace
@@ -142,7 +166,7 @@ void Server::Impl::tree(Call& call, const RepoKey& key, const std::string& revis
   for (std::size_t i = cursor; i < entries.size() && i < cursor + page; ++i) {
     const auto& [path, is_dir] = entries[i];
     json e = is_dir ? directory_json(*commit, path) : file_entry_json(path, commit->files.at(path));
-    if (expand) e["lastCommit"] = commit_summary(*commit);
+    if (expand) e["lastCommit"] = last_commit(*store, key, commit, path, is_dir);
     out.push_back(std::move(e));
   }
   if (cursor + page < entries.size()) {
@@ -189,14 +213,16 @@ void Server::Impl::paths_info(Call& call, const RepoKey& key, const std::string&
     auto path = normalize_folder_path(raw);
     if (!path) return send_error(call.res, 400, "BadRequest", path.error().message);
     json e;
+    bool is_dir = false;
     if (auto it = commit->files.find(*path); it != commit->files.end()) {
       e = file_entry_json(*path, it->second);
     } else if (is_directory(*commit, *path)) {
       e = directory_json(*commit, *path);
+      is_dir = true;
     } else {
       continue;  // the Hub omits paths that do not exist
     }
-    if (expand) e["lastCommit"] = commit_summary(*commit);
+    if (expand) e["lastCommit"] = last_commit(*store, key, commit, *path, is_dir);
     out.push_back(std::move(e));
   }
   send_json(call.res, 200, out);
@@ -227,13 +253,25 @@ void Server::Impl::commits(Call& call, const RepoKey& key, const std::string& re
   if (!check_gate(call, *repo)) return;
   auto commit = commit_at(call, *repo, revision);
   if (!commit) return;
+  // expand[]=formatted asks for the title and message as HTML; the Hub renders Markdown there,
+  // this server escapes the text (docs/SERVER.md).
+  bool formatted = false;
+  for (auto [it, end] = call.query.equal_range("expand[]"); it != end; ++it) formatted |= it->second == "formatted";
+  for (auto [it, end] = call.query.equal_range("expand"); it != end; ++it) formatted |= it->second == "formatted";
   json out = json::array();
   while (commit) {
-    out.push_back({{"id", commit->id},
-                   {"title", commit->title},
-                   {"message", commit->message},
-                   {"date", commit->date},
-                   {"authors", json::array()}});
+    json authors = json::array();
+    for (const auto& user : commit->authors) authors.push_back({{"user", user}});
+    json item = {{"id", commit->id},
+                 {"title", commit->title},
+                 {"message", commit->message},
+                 {"date", commit->date},
+                 {"authors", authors}};
+    if (formatted) {
+      item["formatted"] = {{"title", html_escape(commit->title)},
+                           {"message", commit->message.empty() ? "" : "<p>" + html_escape(commit->message) + "</p>"}};
+    }
+    out.push_back(std::move(item));
     if (commit->parent.empty()) break;
     auto parent = store->commit(key, commit->parent);
     if (!parent) return send_error(call.res, 500, "InternalError", parent.error().message);
@@ -257,7 +295,7 @@ void Server::Impl::whoami(Call& call) {
       {{"type", "user"},
        {"id", sha1_hex("user:" + call.who->user).substr(0, 24)},
        {"name", call.who->user},
-       {"fullname", call.who->user},
+       {"fullname", call.who->fullname},
        {"email", nullptr},
        {"emailVerified", false},
        {"isPro", false},
@@ -290,14 +328,33 @@ void Server::Impl::organization_overview(Call& call, const std::string& org) {
              {"trustedKernelPublisher", info->trusted_kernel_publisher}});
 }
 
-// huggingface_hub validates README.md front matter before committing it. We do not interpret
-// model cards, so any JSON body with string `content` is accepted without warnings.
+// huggingface_hub validates README.md front matter before committing it (model_card.hpp).
+// Errors answer 400; with `Accept: text/plain` (RepoCard.validate) as "- Error: ..." lines.
 void Server::Impl::validate_yaml(Call& call) {
   const json body = parse_request_json(call.body);
   if (body.is_discarded() || !body.is_object() || !body.contains("content") || !body["content"].is_string()) {
     return send_error(call.res, 400, "BadRequest", "expected {\"content\": <README text>, \"repoType\": <type>}");
   }
-  send_json(call.res, 200, {{"errors", json::array()}, {"warnings", json::array()}});
+  const CardCheck check = check_model_card(body["content"].get<std::string>());
+  const int status = check.errors.empty() ? 200 : 400;
+  if (call.req.get_header_value("Accept").starts_with("text/plain")) {
+    std::string text;
+    for (const auto& e : check.errors) text += "- Error: " + e + "\n";
+    for (const auto& w : check.warnings) text += "- Warning: " + w + "\n";
+    call.res.status = status;
+    if (status != 200) call.res.set_header("X-Error-Message", "Invalid metadata in README.md");
+    call.res.set_content(text, "text/plain; charset=utf-8");
+    return;
+  }
+  json errors = json::array(), warnings = json::array();
+  for (const auto& e : check.errors) errors.push_back({{"message", e}});
+  for (const auto& w : check.warnings) warnings.push_back({{"message", w}});
+  json out = {{"errors", errors}, {"warnings", warnings}};
+  if (status != 200) {
+    call.res.set_header("X-Error-Message", "Invalid metadata in README.md");
+    out["error"] = "Invalid metadata in README.md: " + check.errors.front();
+  }
+  send_json(call.res, status, out);
 }
 
 namespace {
@@ -339,11 +396,13 @@ void Server::Impl::create_repo(Call& call) {
                       "You don't have the rights to create a repo under the namespace `" + key->ns + "`");
   }
   RepoMeta meta;
-  meta.is_private = body.value("private", false) == true;
+  const auto org = policy.organization(key->ns);
+  meta.is_private = body.contains("private") && body["private"].is_boolean() ? body["private"].get<bool>()
+                                                                             : org && org->private_repos_by_default;
   if (body.contains("visibility") && body["visibility"].is_string()) {
     meta.is_private = body["visibility"].get<std::string>() != "public";
   }
-  auto created = store->create_repo(*key, meta);
+  auto created = store->create_repo(*key, meta, call.who->user);
   if (!created) return send_error(call.res, 500, "InternalError", created.error().message);
   const std::string url = repo_url(*key);
   if (!*created) {
@@ -377,7 +436,7 @@ void Server::Impl::update_settings(Call& call, const RepoKey& key) {
   const json body = parse_request_json(call.body);
   if (body.is_discarded() || !body.is_object())
     return send_error(call.res, 400, "BadRequest", "expected a JSON object");
-  RepoMeta meta = repo->meta;
+  RepoMeta meta = repo->meta;  // the fields below, checked here, set under the store's lock
   if (body.contains("private")) {
     if (!body["private"].is_boolean()) return send_error(call.res, 400, "BadRequest", "`private` must be true/false");
     meta.is_private = body["private"].get<bool>();
@@ -403,7 +462,11 @@ void Server::Impl::update_settings(Call& call, const RepoKey& key) {
       meta.gated_access.push_back(u.get<std::string>());
     }
   }
-  auto updated = store->update_meta(key, meta);
+  auto updated = store->update_meta(key, [&](RepoMeta& current) {
+    current.is_private = meta.is_private;
+    current.gated = meta.gated;
+    current.gated_access = meta.gated_access;
+  });
   if (!updated) return send_error(call.res, 500, "InternalError", updated.error().message);
   send_json(call.res, 200, json::object());
 }
@@ -426,7 +489,7 @@ void Server::Impl::create_branch(Call& call, const RepoKey& key, const std::stri
   auto changed = store->set_ref(key, Store::RefKind::kBranch, branch, commit->id, /*must_not_exist=*/true);
   if (!changed) return send_error(call.res, 500, "InternalError", changed.error().message);
   if (*changed == Store::RefChange::kExists) {
-    return send_error(call.res, 409, "RefExists", "Reference already exists: branch `" + branch + "`");
+    return send_error(call.res, 409, "RefExists", "Reference refs/heads/" + branch + " already exists");
   }
   send_json(call.res, 200, json::object());
 }
@@ -439,14 +502,15 @@ void Server::Impl::create_tag(Call& call, const RepoKey& key, const std::string&
     return send_error(call.res, 400, "BadRequest", "expected a JSON body {\"tag\": name, \"message\"?: text}");
   }
   const std::string tag = body["tag"].get<std::string>();
-  if (auto valid = validate_ref_name(tag); !valid)
-    return send_error(call.res, 400, "BadRequest", valid.error().message);
+  // The revision is checked first, as on the Hub: a bad tag on a missing revision is a 404.
   auto commit = commit_at(call, *repo, revision);
   if (!commit) return;
+  if (auto valid = validate_ref_name(tag); !valid)
+    return send_error(call.res, 400, "BadRequest", valid.error().message);
   auto changed = store->set_ref(key, Store::RefKind::kTag, tag, commit->id, /*must_not_exist=*/true);
   if (!changed) return send_error(call.res, 500, "InternalError", changed.error().message);
   if (*changed == Store::RefChange::kExists) {
-    return send_error(call.res, 409, "RefExists", "Reference already exists: tag `" + tag + "`");
+    return send_error(call.res, 409, "RefExists", "Reference refs/tags/" + tag + " already exists");
   }
   send_json(call.res, 200, json::object());
 }
@@ -455,13 +519,14 @@ void Server::Impl::delete_ref(Call& call, const RepoKey& key, Store::RefKind kin
   auto repo = writable_repo(call, key);
   if (!repo) return;
   if (kind == Store::RefKind::kBranch && name == "main") {
-    return send_error(call.res, 403, "Forbidden", "the `main` branch cannot be deleted");
+    return send_error(call.res, 403, "Forbidden", "Cannot delete refs/heads/main: it is the default branch");
   }
   auto changed = store->set_ref(key, kind, name, std::nullopt, false);
   if (!changed) return send_error(call.res, 500, "InternalError", changed.error().message);
   if (*changed == Store::RefChange::kNotFound) {
     return send_error(call.res, 404, "RevisionNotFound",
-                      std::string(kind == Store::RefKind::kBranch ? "branch `" : "tag `") + name + "` does not exist");
+                      "Invalid rev id: " + name + " (no " + (kind == Store::RefKind::kBranch ? "branch" : "tag") +
+                          " of " + key.id() + " has that name)");
   }
   send_json(call.res, 200, json::object());
 }

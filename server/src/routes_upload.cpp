@@ -8,12 +8,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "durable_file.hpp"
 #include "git_hash.hpp"
 #include "http_text.hpp"
 #include "kernelhub/base/sha256.hpp"
+#include "kernelhub/server/git_patterns.hpp"
 #include "server_impl.hpp"
 #include "upload_requests.hpp"
 
@@ -42,19 +44,63 @@ void Server::Impl::drop_connection(httplib::Response& res) {
                            [](std::size_t, std::size_t, httplib::DataSink&) { return false; });
 }
 
+namespace {
+
+// Pattern files bigger than this are not read (the Hub's own default is 1.5 KB).
+constexpr std::uint64_t kMaxPatternFileBytes = 1 << 20;
+
+// Every .gitattributes of a commit, deepest folder first (deeper files override, as in git).
+std::vector<GitAttributes> attribute_files(const Store& store, const Commit& commit) {
+  std::vector<std::pair<std::size_t, GitAttributes>> found;
+  for (const auto& [path, entry] : commit.files) {
+    if (path != ".gitattributes" && !path.ends_with("/.gitattributes")) continue;
+    auto text = store.read_blob(entry.sha256, kMaxPatternFileBytes);
+    if (!text) continue;
+    const std::string folder = path == ".gitattributes" ? "" : path.substr(0, path.size() - 15);
+    found.emplace_back(std::count(path.begin(), path.end(), '/'), GitAttributes::parse(*text, folder));
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<GitAttributes> out;
+  for (auto& [depth, file] : found) out.push_back(std::move(file));
+  return out;
+}
+
+}  // namespace
+
+bool Server::Impl::is_own_pull_request(const Call& call, const RepoKey& key, const std::string& revision) const {
+  if (!revision.starts_with("refs/pr/") || call.who == nullptr) return false;
+  auto state = store->repo(key);
+  if (!state) return false;
+  for (const auto& d : state->meta.discussions) {
+    if (d.is_pull_request && revision == "refs/pr/" + std::to_string(d.num) && d.author == call.who->user) return true;
+  }
+  return false;
+}
+
 void Server::Impl::preupload(Call& call, const RepoKey& key, const std::string& revision) {
-  auto repo = writable_repo(call, key);
+  auto repo = call.query_flag("create_pr") || is_own_pull_request(call, key, revision) ? contributable_repo(call, key)
+                                                                                       : writable_repo(call, key);
   if (!repo) return;
-  auto files = parse_preupload(call.body);
-  if (!files) return send_error(call.res, 400, "BadRequest", files.error().message);
+  auto request = parse_preupload(call.body);
+  if (!request) return send_error(call.res, 400, "BadRequest", request.error().message);
   auto commit = commit_at(call, *repo, revision);
   if (!commit) return;
+  const std::vector<GitAttributes> attributes = attribute_files(*store, *commit);
+  GitIgnore ignore;
+  if (request->gitignore) {
+    ignore = GitIgnore::parse(*request->gitignore);
+  } else if (auto it = commit->files.find(".gitignore"); it != commit->files.end()) {
+    if (auto text = store->read_blob(it->second.sha256, kMaxPatternFileBytes)) ignore = GitIgnore::parse(*text);
+  }
   json answer = json::array();
-  for (const auto& file : *files) {
-    // The Hub's rule of thumb: big or binary files go to LFS; empty files never do.
+  for (const auto& file : request->files) {
+    // As the Hub: LFS when .gitattributes tracks the path, or the file is big or binary; an
+    // empty file is always regular (it has nothing to store).
     const bool lfs =
-        file.size > 0 && (file.size >= options.lfs_threshold || file.sample.find('\0') != std::string::npos);
-    json entry = {{"path", file.path}, {"uploadMode", lfs ? "lfs" : "regular"}, {"shouldIgnore", false}};
+        file.size > 0 && (is_lfs_by_attributes(attributes, file.path) || file.size >= options.lfs_threshold ||
+                          file.sample.find('\0') != std::string::npos);
+    json entry = {
+        {"path", file.path}, {"uploadMode", lfs ? "lfs" : "regular"}, {"shouldIgnore", ignore.ignores(file.path)}};
     if (auto it = commit->files.find(file.path); it != commit->files.end()) {
       entry["oid"] = it->second.lfs ? it->second.sha256 : it->second.git_sha1;
     }
@@ -67,7 +113,8 @@ void Server::Impl::lfs_batch(Call& call, const RepoKey& key) {
   auto request = parse_lfs_batch(call.body);
   if (!request) return send_error(call.res, 400, "BadRequest", request.error().message);
   const bool upload = request->operation == LfsBatchRequest::Operation::kUpload;
-  auto repo = upload ? writable_repo(call, key) : readable_repo(call, key);
+  // Anyone who may open a pull request may upload its LFS objects.
+  auto repo = upload ? contributable_repo(call, key) : readable_repo(call, key);
   if (!repo) return;
   bool used_multipart = false;
   json objects = json::array();
@@ -134,7 +181,7 @@ void Server::Impl::lfs_batch(Call& call, const RepoKey& key) {
 }
 
 void Server::Impl::lfs_verify(Call& call, const RepoKey& key) {
-  if (!writable_repo(call, key)) return;
+  if (!contributable_repo(call, key)) return;
   auto object = parse_lfs_verify(call.body);
   if (!object) return send_error(call.res, 400, "BadRequest", object.error().message);
   const std::string& oid = object->oid;
@@ -286,49 +333,140 @@ void Server::Impl::lfs_complete(Call& call, const std::string& oid) {
   send_json(call.res, 200, json::object());
 }
 
+std::optional<ParsedCommit> Server::Impl::read_streamed_commit(Call& call, std::vector<StagedBlob>& staged) {
+  NdjsonCommitParser parser([&](std::string_view bytes) -> Result<std::string> {
+    KH_ASSIGN_OR_RETURN(TempFile file, TempFile::create(store->tmp_dir()));
+    KH_RETURN_IF_ERROR(file.write(bytes.data(), bytes.size()));
+    std::string sha = to_hex(sha256(bytes));
+    staged.push_back({std::move(file), sha});
+    return sha;
+  });
+  std::string pending;      // the line being received
+  std::size_t scanned = 0;  // bytes of `pending` known to hold no '\n'
+  std::uint64_t total = 0;
+  std::optional<Error> failure;
+  int status = 400;
+  const bool read = (*call.streamed_body)([&](const char* data, std::size_t size) {
+    total += size;
+    if (total > options.max_commit_body_bytes) {
+      status = 413;
+      failure = Error{ErrorCode::kInvalidArgument, "commit body is over this server's limit of " +
+                                                       std::to_string(options.max_commit_body_bytes) + " bytes"};
+      return false;
+    }
+    pending.append(data, size);
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = pending.find('\n', std::max(start, scanned))) != std::string::npos; start = nl + 1) {
+      if (auto fed = parser.feed(std::string_view(pending).substr(start, nl - start)); !fed) {
+        status = fed.error().code == ErrorCode::kInvalidArgument ? 400 : 500;
+        failure = fed.error();
+        return false;
+      }
+    }
+    pending.erase(0, start);
+    scanned = pending.size();
+    if (pending.size() > options.max_body_bytes) {
+      status = 413;
+      failure = Error{ErrorCode::kInvalidArgument, "an NDJSON commit line is over this server's limit of " +
+                                                       std::to_string(options.max_body_bytes) + " bytes"};
+      return false;
+    }
+    return true;
+  });
+  if (!failure && !read) failure = Error{ErrorCode::kInvalidArgument, "the request body could not be read completely"};
+  if (!failure && !pending.empty()) {
+    if (auto fed = parser.feed(pending); !fed) failure = fed.error();
+  }
+  std::optional<ParsedCommit> out;
+  if (!failure) {
+    auto finished = parser.finish();
+    if (finished) {
+      out = std::move(*finished);
+    } else {
+      failure = finished.error();
+    }
+  }
+  if (failure) {
+    if (status == 413) {
+      send_error(call.res, 413, "PayloadTooLarge", failure->message);
+    } else {
+      send_error(call.res, status, status == 400 ? "BadRequest" : "InternalError",
+                 "malformed commit: " + failure->message);
+    }
+  }
+  return out;
+}
+
 void Server::Impl::commit(Call& call, const RepoKey& key, const std::string& revision) {
-  auto repo = writable_repo(call, key);
+  const bool create_pr = call.query_flag("create_pr");
+  auto repo =
+      create_pr || is_own_pull_request(call, key, revision) ? contributable_repo(call, key) : writable_repo(call, key);
   if (!repo) return;
-  const bool is_json = call.req.get_header_value("Content-Type").starts_with("application/json");
-  auto parsed = parse_commit_body(call.body, is_json);
-  if (!parsed) return send_error(call.res, 400, "BadRequest", "malformed commit: " + parsed.error().message);
+  std::optional<ParsedCommit> parsed;
+  std::vector<StagedBlob> staged;  // a streamed commit's inline files, in tmp/ until it is accepted
+  if (call.streamed_body) {
+    parsed = read_streamed_commit(call, staged);
+    if (!parsed) return;
+  } else {
+    const bool is_json = call.req.get_header_value("Content-Type").starts_with("application/json");
+    auto body = parse_commit_body(call.body, is_json);
+    if (!body) return send_error(call.res, 400, "BadRequest", "malformed commit: " + body.error().message);
+    parsed = std::move(*body);
+  }
   for (const auto& change : parsed->changes) {
     // Fail fast on unknown LFS objects, before any inline blob is written.
-    if (change.op.kind == CommitOperation::Kind::kAddBlob && !change.inline_content &&
-        !store->blob_size(change.op.sha256)) {
+    if (change.op.kind == CommitOperation::Kind::kAddBlob && change.op.lfs && !store->blob_size(change.op.sha256)) {
       return send_error(call.res, 400, "LfsObjectNotFound",
                         "lfsFile `" + change.op.path + "` names sha256 " + change.op.sha256 +
                             ", which was never uploaded; upload it through the LFS batch API first");
     }
   }
-  std::string branch = revision;
-  const bool create_pr = call.query_flag("create_pr");
-  if (!repo->branches.contains(revision) || create_pr) {
-    auto base = store->resolve(*repo, revision);
-    if (!base) {
-      return send_error(call.res, 404, "RevisionNotFound", "Invalid rev id: " + revision + " (no such branch)");
+  std::string branch = revision.starts_with("refs/heads/") ? revision.substr(11) : revision;
+  if (!repo->branches.contains(branch)) {
+    if (create_pr || !store->resolve(*repo, revision)) {
+      // The Hub opens pull requests against branches only, never against a tag or a commit.
+      return send_error(call.res, 404, "RevisionNotFound", "Invalid rev id: " + revision);
     }
-    if (!create_pr) {
-      return send_error(call.res, 400, "BadRequest",
-                        "`" + revision + "` is a tag or a commit; commits can only be made on a branch");
-    }
-    std::size_t n = 1;
-    while (repo->branches.contains("refs/pr/" + std::to_string(n))) ++n;
-    branch = "refs/pr/" + std::to_string(n);
-    auto made = store->set_ref(key, Store::RefKind::kBranch, branch, *base, true);
-    if (!made) return send_error(call.res, 500, "InternalError", made.error().message);
+    return send_error(call.res, 400, "BadRequest",
+                      "`" + revision + "` is a tag or a commit; commits can only be made on a branch");
+  }
+  std::string pr_url;
+  if (create_pr) {
+    Discussion pr;
+    pr.title = parsed->summary.empty() ? "Upload files with kernelhub" : parsed->summary;
+    pr.description = parsed->description;
+    pr.author = call.who->user;
+    pr.created_at = iso8601_now();
+    pr.status = "open";
+    pr.is_pull_request = true;
+    pr.target_branch = branch;
+    auto num = store->open_discussion(key, pr, repo->branches.at(branch));
+    if (!num) return send_error(call.res, 500, "InternalError", num.error().message);
+    if (*num == 0) return send_error(call.res, 404, "RepoNotFound", "Repository " + key.id() + " was deleted");
+    branch = "refs/pr/" + std::to_string(*num);
+    pr_url = repo_url(key) + "/discussions/" + std::to_string(*num);
   }
   CommitRequest request;
   request.branch = branch;
   request.title = parsed->summary.empty() ? "Upload files with kernelhub" : parsed->summary;
   request.message = parsed->description;
   request.parent_commit = parsed->parent;
+  request.author = call.who->user;
   for (auto& change : parsed->changes) {
     if (change.inline_content) {
       auto sha = store->put_blob(*change.inline_content);
       if (!sha) return send_error(call.res, 500, "InternalError", sha.error().message);
     }
     request.operations.push_back(std::move(change.op));
+  }
+  for (auto& blob : staged) {
+    if (store->blob_size(blob.sha256)) continue;  // already stored; the staged copy is dropped
+    const fs::path target = store->blob_path(blob.sha256);
+    std::error_code ec;
+    fs::create_directories(target.parent_path(), ec);
+    if (auto moved = blob.file.commit_to(target); !moved) {
+      return send_error(call.res, 500, "InternalError", moved.error().message);
+    }
   }
   auto outcome = store->apply_commit(key, request);
   if (!outcome) return send_error(call.res, 500, "InternalError", outcome.error().message);
@@ -339,9 +477,11 @@ void Server::Impl::commit(Call& call, const RepoKey& key, const std::string& rev
       return send_error(call.res, 404, "RepoNotFound", "Repository " + key.id() + " was deleted during the commit");
     case S::kBranchNotFound: return send_error(call.res, 404, "RevisionNotFound", "Invalid rev id: " + branch);
     case S::kParentMismatch:
+      // The Hub's words (huggingface_hub's tests match them); what moved is in X-Error-Message too.
       return send_error(call.res, 412, "ParentCommitMismatch",
-                        "A commit has happened since `parentCommit` " + parsed->parent.value_or("") + ": `" + branch +
-                            "` is now at " + outcome->detail + ". Please refresh and try again.");
+                        "The branch was updated since you opened this page. Please refresh and try again. (`" + branch +
+                            "` is at " + outcome->detail + ", not at parentCommit " + parsed->parent.value_or("") +
+                            ")");
     case S::kMissingBlob:
       return send_error(call.res, 400, "LfsObjectNotFound",
                         "LFS object for " + outcome->detail + " was never uploaded");
@@ -355,7 +495,7 @@ void Server::Impl::commit(Call& call, const RepoKey& key, const std::string& rev
               {"commitUrl", repo_url(key) + "/commit/" + outcome->commit_id},
               {"commitMessage", request.title},
               {"hookOutput", ""}};
-  if (create_pr) out["pullRequestUrl"] = repo_url(key) + "/discussions/" + branch.substr(8);
+  if (create_pr) out["pullRequestUrl"] = pr_url;
   send_json(call.res, 200, out);
 }
 

@@ -1,9 +1,11 @@
 #include "kernelhub/server/server.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <ctime>
 
+#include "durable_file.hpp"
 #include "git_hash.hpp"
 #include "http_text.hpp"
 #include "kernelhub/server/repo_path.hpp"
@@ -16,7 +18,8 @@ namespace {
 // (`/api/models/gpt2/refs`) from a namespaced one (`/api/models/org/name`).
 bool is_api_subroute(std::string_view s) {
   return s == "revision" || s == "tree" || s == "paths-info" || s == "refs" || s == "preupload" || s == "commit" ||
-         s == "branch" || s == "tag" || s == "settings" || s == "commits";
+         s == "branch" || s == "tag" || s == "settings" || s == "commits" || s == "auth-check" || s == "super-squash" ||
+         s == "lfs-files" || s == "user-access-request" || s == "discussions";
 }
 
 std::string join(const std::vector<std::string>& segs, std::size_t from) {
@@ -40,6 +43,24 @@ std::string host_of(std::string_view url) {
   rest = rest.substr(0, rest.find('/'));
   if (rest.starts_with('[')) return std::string(rest.substr(0, rest.find(']') + 1));
   return std::string(rest.substr(0, rest.find(':')));
+}
+
+// An NDJSON commit (POST /api/{T}s/{id}/commit/{rev}, not JSON): its body is streamed by its
+// route instead of being read whole (ServerOptions::max_commit_body_bytes).
+bool is_streamed_commit(const httplib::Request& req) {
+  if (req.method != "POST" || !req.path.starts_with("/api/")) return false;
+  if (req.get_header_value("Content-Type").starts_with("application/json")) return false;
+  const std::string_view path = req.path;
+  const std::size_t at = path.find("/commit/");
+  // /api/{T}s/{id}/commit/{rev}: two or three segments before `commit`.
+  return at != std::string_view::npos &&
+         std::count(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(at), '/') <= 4;
+}
+
+// Every answer carries an id, as the Hub's do: huggingface_hub prints it in its error messages
+// ("(Request ID: ...)") so that a failure can be found in the server's log.
+void set_request_id(httplib::Response& res) {
+  if (!res.has_header("X-Request-Id")) res.set_header("X-Request-Id", "Root=1-" + random_hex(12));
 }
 
 }  // namespace
@@ -186,31 +207,35 @@ void Server::Impl::install_routes() {
   // Per-route limits are enforced while reading (see dispatch); this is the outer bound.
   http.set_payload_max_length(static_cast<std::size_t>(options.max_lfs_object_bytes));
 
-  http.set_pre_routing_handler(
-      [this](const httplib::Request& req, httplib::Response& res) -> httplib::Server::HandlerResponse {
-        // Refuse oversized bodies before a byte of them is read.
-        const bool is_upload = req.target.starts_with("/lfs-upload/") || req.target.starts_with("/lfs-part/");
-        if (!is_upload && req.has_header("Content-Length")) {
-          const std::string value = req.get_header_value("Content-Length");
-          const auto length = std::strtoull(value.c_str(), nullptr, 10);
-          if (length > options.max_body_bytes) {
-            res.set_header("Connection", "close");
-            send_error(res, 413, "PayloadTooLarge",
-                       "request body of " + value + " bytes is over this server's limit of " +
-                           std::to_string(options.max_body_bytes) + " bytes");
-            drop_ranges_unless_file(req, res);
-            return httplib::Server::HandlerResponse::Handled;
-          }
-        }
-        if ((req.method == "GET" || req.method == "HEAD") && req.has_header("Transfer-Encoding")) {
-          res.set_header("Connection", "close");
-          send_error(res, 400, "BadRequest", "GET and HEAD requests must not carry a body");
-          drop_ranges_unless_file(req, res);
-          return httplib::Server::HandlerResponse::Handled;
-        }
-        return httplib::Server::HandlerResponse::Unhandled;
-      });
+  http.set_pre_routing_handler([this](const httplib::Request& req,
+                                      httplib::Response& res) -> httplib::Server::HandlerResponse {
+    // Refuse oversized bodies before a byte of them is read.
+    const bool is_upload = req.target.starts_with("/lfs-upload/") || req.target.starts_with("/lfs-part/");
+    const std::uint64_t limit = is_streamed_commit(req) ? options.max_commit_body_bytes : options.max_body_bytes;
+    if (!is_upload && req.has_header("Content-Length")) {
+      const std::string value = req.get_header_value("Content-Length");
+      const auto length = std::strtoull(value.c_str(), nullptr, 10);
+      if (length > limit) {
+        res.set_header("Connection", "close");
+        send_error(
+            res, 413, "PayloadTooLarge",
+            "request body of " + value + " bytes is over this server's limit of " + std::to_string(limit) + " bytes");
+        drop_ranges_unless_file(req, res);
+        set_request_id(res);
+        return httplib::Server::HandlerResponse::Handled;
+      }
+    }
+    if ((req.method == "GET" || req.method == "HEAD") && req.has_header("Transfer-Encoding")) {
+      res.set_header("Connection", "close");
+      send_error(res, 400, "BadRequest", "GET and HEAD requests must not carry a body");
+      drop_ranges_unless_file(req, res);
+      set_request_id(res);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   http.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
+    set_request_id(res);
     if (res.has_header("X-Error-Message")) return httplib::Server::HandlerResponse::Unhandled;
     if (res.status == 413) {
       send_error(res, 413, "PayloadTooLarge", "request body is over this server's limit");
@@ -263,7 +288,10 @@ void drop_ranges_unless_file(const httplib::Request& req, const httplib::Respons
 }
 
 void Server::Impl::dispatch(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* reader) {
+  set_request_id(res);
   route(req, res, reader);
+  // A streamed commit refused before (or while) its body was read leaves bytes on the connection.
+  if (res.status != 200 && reader && is_streamed_commit(req)) res.set_header("Connection", "close");
   drop_ranges_unless_file(req, res);
 }
 
@@ -292,7 +320,9 @@ void Server::Impl::route(const httplib::Request& req, httplib::Response& res, co
   if (s[0] == "lfs-upload" && s.size() == 2 && m == "PUT" && reader) return lfs_upload(call, *reader, s[1]);
   if (s[0] == "lfs-part" && s.size() == 3 && m == "PUT" && reader) return lfs_upload_part(call, *reader, s[1], s[2]);
 
-  if (reader) {
+  if (reader && is_streamed_commit(req)) {
+    call.streamed_body = reader;
+  } else if (reader) {
     bool too_big = false;
     const auto limit = options.max_body_bytes;
     const bool ok = (*reader)([&](const char* data, std::size_t size) {
@@ -338,17 +368,19 @@ void Server::Impl::route(const httplib::Request& req, httplib::Response& res, co
     if (s.size() == 3 && s[1] == "repos" && s[2] == "create" && m == "POST") return create_repo(call);
     if (s.size() == 2 && s[1] == "validate-yaml" && m == "POST") return validate_yaml(call);
     if (s.size() == 3 && s[1] == "repos" && s[2] == "delete" && m == "DELETE") return delete_repo(call);
-    if (s.size() < 3) return not_found();
+    if (s.size() == 3 && s[1] == "repos" && s[2] == "move" && m == "POST") return move_repo(call);
     const auto type = repo_type_from_api_segment(s[1]);
-    if (!type) return not_found();
+    if (s.size() == 2 && type && get) return list_repos(call, *type);
+    if (s.size() < 3 || !type) return not_found();
     std::size_t sub = 3;
     std::string id = s[2];
     if (s.size() >= 4 && !is_api_subroute(s[3])) {
       id += "/" + s[3];
       sub = 4;
     }
-    auto key = parse_repo_key(*type, id);
-    if (!key) return send_error(res, 400, "BadRequest", key.error().message);
+    auto parsed = parse_repo_key(*type, id);
+    if (!parsed) return send_error(res, 400, "BadRequest", parsed.error().message);
+    const auto key = std::optional<RepoKey>(canonical(std::move(*parsed)));
     const std::size_t n = s.size() - sub;
     const std::string verb = n > 0 ? s[sub] : "";
     if (n == 0 && get) return repo_info(call, *key, "main");
@@ -366,6 +398,21 @@ void Server::Impl::route(const httplib::Request& req, httplib::Response& res, co
     if (verb == "tag" && n >= 2 && m == "POST") return create_tag(call, *key, join(s, sub + 1));
     if (verb == "tag" && n >= 2 && m == "DELETE") return delete_ref(call, *key, Store::RefKind::kTag, join(s, sub + 1));
     if (verb == "settings" && n == 1 && m == "PUT") return update_settings(call, *key);
+    if (verb == "auth-check" && n <= 2 && get && (n == 1 || s[sub + 1] == "write")) {
+      return auth_check(call, *key, n == 2);
+    }
+    if (verb == "super-squash" && n >= 2 && m == "POST") return super_squash(call, *key, join(s, sub + 1));
+    if (verb == "lfs-files" && n == 1 && get) return list_lfs_files(call, *key);
+    if (verb == "lfs-files" && n == 2 && s[sub + 1] == "batch" && m == "POST") return delete_lfs_files(call, *key);
+    if (verb == "user-access-request" && n == 2) {
+      if (get) return list_access_requests(call, *key, s[sub + 1]);
+      if (m == "POST" && (s[sub + 1] == "handle" || s[sub + 1] == "grant")) {
+        return handle_access_request(call, *key, s[sub + 1] == "grant");
+      }
+    }
+    if (verb == "discussions" && n == 1 && get) return list_discussions(call, *key);
+    if (verb == "discussions" && n == 1 && m == "POST") return create_discussion(call, *key);
+    if (verb == "discussions" && n == 2 && get) return discussion_details(call, *key, s[sub + 1]);
     return not_found();
   }
 
@@ -383,14 +430,14 @@ void Server::Impl::route(const httplib::Request& req, httplib::Response& res, co
     if (s[k] == "resolve" && s.size() >= k + 3 && get) {
       auto key = parse_repo_key(type, id);
       if (!key) return send_error(res, 400, "BadRequest", key.error().message);
-      return resolve_file(call, *key, s[k + 1], join(s, k + 2));
+      return resolve_file(call, canonical(std::move(*key)), s[k + 1], join(s, k + 2));
     }
     if (id.ends_with(".git") && s.size() == k + 4 && s[k] == "info" && s[k + 1] == "lfs" && s[k + 2] == "objects" &&
         m == "POST") {
       auto key = parse_repo_key(type, id.substr(0, id.size() - 4));
       if (!key) return send_error(res, 400, "BadRequest", key.error().message);
-      if (s[k + 3] == "batch") return lfs_batch(call, *key);
-      if (s[k + 3] == "verify") return lfs_verify(call, *key);
+      if (s[k + 3] == "batch") return lfs_batch(call, canonical(std::move(*key)));
+      if (s[k + 3] == "verify") return lfs_verify(call, canonical(std::move(*key)));
     }
   }
   return not_found();
@@ -401,11 +448,38 @@ std::shared_ptr<const RepoState> Server::Impl::readable_repo(Call& call, const R
   if (repo && (!repo->meta.is_private || AccessPolicy::owns(call.who, key.ns))) return repo;
   // Missing and private-to-someone-else look the same, as on the Hub: 401 for anonymous callers
   // (who might see it after logging in), 404 otherwise.
-  const std::string message = "Repository Not Found for url: " + repo_url(key) +
-                              ". Please make sure you specified the correct `repo_id` and `repo_type`. If you are "
-                              "trying to access a private or gated repo, make sure you are authenticated.";
+  // The Hub's own words: huggingface_hub writes the URL and the advice around them itself.
+  const std::string message = "Repository not found";
   send_error(call.res, call.who ? 404 : 401, "RepoNotFound", message);
   return nullptr;
+}
+
+RepoKey Server::Impl::canonical(RepoKey key) const {
+  // A few hops at most: a repo renamed twice is found; a cycle of renames cannot loop.
+  for (int hop = 0; hop < 8; ++hop) {
+    if (store->repo(key)) return key;
+    if (auto other = store->repo_ignoring_case(key)) return other->key;
+    auto moved = store->moved_to(key);
+    if (!moved) break;
+    key = *moved;
+  }
+  return key;
+}
+
+std::shared_ptr<const RepoState> Server::Impl::contributable_repo(Call& call, const RepoKey& key) {
+  auto repo = readable_repo(call, key);
+  if (!repo) return nullptr;
+  if (call.who == nullptr) {
+    send_error(call.res, 401, "Unauthorized",
+               "You must be authenticated to open a pull request on " + key.id() + "; pass a token with write access");
+    return nullptr;
+  }
+  if (!call.who->write) {
+    send_error(call.res, 403, "Forbidden",
+               "Your token (user `" + call.who->user + "`) is read-only; opening a pull request needs a write token");
+    return nullptr;
+  }
+  return repo;
 }
 
 std::shared_ptr<const RepoState> Server::Impl::writable_repo(Call& call, const RepoKey& key) {
@@ -430,6 +504,9 @@ bool Server::Impl::check_gate(Call& call, const RepoState& repo) {
   if (call.who) {
     for (const auto& user : repo.meta.gated_access) {
       if (user == call.who->user) return true;
+    }
+    for (const auto& request : repo.meta.access_requests) {
+      if (request.user == call.who->user && request.status == "accepted") return true;
     }
     send_error(call.res, 403, "GatedRepo",
                "Access to " + std::string(to_string(repo.key.type)) + " " + repo.key.id() +

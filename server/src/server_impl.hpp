@@ -13,9 +13,11 @@
 #include <thread>
 #include <vector>
 
+#include "durable_file.hpp"
 #include "kernelhub/server/access_policy.hpp"
 #include "kernelhub/server/server.hpp"
 #include "kernelhub/server/store.hpp"
+#include "upload_requests.hpp"
 
 namespace kernelhub::server {
 
@@ -29,6 +31,8 @@ struct Call {
   std::multimap<std::string, std::string> query;  // decoded query
   const TokenInfo* who = nullptr;                 // nullptr = anonymous
   std::string body;                               // POST/PUT/DELETE body (bounded)
+  // An NDJSON commit's body is not read into `body`: its route streams it from here.
+  const httplib::ContentReader* streamed_body = nullptr;
 
   bool query_flag(const std::string& key) const;  // ?key=1|true
   std::string query_value(const std::string& key) const;
@@ -66,6 +70,12 @@ struct Server::Impl {
   // --- access (each answers the Hub's error itself and returns nullptr on refusal) --------
   std::shared_ptr<const RepoState> readable_repo(Call& call, const RepoKey& key);
   std::shared_ptr<const RepoState> writable_repo(Call& call, const RepoKey& key);
+  // A repo the caller may open a pull request on: readable, and a token that may write (the
+  // Hub lets anyone with a write token propose changes to any repo they can see).
+  std::shared_ptr<const RepoState> contributable_repo(Call& call, const RepoKey& key);
+  // The stored spelling of a repo id that differs only in case (the Hub's ids are
+  // case-insensitive); `key` itself when there is none.
+  RepoKey canonical(RepoKey key) const;
   bool check_gate(Call& call, const RepoState& repo);
   // Resolves `revision` to a commit of `repo`, or answers 404 RevisionNotFound.
   std::shared_ptr<const Commit> commit_at(Call& call, const RepoState& repo, const std::string& revision);
@@ -99,11 +109,39 @@ struct Server::Impl {
   void delete_ref(Call& call, const RepoKey& key, Store::RefKind kind, const std::string& name);
   void create_tag(Call& call, const RepoKey& key, const std::string& revision);
 
+  // --- routes (routes_repos.cpp) ----------------------------------------------------------
+  // GET /api/{T}s: the repos of one type the caller may see, with the Hub's filters.
+  void list_repos(Call& call, RepoType type);
+  void move_repo(Call& call);
+  void auth_check(Call& call, const RepoKey& key, bool write);
+  void super_squash(Call& call, const RepoKey& key, const std::string& branch);
+  void list_lfs_files(Call& call, const RepoKey& key);
+  void delete_lfs_files(Call& call, const RepoKey& key);
+  void list_access_requests(Call& call, const RepoKey& key, const std::string& status);
+  void handle_access_request(Call& call, const RepoKey& key, bool grant);
+
+  // --- routes (routes_discussions.cpp) ----------------------------------------------------
+  void list_discussions(Call& call, const RepoKey& key);
+  void create_discussion(Call& call, const RepoKey& key);
+  void discussion_details(Call& call, const RepoKey& key, const std::string& num);
+
   // --- routes (routes_upload.cpp) ---------------------------------------------------------
+  // Whether `revision` is refs/pr/N of a pull request the caller opened: its author may push to
+  // it without write access to the repo, as on the Hub.
+  bool is_own_pull_request(const Call& call, const RepoKey& key, const std::string& revision) const;
   void preupload(Call& call, const RepoKey& key, const std::string& revision);
   void lfs_batch(Call& call, const RepoKey& key);
   void lfs_verify(Call& call, const RepoKey& key);
   void commit(Call& call, const RepoKey& key, const std::string& revision);
+  // An inline file of a streamed commit, written to tmp/ while its line was read; moved into
+  // blobs/ only once the whole commit has been read and checked (removed otherwise).
+  struct StagedBlob {
+    TempFile file;
+    std::string sha256;
+  };
+  // Reads call.streamed_body line by line into the parser, staging inline files in `staged`.
+  // Answers the error itself and returns nullopt on failure.
+  std::optional<ParsedCommit> read_streamed_commit(Call& call, std::vector<StagedBlob>& staged);
   void lfs_upload(Call& call, const httplib::ContentReader& reader, const std::string& sha256);
   void lfs_upload_part(Call& call, const httplib::ContentReader& reader, const std::string& sha256,
                        const std::string& part);

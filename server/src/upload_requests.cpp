@@ -118,45 +118,58 @@ Result<ParsedCommit> parse_json_commit(std::string_view body) {
   return out;
 }
 
-Result<ParsedCommit> parse_ndjson_commit(std::string_view body) {
-  ParsedCommit out;
-  std::size_t line_no = 0;
-  bool seen_header = false;
-  while (!body.empty()) {
-    const std::size_t nl = body.find('\n');
-    std::string_view line = body.substr(0, nl);
-    body = nl == std::string_view::npos ? std::string_view{} : body.substr(nl + 1);
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    const json j = parse_request_json(line);
-    const std::string where = "NDJSON line " + std::to_string(line_no);
-    if (j.is_discarded() || !j.is_object() || !j.contains("key") || !j["key"].is_string() || !j.contains("value")) {
-      return invalid(where + " is not a JSON object {\"key\": ..., \"value\": ...}");
-    }
-    const std::string key = j["key"].get<std::string>();
-    if (key == "header") {
-      if (seen_header) return invalid(where + ": a second `header`");
-      seen_header = true;
-      auto status = parse_header(j["value"], out);
-      if (!status) return unexpected(status.error().with_context(where));
-      continue;
-    }
-    if (!seen_header) return invalid(where + ": the first line must be the `header`");
-    auto change = parse_change(key, j["value"]);
-    if (!change) return unexpected(change.error().with_context(where));
-    out.changes.push_back(std::move(*change));
-  }
-  if (!seen_header) return invalid("commit body has no `header` line");
-  return out;
-}
-
 }  // namespace
 
+NdjsonCommitParser::NdjsonCommitParser(BlobSink spill) : spill_(std::move(spill)) {}
+
+Status NdjsonCommitParser::feed(std::string_view line) {
+  ++line_no_;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.find_first_not_of(" \t") == std::string_view::npos) return {};
+  const json j = parse_request_json(line);
+  const std::string where = "NDJSON line " + std::to_string(line_no_);
+  if (j.is_discarded() || !j.is_object() || !j.contains("key") || !j["key"].is_string() || !j.contains("value")) {
+    return invalid(where + " is not a JSON object {\"key\": ..., \"value\": ...}");
+  }
+  const std::string key = j["key"].get<std::string>();
+  if (key == "header") {
+    if (seen_header_) return invalid(where + ": a second `header`");
+    seen_header_ = true;
+    auto status = parse_header(j["value"], commit_);
+    if (!status) return unexpected(status.error().with_context(where));
+    return {};
+  }
+  if (!seen_header_) return invalid(where + ": the first line must be the `header`");
+  auto change = parse_change(key, j["value"]);
+  if (!change) return unexpected(change.error().with_context(where));
+  if (change->inline_content && spill_) {
+    auto stored = spill_(*change->inline_content);
+    if (!stored) return unexpected(stored.error());
+    change->inline_content.reset();
+  }
+  commit_.changes.push_back(std::move(*change));
+  return {};
+}
+
+Result<ParsedCommit> NdjsonCommitParser::finish() {
+  if (!seen_header_) return invalid("commit body has no `header` line");
+  KH_RETURN_IF_ERROR(check_unique_paths(commit_));
+  return std::move(commit_);
+}
+
 Result<ParsedCommit> parse_commit_body(std::string_view body, bool is_json) {
-  KH_ASSIGN_OR_RETURN(ParsedCommit commit, is_json ? parse_json_commit(body) : parse_ndjson_commit(body));
-  KH_RETURN_IF_ERROR(check_unique_paths(commit));
-  return commit;
+  if (is_json) {
+    KH_ASSIGN_OR_RETURN(ParsedCommit commit, parse_json_commit(body));
+    KH_RETURN_IF_ERROR(check_unique_paths(commit));
+    return commit;
+  }
+  NdjsonCommitParser parser;
+  while (!body.empty()) {
+    const std::size_t nl = body.find('\n');
+    KH_RETURN_IF_ERROR(parser.feed(body.substr(0, nl)));
+    body = nl == std::string_view::npos ? std::string_view{} : body.substr(nl + 1);
+  }
+  return parser.finish();
 }
 
 Result<LfsBatchRequest> parse_lfs_batch(std::string_view body) {
@@ -220,12 +233,13 @@ Result<std::vector<std::string>> parse_multipart_completion(std::string_view bod
   return etags;
 }
 
-Result<std::vector<PreuploadFile>> parse_preupload(std::string_view body) {
+Result<PreuploadRequest> parse_preupload(std::string_view body) {
   const json j = parse_request_json(body);
   if (j.is_discarded() || !j.is_object() || !j.contains("files") || !j["files"].is_array()) {
     return invalid("expected a JSON body {\"files\": [{\"path\", \"sample\", \"size\"}]}");
   }
-  std::vector<PreuploadFile> files;
+  PreuploadRequest request;
+  std::vector<PreuploadFile>& files = request.files;
   for (const auto& f : j["files"]) {
     if (!f.is_object() || !f.contains("path") || !f["path"].is_string())
       return invalid("each file needs a string `path`");
@@ -242,7 +256,11 @@ Result<std::vector<PreuploadFile>> parse_preupload(std::string_view body) {
     }
     files.push_back(std::move(file));
   }
-  return files;
+  if (j.contains("gitIgnore") && !j["gitIgnore"].is_null()) {
+    if (!j["gitIgnore"].is_string()) return invalid("`gitIgnore` must be the text of a .gitignore file");
+    request.gitignore = j["gitIgnore"].get<std::string>();
+  }
+  return request;
 }
 
 std::optional<std::uint64_t> parse_u64(std::string_view text) {

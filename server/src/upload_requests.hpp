@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,25 @@ struct ParsedCommit {
 // `is_json`: the body is one JSON object ({"summary", "files": [...], "lfsFiles": [...], ...});
 // otherwise NDJSON lines of {"key", "value"} with the `header` first.
 Result<ParsedCommit> parse_commit_body(std::string_view body, bool is_json);
+
+// The NDJSON commit read one line at a time, so a body far larger than memory should hold (many
+// inline files) is never held whole. With a `spill` sink, each `file` entry's bytes are handed to
+// it (the store) as soon as its line is read and are not kept in the result.
+class NdjsonCommitParser {
+ public:
+  using BlobSink = std::function<Result<std::string>(std::string_view bytes)>;
+  explicit NdjsonCommitParser(BlobSink spill = {});
+  // One line, without its '\n'. Errors: kInvalidArgument naming the line; the sink's errors.
+  Status feed(std::string_view line);
+  // After the last line. Errors: kInvalidArgument (no header, a path twice).
+  Result<ParsedCommit> finish();
+
+ private:
+  BlobSink spill_;
+  ParsedCommit commit_;
+  std::size_t line_no_ = 0;
+  bool seen_header_ = false;
+};
 
 // One object of a batch call. Malformed objects are kept (with `valid` false) because the
 // protocol answers them one by one with a 422 inside a 200.
@@ -72,8 +92,15 @@ struct PreuploadFile {
   std::string sample;  // decoded base64 sample (may be empty)
 };
 
-// POST .../preupload/<rev>: {"files": [{"path", "size", "sample"}]}.
-Result<std::vector<PreuploadFile>> parse_preupload(std::string_view body);
+struct PreuploadRequest {
+  std::vector<PreuploadFile> files;
+  // The `.gitignore` of the commit being prepared, when it adds one (huggingface_hub sends it as
+  // `gitIgnore`); otherwise the repo's own .gitignore applies.
+  std::optional<std::string> gitignore;
+};
+
+// POST .../preupload/<rev>: {"files": [{"path", "size", "sample"}], "gitIgnore"?: text}.
+Result<PreuploadRequest> parse_preupload(std::string_view body);
 
 // A decimal unsigned integer of at most 19 digits (query values such as `size=`); nullopt otherwise.
 std::optional<std::uint64_t> parse_u64(std::string_view text);

@@ -28,6 +28,7 @@ KERNELHUB_BIN = BUILD_DIR / "bin" / "kernelhub"
 
 WRITE_TOKEN = "hf_kernelhub_test_write_alice"
 READ_TOKEN = "hf_kernelhub_test_read_bob"
+OTHER_WRITE_TOKEN = "hf_kernelhub_test_write_carol"  # writes to her own namespace only
 
 
 @dataclass
@@ -43,6 +44,7 @@ class HubServer:
 
     write_token: str = WRITE_TOKEN
     read_token: str = READ_TOKEN
+    other_write_token: str = OTHER_WRITE_TOKEN
 
     def log(self) -> str:
         """The request log (one `METHOD target status range=...` line per request)."""
@@ -86,6 +88,7 @@ def _start_server(tmp_path: Path, extra_args: list[str]) -> HubServer:
                 "tokens": {
                     WRITE_TOKEN: {"user": "alice", "orgs": ["acme"], "write": True},
                     READ_TOKEN: {"user": "bob", "write": False},
+                    OTHER_WRITE_TOKEN: {"user": "carol", "write": True},
                 },
                 "organizations": {"acme": {"fullname": "Acme Kernels", "trustedKernelPublisher": True}},
             }

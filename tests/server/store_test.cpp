@@ -141,3 +141,59 @@ TEST_CASE("full ref names resolve like short ones", "[server][store]") {
   CHECK(store->resolve(*repo, "refs/tags/v1.0") == head);
   CHECK_FALSE(store->resolve(*repo, "refs/heads/v1.0"));
 }
+
+TEST_CASE("moves, squashes, LFS removal and discussions survive a restart", "[server][store]") {
+  TempDir dir;
+  const RepoKey moved = *parse_repo_key(RepoType::kKernel, "acme/gelu");
+  std::string squashed;
+  {
+    auto store = std::move(Store::open(dir.path(), {}).value());
+    REQUIRE(*store->create_repo(kernel_key(), {}, "alice"));
+    CHECK_FALSE(*store->create_repo(*parse_repo_key(RepoType::kKernel, "ACME/Relu"), {}));  // ids ignore case
+    const auto lfs_blob = *store->put_blob("weights");
+    CommitOperation lfs_op = add("w.bin", lfs_blob);
+    lfs_op.lfs = true;
+    REQUIRE(store->apply_commit(kernel_key(), {"main", "w", "", std::nullopt, {lfs_op}, "alice"})->status ==
+            CommitOutcome::Status::kCommitted);
+    REQUIRE(store->apply_commit(kernel_key(), {"main", "a", "", std::nullopt, {add("a.txt", *store->put_blob("a"))}})
+                ->status == CommitOutcome::Status::kCommitted);
+    REQUIRE(*store->set_ref(kernel_key(), Store::RefKind::kTag, "v1", store->repo(kernel_key())->branches.at("main"),
+                            true) == Store::RefChange::kDone);
+
+    // The LFS file leaves every commit of main and of the tag; the other files stay.
+    REQUIRE(*store->remove_lfs_objects(kernel_key(), {lfs_blob}) == 2);
+    auto repo = store->repo(kernel_key());
+    for (const auto& tip : {repo->branches.at("main"), repo->tags.at("v1")}) {
+      for (auto c = *store->commit(kernel_key(), tip);; c = *store->commit(kernel_key(), c->parent)) {
+        CHECK_FALSE(c->files.contains("w.bin"));
+        if (c->parent.empty()) break;
+      }
+    }
+    CHECK((*store->commit(kernel_key(), repo->branches.at("main")))->files.contains("a.txt"));
+
+    auto squash = store->squash_branch(kernel_key(), "main", "squashed", "alice");
+    REQUIRE(squash->status == CommitOutcome::Status::kCommitted);
+    squashed = squash->commit_id;
+    CHECK((*store->commit(kernel_key(), squashed))->parent.empty());
+    CHECK((*store->commit(kernel_key(), squashed))->authors == std::vector<std::string>{"alice"});
+
+    Discussion pr{0, "fix", "", "carol", "2026-12-03T00:00:00.000Z", "open", true, "main"};
+    CHECK(*store->open_discussion(kernel_key(), pr, squashed) == 1);
+    CHECK(*store->open_discussion(kernel_key(), pr, squashed) == 2);
+    REQUIRE(*store->move_repo(kernel_key(), moved) == Store::MoveOutcome::kMoved);
+    CHECK(*store->move_repo(moved, moved) == Store::MoveOutcome::kMoved);  // a no-op, no redirect to itself
+  }
+  auto reopened = std::move(Store::open(dir.path(), {}).value());
+  CHECK_FALSE(reopened->repo(kernel_key()));
+  CHECK(reopened->moved_to(kernel_key()) == moved);
+  CHECK_FALSE(reopened->moved_to(moved));
+  auto repo = reopened->repo(moved);
+  REQUIRE(repo);
+  CHECK(repo->branches.at("main") == squashed);
+  CHECK(repo->branches.at("refs/pr/2") == squashed);
+  REQUIRE(repo->meta.discussions.size() == 2);
+  CHECK(repo->meta.discussions[1].author == "carol");
+  // Creating a repo under the old id again ends the redirect.
+  REQUIRE(*reopened->create_repo(kernel_key(), {}));
+  CHECK_FALSE(reopened->moved_to(kernel_key()));
+}

@@ -15,7 +15,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: kernelhub serve --root DIR [--host 127.0.0.1] [--port N] [--tokens FILE]\n"
     "                       [--public-url URL] [--storage-url URL] [--trusted-publisher ORG[,ORG...]]\n"
-    "                       [--lfs-threshold BYTES] [--max-body BYTES] [--multipart-chunk BYTES]\n"
+    "                       [--lfs-threshold BYTES] [--max-body BYTES] [--max-commit-body BYTES]\n"
+    "                       [--multipart-chunk BYTES]\n"
     "                       [--tree-page-size N] [--threads N] [--log-requests]\n\n"
     "Serve the Hugging Face Hub API for the kernel and model repos stored under DIR.\n"
     "Point clients at it with HF_ENDPOINT=<printed URL> (and HF_HUB_DISABLE_XET=1).\n\n"
@@ -29,7 +30,8 @@ constexpr const char* kUsage =
     "                        URL (default: localhost <-> 127.0.0.1 on the same port)\n"
     "  --trusted-publisher   organizations with trustedKernelPublisher = true\n"
     "  --lfs-threshold N     files of at least N bytes are LFS (default 10485760)\n"
-    "  --max-body N          largest JSON/NDJSON request body (default 67108864)\n"
+    "  --max-body N          largest JSON request body, and NDJSON commit line (default 67108864)\n"
+    "  --max-commit-body N   largest NDJSON commit, read line by line (default 4294967296)\n"
     "  --multipart-chunk N   LFS uploads above N bytes use multipart parts of N bytes\n"
     "  --tree-page-size N    entries per tree page (default 1000)\n"
     "  --threads N           worker threads; each open connection holds one (default 128)\n"
@@ -63,6 +65,7 @@ int run_serve(std::span<const std::string> args) {
                   "--trusted-publisher",
                   "--lfs-threshold",
                   "--max-body",
+                  "--max-commit-body",
                   "--multipart-chunk",
                   "--tree-page-size",
                   "--threads",
@@ -100,6 +103,7 @@ int run_serve(std::span<const std::string> args) {
   if (!parse_number(parsed.option("--port"), port, "--port") ||
       !parse_number(parsed.option("--lfs-threshold"), options.lfs_threshold, "--lfs-threshold") ||
       !parse_number(parsed.option("--max-body"), options.max_body_bytes, "--max-body") ||
+      !parse_number(parsed.option("--max-commit-body"), options.max_commit_body_bytes, "--max-commit-body") ||
       !parse_number(parsed.option("--multipart-chunk"), options.multipart_chunk_bytes, "--multipart-chunk") ||
       !parse_number(parsed.option("--tree-page-size"), page, "--tree-page-size") ||
       !parse_number(parsed.option("--threads"), threads, "--threads") ||

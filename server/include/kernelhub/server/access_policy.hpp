@@ -1,8 +1,10 @@
 // AccessPolicy: who may read and write which repo, from the tokens file given to
 // `kernelhub serve --tokens FILE`:
 //
-//   {"tokens": {"<token>": {"user": "alice", "orgs": ["acme"], "write": true, "expires": 1767225600}},
-//    "organizations": {"acme": {"fullname": "Acme", "trustedKernelPublisher": true}}}
+//   {"tokens": {"<token>": {"user": "alice", "fullname": "Alice A.", "orgs": ["acme"], "write": true,
+//                           "expires": 1767225600}},
+//    "organizations": {"acme": {"fullname": "Acme", "trustedKernelPublisher": true,
+//                               "privateReposByDefault": false}}}
 //
 // A token reads, and with `write` also writes, the repos whose namespace is its user or one of
 // its orgs. Anonymous callers read public repos only. Private repos answer "not found" to
@@ -26,6 +28,7 @@ namespace kernelhub::server {
 
 struct TokenInfo {
   std::string user;
+  std::string fullname;  // whoami's `fullname`; the user name when not given
   std::vector<std::string> orgs;
   bool write = false;
   std::optional<std::int64_t> expires_at;  // Unix seconds; after it the token is refused (401)
@@ -35,6 +38,8 @@ struct OrganizationInfo {
   std::string name;
   std::string fullname;
   bool trusted_kernel_publisher = false;
+  // Repos created under the org without `private` are private (the Hub's Enterprise setting).
+  bool private_repos_by_default = false;
 };
 
 class AccessPolicy {
@@ -49,6 +54,9 @@ class AccessPolicy {
 
   // The identity behind a bearer token, or nullopt if the token is unknown.
   const TokenInfo* find(std::string_view token) const;
+
+  // Whether some token belongs to user `name` (the users this server knows).
+  bool knows_user(std::string_view name) const;
 
   // Marks an organization as a trusted kernel publisher (from --trusted-publisher).
   void trust_publisher(std::string_view org);

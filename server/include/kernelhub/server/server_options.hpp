@@ -25,8 +25,11 @@ struct ServerOptions {
   std::string storage_url;
   std::vector<std::string> trusted_publishers;  // orgs with trustedKernelPublisher = true
 
-  std::uint64_t lfs_threshold = 10ull * 1024 * 1024;                // files at least this big are LFS
-  std::uint64_t max_body_bytes = 64ull * 1024 * 1024;               // JSON/NDJSON request bodies
+  std::uint64_t lfs_threshold = 10ull * 1024 * 1024;   // files at least this big are LFS
+  std::uint64_t max_body_bytes = 64ull * 1024 * 1024;  // JSON request bodies, and each NDJSON commit line
+  // An NDJSON commit is read line by line, its inline files stored as their lines arrive, so only
+  // one line is in memory at a time; this bounds the whole body (the bytes it may add to disk).
+  std::uint64_t max_commit_body_bytes = 4ull * 1024 * 1024 * 1024;
   std::uint64_t max_lfs_object_bytes = 64ull * 1024 * 1024 * 1024;  // one LFS upload
   std::uint64_t multipart_chunk_bytes = 64ull * 1024 * 1024;        // LFS objects above use multipart
   std::size_t tree_page_size = 1000;                                // entries per /tree page
