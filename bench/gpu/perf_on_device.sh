@@ -96,7 +96,7 @@ echo "built in $(( $(date +%s) - start )) s"
 ls /tmp/kb-ours/kernels/build
 
 if [ "$correctness" = 1 ]; then
-  echo "== GPU correctness suite (tests/python/test_reference_kernels.py on CUDA tensors)"
+  echo "== GPU correctness suite (tests/python/reference_kernels/ on CUDA tensors)"
   timeout 300 $py bench/gpu_correctness.py --build-dir /tmp/kb-ours "${correctness_k[@]}" >"$out/correctness.txt" 2>&1
   echo "correctness: exit $?"; grep -E "passed|failed|error" "$out/correctness.txt" | tail -5
 fi
