@@ -7,7 +7,7 @@
 
 It loads the CUDA variant the way users do, kernels.get_local_kernel(<dir>, backend=None), checks
 that a CUDA variant was chosen and that its ops run on GPU tensors, then runs
-tests/python/test_reference_kernels.py with KERNELHUB_TEST_DEVICE=cuda: every op against float64 on
+tests/python/reference_kernels/ with KERNELHUB_TEST_DEVICE=cuda: every op against float64 on
 GPU tensors (poisoned outputs, odd sizes, 65536 rows, non-contiguous layouts), against the
 transformers / diffusers modules where they are installed, torch.compile(fullgraph=True), and
 kernelize on a tiny Qwen3. Needs torch with CUDA, pytest and the `kernels` package; --log writes
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TEST_FILE = ROOT / "tests" / "python" / "test_reference_kernels.py"
+TEST_DIR = ROOT / "tests" / "python" / "reference_kernels"
 
 
 def log(out, text: str) -> None:
@@ -116,7 +116,7 @@ def main() -> int:
 
     env = dict(os.environ, KERNELHUB_TEST_DEVICE="cuda", KERNELHUB_BUILD_DIR=str(build_dir))
     start = time.monotonic()
-    rc = run_logged([sys.executable, "-m", "pytest", str(TEST_FILE), "-q", "-rs", "-p", "no:cacheprovider",
+    rc = run_logged([sys.executable, "-m", "pytest", str(TEST_DIR), "-q", "-rs", "-p", "no:cacheprovider",
                      "--durations=10", *args.pytest_args], out, env=env, cwd=str(ROOT))
     log(out, f"pytest: exit {rc} after {time.monotonic() - start:.0f} s")
     return rc

@@ -1,4 +1,4 @@
-// AdaLN probe: where does bf16 AdaLN lose its bandwidth? (bench/gpu/NOTES.md, session 4)
+// AdaLN probe: where does bf16 AdaLN lose its bandwidth? (bench/gpu/NOTES.md, 2026-11-30)
 //
 // Self-contained copies of the register-row AdaLN kernel (RMSNorm without weight, then
 // y = n * (1 + scale) + shift, one scale/shift row per sample) in variants that each change one
@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
   fill<<<8, 256>>>(sh, 8192, 3);
   CHECK(cudaDeviceSynchronize());
   std::printf("variant,tokens,hidden,regs,us,copy_us,fraction_of_copy\n");
-  if (argc > 1 && std::string(argv[1]) == "tails") {  // session 4, third run: H 5120 and mid sizes
+  if (argc > 1 && std::string(argv[1]) == "tails") {  // the third run (2026-11-30): H 5120 and mid sizes
     for (int64_t T : {4096, 8192, 65536}) {
       tail_variants<256, 4>("G256P4", T, 5120, out, x, sc, sh, flush, flush_bytes);
       tail_variants<128, 5>("G128P5", T, 5120, out, x, sc, sh, flush, flush_bytes);

@@ -11,7 +11,7 @@ every peer runs on the same fresh random inputs (never zeros); timing is triton.
 median (CUDA events, L2 flushed before every run). Next to each shape, a device-to-device copy of
 the same number of bytes gives the ceiling measured at that size: the faster of a memcpy and an
 elementwise copy kernel (as a CUDA graph the memcpy is a memcpy node, which ran at ~2.7 TB/s at
-some sizes where kernels reach ~4.2, session 13). Bytes are the op's minimum
+some sizes where kernels reach ~4.2, 2026-12-01). Bytes are the op's minimum
 traffic: every input read once, every output written once (weights and tables included).
 
 Peers: `eager` (the module it replaces, in transformers/diffusers semantics), `F.rms_norm`
@@ -24,7 +24,7 @@ kernel keeps the tile it timed at the second token count, e.g. 16 rows, at 65536
 --check compares each implementation's output with a float64 reference first (relative error,
 NaN-poisoned outputs), shape by shape, and records it in the CSV. --repeat N times every
 implementation N times in turns and keeps each one's best median: at launch-bound sizes one median
-moves by about 0.5 us between runs of identical code (session 7), and a peer's best over several
+moves by about 0.5 us between runs of identical code (2026-11-30), and a peer's best over several
 runs against our single median would favour the peer. --timing times every implementation in
 several ways in the same process (bench(): do_bench; its flush with the host kept ahead; a read
 flush; a CUDA graph replay; no flush), each as its own impl column (NAME@TIMING). --interleave
@@ -339,7 +339,7 @@ def bench(fn, quick, timing="dobench"):
     """Median ms of fn.
 
     dobench: triton's do_bench, L2 flushed by a 256 MB memset before every run (the default; what
-      every results CSV before session 8 used). The other timings use bench_events:
+      every results CSV before 2026-12-01 used). The other timings use bench_events:
     write: do_bench's memset, with the host kept ahead of the GPU (bench_events), so that the events
       see the GPU's work alone;
     read: a 256 MB read flush instead, which leaves clean lines in L2 (do_bench's memset leaves
@@ -399,7 +399,7 @@ def bench_interleaved(fns, quick, timing):
     run. A drift of the GPU's clocks or of the machine's state over the seconds one implementation's
     100 runs take then moves every implementation alike, where timing them one after another (the
     default) leaves it in their difference: two builds of identical code differed there by a median
-    of 1.5% and up to 10% (session 18)."""
+    of 1.5% and up to 10% (2026-12-02)."""
     if timing == "graph":
         for fn in fns:
             if fn not in GRAPHS:
@@ -431,7 +431,7 @@ def bench_interleaved(fns, quick, timing):
 def as_graph(fn):
     """fn captured in a CUDA graph, as a callable that replays it (timing "graph"). At launch-bound
     sizes do_bench puts ours 0.6-1 us further behind inductor's kernels than their durations under
-    Nsight Compute differ (session 7), and this separates the launch path from the kernel."""
+    Nsight Compute differ (2026-11-30), and this separates the launch path from the kernel."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):  # warm-up off the capture (compile, autotune, lazy loading)
@@ -591,7 +591,7 @@ def main() -> int:
                     # --repeat: rounds over all implementations in turn, each keeping its best median,
                     # so that every implementation gets the same statistic over the same stretch of time.
                     # Every other round runs them in reverse order: timed first in every round, ours
-                    # measured up to 10% shorter than a build of the same code timed later (session 13,
+                    # measured up to 10% shorter than a build of the same code timed later (2026-12-01,
                     # 1024-16384 tokens, where the data sits in L2).
                     for round_ in range(args.repeat if args.interleave else 0):
                         live = [(n, fn) for n, fn, _, _ in candidates if not notes[n]]

@@ -1,5 +1,5 @@
 // Launch-bound kernels after an L2 flush: how much of their time is the kernel's own code being
-// fetched from memory? (issue 8, bench/gpu/NOTES.md, session 5)
+// fetched from memory? (issue 8, bench/gpu/NOTES.md, 2026-11-30)
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/launch_probe bench/gpu/launch_probe.cu && /tmp/launch_probe
 //
@@ -9,7 +9,7 @@
 // triton's do_bench does: a 256 MB memset before every run (L2 and the instruction caches cold).
 // Read the cold rows against each other: beyond the N instructions' issue time, what grows with N
 // is the code's fetch. The warm rows (no memset) are not a cache-hot reference: with nothing queued
-// before the start event, they include the host's launch latency (session 5: 6-7 us).
+// before the start event, they include the host's launch latency (2026-11-30: 6-7 us).
 #include <cuda_runtime.h>
 
 #include <cstdio>

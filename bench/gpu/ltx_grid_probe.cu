@@ -1,5 +1,5 @@
 // LTX RoPE at few tokens: how many elements a thread, and how many threads a block? (issue 8,
-// bench/gpu/NOTES.md, session 16)
+// bench/gpu/NOTES.md, 2026-12-02)
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/ltx_grid_probe bench/gpu/ltx_grid_probe.cu && /tmp/ltx_grid_probe
 //

@@ -48,12 +48,12 @@ def main() -> int:
             for _ in range(3):  # compile, autotune, first-call work
                 fn()
             runs.append((f"{spec} {name}", fn))
-    # The first launch Nsight Compute profiles ran about 0.5 us long (session 11: AdaLN 1 x 2048 took
+    # The first launch Nsight Compute profiles ran about 0.5 us long (2026-12-01: AdaLN 1 x 2048 took
     # 3.14 us first and 2.53 us elsewhere in the order), so a repeat of the first case goes first.
     if runs:
         runs.insert(0, (f"{runs[0][0]}-first-launch", runs[0][1]))
     # The implementations of a case share its inputs. Under --cache-control none the second one found
-    # them in L2 from the first one's call, which read them just before (session 11, call 6: ours, timed
+    # them in L2 from the first one's call, which read them just before (2026-12-01: ours, timed
     # first, gained nothing from "warm" caches and Liger, timed second, 0.4-0.5 us): --own-warmup
     # gives each implementation that call itself, outside the profiled range.
     cudart = torch.cuda.cudart()

@@ -3,7 +3,7 @@
 
     python3 bench/gpu/placement_probe.py --impl ours=BUILD/kernels [--impl alt=...] --out DIR
 
-Session 5 measured AdaLN at 65536 x 5120 at 358 us in one process and 406-410 us in others, with
+A run on 2026-11-30 measured AdaLN at 65536 x 5120 at 358 us in one process and 406-410 us in others, with
 identical PTX, while RMSNorm at the same shape (same tile, same bytes) ran at the copy bandwidth.
 Here one process times the same kernel on the same shape with x, out, scale and shift placed
 differently: scale and shift as the benchmark draws them, adjacent in one buffer, 2 MB apart,

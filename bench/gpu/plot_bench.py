@@ -32,7 +32,7 @@ PEERS = ("eager", "F.rms_norm", "compile", "liger")
 # taken against our in-place form (IMPL-inplace), the same semantics. Liger rotates q and k in place;
 # transformers' apply_rotary_pos_emb, and so eager, compile and our default form, return new tensors.
 # An out-of-place output costs a write-back per line it allocates under the flush's dirty L2
-# (bench/gpu/NOTES.md, session 12), which an in-place one does not.
+# (bench/gpu/NOTES.md, 2026-12-01), which an in-place one does not.
 IN_PLACE_PEERS = {"rope": {"liger"}}
 
 
@@ -63,8 +63,8 @@ def with_best_peers(rows, others):
 
 def copy_ceiling(rows):
     """bytes -> GB/s: the fastest copy of that size or less in the run. As CUDA graphs the copy of some
-    sizes runs at ~2.7 TB/s where its neighbours reach 4.2 (65536 x 4096; bench/gpu/NOTES.md, session
-    13), which would put an op over 1.0 of "the copy"; a copy's bandwidth only grows with its size."""
+    sizes runs at ~2.7 TB/s where its neighbours reach 4.2 (65536 x 4096; bench/gpu/NOTES.md,
+    2026-12-01), which would put an op over 1.0 of "the copy"; a copy's bandwidth only grows with its size."""
     ceiling, fastest = {}, 0.0
     for nbytes, gbps in sorted({(r["bytes"], r["copy_gbps"]) for r in rows}):
         fastest = max(fastest, gbps)
@@ -119,7 +119,7 @@ def plot(rows, png_dir: Path, ours: str, labels: dict[str, str]):
 def table(rows, ours: str, twin: str | None = None, margin: float = 0.02):
     """Per op: the fraction of the copy at >= 64 MB, the worst and median ratio to the best peer at
     >= 1 MB, how many of those shapes are behind (and how many by more than `margin`: two builds of
-    the same code differed by a median 1.5% at LTX RoPE's 1-512 tokens, session 17), and the worst
+    the same code differed by a median 1.5% at LTX RoPE's 1-512 tokens, 2026-12-02), and the worst
     gap in us below 1 MB (the goal's launch-bound bar). With a twin (a second build of the same code,
     timed in the same rounds) our time at a shape is the better of the two: four timings of the same
     code."""

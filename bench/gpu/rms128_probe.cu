@@ -1,5 +1,5 @@
 // RMSNorm on rows of 128 bf16 at 8192-65536 rows: which grid and which row loop reach inductor's
-// time? (issue 8, bench/gpu/NOTES.md, sessions 15-17)
+// time? (issue 8, bench/gpu/NOTES.md, 2026-12-02)
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o /tmp/rms128_probe bench/gpu/rms128_probe.cu -lcuda && /tmp/rms128_probe
 //
@@ -246,8 +246,8 @@ int main(int argc, char** argv) {
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
 
   std::vector<Variant> variants = {
-      variant<256, 2, false, false>("256x2"),  // rms_norm_exact_rows_kernel's tile in session 16
-      variant<128, 2, false, false>("128x2"),  // ... and in session 17
+      variant<256, 2, false, false>("256x2"),  // rms_norm_exact_rows_kernel's first tile
+      variant<128, 2, false, false>("128x2"),  // ... and its tile since (kExactRowBlock)
       variant<128, 2, false, false, kPlain>("128x2_plain"),
       variant<128, 2, false, false, kPlainWeightKept>("128x2_plain_wkept"),
       variant<64, 2, false, false>("inductor_64x2"),
@@ -264,7 +264,7 @@ int main(int argc, char** argv) {
     CHECK_CU(cuModuleGetFunction(&real, module, argv[2]));
     variants.push_back({"real_exact_rows_kernel", argc >= 4 ? std::atoi(argv[3]) : 128, 2, false, nullptr, real});
   }
-  // Session 17's first run (one round) also had 64x1 (0.68-0.83 of copy), 128x4, 256x4, 256x1,
+  // The first run (2026-12-02, one round) also had 64x1 (0.68-0.83 of copy), 128x4, 256x4, 256x1,
   // 256x2_cs and the persistent 256x2, 128x2 and 256x1, none ahead of 128x2 after the memset flush.
   std::vector<uint16_t> expected(elements), got(elements);
   std::printf("round,rows,flush,variant,threads,rows_a_thread,blocks,us,copy_us,fraction_of_copy,matches\n");

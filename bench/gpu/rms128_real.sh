@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # rms128_probe.cu with the product's kernel beside its copies: compiles rms_norm_cuda.cu to an sm_90
 # cubin against the installed torch's headers, finds rms_norm_exact_rows_kernel<bf16, 16, 2, true>
-# in it, and runs the probe with it. CSV on stdout (bench/gpu/NOTES.md, session 17).
+# in it, and runs the probe with it. CSV on stdout (bench/gpu/NOTES.md, 2026-12-02).
 #
 #   bash bench/gpu/rms128_real.sh [NVCC_FLAGS...] > rms128.csv
 set -euo pipefail

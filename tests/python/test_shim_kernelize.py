@@ -16,7 +16,7 @@ from transformers.models.qwen3 import modeling_qwen3 as mq
 
 if not hasattr(mq.Qwen3RMSNorm, "kernel_layer_name"):
     # transformers enables its hub decorators only with the kernels versions it supports;
-    # with an older kernels, apply the same decorators (as tests/python/test_reference_kernels.py).
+    # with an older kernels, apply the same decorators (as tests/python/reference_kernels/test_compile_and_kernelize.py).
     kernelhub.replace_kernel_forward_from_hub(mq.Qwen3RMSNorm, "RMSNorm")
     mq.apply_rotary_pos_emb = kernelhub.use_kernel_forward_from_hub("rotary_pos_emb")(mq.apply_rotary_pos_emb)
     kernelhub.use_kernelized_func(mq.apply_rotary_pos_emb)(mq.Qwen3Attention)

@@ -105,11 +105,11 @@ __device__ __forceinline__ void modulate_pack(Pack<T>& o, const Pack<T>& xp, A m
 // elementwise_affine=False), for the bandwidth-bound tiles: without the registers that LayerNorm's
 // mean and the weight's packs hold, the kernel fits 40 registers, so 1536 threads per SM (six blocks
 // of 256) instead of 1280 at 48, and more of x in flight: 67 MB 22.1 -> 21.1 us, 134 MB 37.2 -> 36.6
-// (H200, bf16; bench/gpu/NOTES.md, session 8). 32 registers (eight blocks) spilled and lost (23.7).
+// (H200, bf16; bench/gpu/NOTES.md, 2026-12-01). 32 registers (eight blocks) spilled and lost (23.7).
 // Also for the one-pack tile of 128-wide rows (kOnePackRowTile) at many rows, where the generic
 // kernel's branches are much of a thread's work (576 against 408 SASS instructions): 65536 x 128
 // 14.6-15.0 -> 13.9-14.1 us, 32768 x 128 10.0-10.3 -> 9.7-10.1 in two runs (inductor 14.0-14.3 and
-// 9.7-10.1; CUDA graphs, H200, bf16, session 15).
+// 9.7-10.1; CUDA graphs, H200, bf16, 2026-12-02).
 // The launch-bound tiles have their own kernel (adaln_rms_row_block_kernel).
 constexpr int kPlainRmsThreadsPerSm = 1536;
 
@@ -203,7 +203,7 @@ __global__ __launch_bounds__(block_threads<G>(), adaln_min_blocks<G, EARLY, PLAI
 // x's and the output's rows are each one stride apart. At the launch-bound sizes that take them every
 // warp of the SM runs the whole kernel, so each instruction on its path costs the SM's schedulers 4
 // issue slots. Dropping the LayerNorm and weight branches took 1 x 5120 from 3.49 to 3.07 us (5640 ->
-// 4416 warp instructions; Liger's 2.82, 3432; Nsight Compute, H200, bf16, session 9). Here also
+// 4416 warp instructions; Liger's 2.82, 3432; Nsight Compute, H200, bf16, 2026-12-01). Here also
 // 32-bit row and element indices, (batch, position) by a multiply-shift divider, no stride branch.
 template <typename T, int G, int P>
 __global__ __launch_bounds__(block_threads<G>()) void adaln_rms_row_block_kernel(
@@ -259,7 +259,7 @@ __global__ __launch_bounds__(block_threads<G>()) void adaln_rms_row_block_kernel
 // with x they ran 0-0.3 us longer at 8192-65536 x 128). 51 warp instructions a row at 65536 x 128
 // against the lean kernel's 86 (Nsight Compute). CUDA graphs, H200, bf16, two runs: 8192-65536 rows
 // up to 0.6 us shorter or within 0.06 us (8192 x 128: 6.3-6.9 -> 6.0-6.3 us, inductor's 6.9-7.3;
-// bench/gpu/NOTES.md, session 16).
+// bench/gpu/NOTES.md, 2026-12-02).
 template <typename T, int G, int R>
 __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void adaln_rms_exact_rows_kernel(
     T* __restrict__ out, int out_row_stride, const T* __restrict__ x, int x_row_stride, Bsh<int> scale_,
@@ -439,7 +439,7 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     };
     // Early modulation loads for grids of up to two blocks per SM (1024 x 2048, 256 blocks: 9.0 ->
     // 7.8-8.4 us); with four or more their registers cost occupancy (1024 x 3072, 512 blocks: 9.0
-    // -> 10.8 us; bench/gpu/NOTES.md, session 5).
+    // -> 10.8 us; bench/gpu/NOTES.md, 2026-11-30).
     auto rows_kernel_early_where_few = [&](auto g, auto p) {
       constexpr int G = decltype(g)::value;
       kh::cuda::early_loads_pay(kh::cuda::row_blocks<G>(rows)) ? rows_kernel(g, p, std::true_type{})
@@ -447,11 +447,11 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     };
     // Launch-bound tiles up to 8 rows per SM; rows of 257-511 packs (3072 wide, where one pack a
     // thread in 512 threads leaves a quarter of them idle) up to 4, above which the register tiles
-    // measured shorter (Nsight Compute, 1024 x 3072: 5.73 us against 6.30; session 10). Rows of up
+    // measured shorter (Nsight Compute, 1024 x 3072: 5.73 us against 6.30; 2026-12-01). Rows of up
     // to 256 packs (2048 wide) up to 32 per SM, as Liger runs them (a row per block of 256 threads,
     // one pack each): the 64 x 4 tile's 1024 blocks at 4096 rows fill 1.3 waves of 6 blocks per SM,
     // 4096 blocks of 256 x 1 four waves of 8. Nsight Compute, 4096 x 2048: 12.2 -> 10.7 us (Liger's
-    // 11.3); as CUDA graphs 14.0 -> 12.9 us, 2048 x 2048 9.3 -> 8.7 (bench/gpu/NOTES.md, session 14).
+    // 11.3); as CUDA graphs 14.0 -> 12.9 us, 2048 x 2048 9.3 -> 8.7 (bench/gpu/NOTES.md, 2026-12-02).
     const int launch_bound_rows_per_sm = packs <= 256 ? 32 : packs < 512 ? 4 : 8;
     if (vec && kh::cuda::launch_bound_rows(rows, packs, launch_bound_rows_per_sm)) {
       auto early = [&](auto g, auto p) { rows_kernel(g, p, std::true_type{}); };
@@ -460,13 +460,13 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
       };
       // Two packs a thread (256 x 2) where they fill more than 3/4 of the tile: with the short kernel,
       // 4096 wide, 4.00 -> 3.62 us at 256 rows, 4.58 -> 4.42 at 512; at 3072 wide (384 packs) mixed,
-      // 3.52 -> 3.84 at 256 rows (Nsight Compute, H200, bf16, session 11). Also at up to one row per
-      // SM (session 12, against 512 x 1): 128 x 4096 3.36 -> 3.30 us, with warm caches 3.14 -> 3.01.
+      // 3.52 -> 3.84 at 256 rows (Nsight Compute, H200, bf16, 2026-12-01). Also at up to one row per
+      // SM (2026-12-01, against 512 x 1): 128 x 4096 3.36 -> 3.30 us, with warm caches 3.14 -> 3.01.
       // And at 3072 wide from kTwoPackMinRows rows up to one row per SM, as Liger runs them: CUDA
       // graphs, best of three, 48-128 x 3072 0.07-0.18 us shorter (128 rows 6.16 -> 5.98, Liger's
       // 5.98; at 1-32 rows, the same kernel in both builds, they differed by up to 0.08); Nsight
       // Compute, 128 x 3072 3.84 -> 3.68 and 3.26 -> 3.14 us in two calls, but 16 x 3072 3.23 -> 3.36
-      // (session 18).
+      // (2026-12-02).
       const bool two_packs = packs > 384 || (packs > 256 && rows >= kTwoPackMinRows &&
                                              rows <= kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132));
       two_packs ? kh::cuda::with_launch_bound_tile<2>(packs, rows, early_long_rows)
@@ -487,7 +487,7 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
         // 2048 17.7 -> 17.3, 8192 x 2048 21.9 -> 21.6. Below 2048 rows of 3072-4096 mixed or longer
         // (kTwoPackLongRowMinRows): 1100 and 1500 x 4096 0.7-0.8 us longer, 600 x 3072 7.0 -> 6.7 but
         // 1024 x 3072 7.9 -> 8.3 in another call. From 100 MB 0.1-0.2 us longer (8192 x 3072 31.4 ->
-        // 31.5), from 134 MB at 4096 wide up to 5% (bench/gpu/NOTES.md, session 21).
+        // 31.5), from 134 MB at 4096 wide up to 5% (bench/gpu/NOTES.md, 2026-12-03).
         // (with_row_tile<2>'s tiles for these packs, without compiling its other tiles as well)
         auto late = [&](auto g) { rows_kernel(g, std::integral_constant<int, 2>{}, std::false_type{}); };
         packs <= 256 ? late(std::integral_constant<int, 128>{}) : late(std::integral_constant<int, 256>{});

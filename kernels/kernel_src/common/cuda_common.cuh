@@ -86,7 +86,7 @@ __device__ __forceinline__ Pack<T> load_pack_keep(const T* p) {
 // 134 MB-2 GB (65536 x 8192 RMSNorm 519.1 -> 501.4 us, AdaLN 525.5 -> 501.3, fused add 65536 x 4096
 // 530.4 -> 506.5; inductor's 497.8, 498.2, 530.9; H200, bf16, CUDA graphs) and 1-3% longer at 67 MB
 // (keep_reads_in_l2); GEGLU 1-2.7% shorter from 75 MB; GELU longer at every size (bench/gpu/NOTES.md,
-// session 14). Session 6's opposite, evict-first reads, cost up to 30%: how long the read-once lines
+// 2026-12-02). The opposite, evict-first reads, cost up to 30% (2026-11-30): how long the read-once lines
 // stay in L2 against the output's dirty lines orders the DRAM traffic.
 template <typename T>
 __device__ __forceinline__ Pack<T> load_pack_l2_last(const T* p) {
@@ -103,7 +103,7 @@ __device__ __forceinline__ Pack<T> load_pack_l2_last(const T* p) {
 // output and the input overflow L2 (the next kernel cannot find the output there anyway), so that the
 // output stops evicting the rows a kernel re-reads; .wb (the default) otherwise. Written in PTX so
 // that the compiler cannot split it: as a plain store in one branch of an if, it became four 4-byte
-// stores (AdaLN's PTX, session 4). AdaLN bf16 with evict-last modulation loads and .cs stores: 0.61-0.64
+// stores (AdaLN's PTX, 2026-11-30). AdaLN bf16 with evict-last modulation loads and .cs stores: 0.61-0.64
 // -> 0.88-0.98 of the copy bandwidth in the probe, 0.79-0.98 in the kernel (bench/gpu/adaln_probe.cu,
 // bench/gpu/NOTES.md).
 template <typename T>
@@ -149,7 +149,7 @@ inline int device_attribute(int fallback) {
 
 // Whether a grid of `blocks`, at one 16-byte pack a thread, holds at most four blocks an SM: there
 // the elementwise kernels split packs between threads (load_elements), so that more threads share
-// the bytes (LTX RoPE's half packs, session 17).
+// the bytes (LTX RoPE's half packs, 2026-12-02).
 inline bool small_pack_grid(unsigned blocks) {
   return blocks <= 4u * static_cast<unsigned>(device_attribute<cudaDevAttrMultiProcessorCount>(132));
 }

@@ -33,7 +33,7 @@ __device__ __forceinline__ T gated(T gate, T up) {
 // L2_LAST (VEC only): gate and up read with an L2 evict-last policy (load_pack_l2_last), where the
 // input and the output overflow L2: 1-3% shorter at 75 MB-1.6 GB (65536 x 2048: 190.7 -> 184.9 us;
 // neutral at 50 MB), while GELU, one input, lost 0.5-9% with it (H200, bf16; bench/gpu/NOTES.md,
-// session 14). A template argument, not a flag: the launch-bound kernels keep their code.
+// 2026-12-02). A template argument, not a flag: the launch-bound kernels keep their code.
 template <typename T, bool VEC, bool TANH, typename I, bool L2_LAST = false>
 __global__ void geglu_kernel(T* __restrict__ out, const T* __restrict__ in, I d, int64_t in_stride, int64_t out_stride,
                              kh::cuda::Divider<I> chunks_per_row, I chunks, bool gate_first) {

@@ -112,7 +112,7 @@ __global__ void ltx_rotary_kernel(Bsc qy, Bsc qx, Bsc ky, Bsc kx, const float* _
     // Both rows' loads go out before either store: the outputs may alias the inputs (in place), so
     // the compiler keeps a load of k after a store of q, and a launch-bound call (one row) then waits
     // for two memory round trips instead of one (1 x 128, Nsight Compute: 2.91 -> 2.53 us, inductor's
-    // 2.27; 40 -> 48 registers, the same time at 134 MB-2 GB; session 9).
+    // 2.27; 40 -> 48 registers, the same time at 134 MB-2 GB; 2026-12-01).
     T qv[CH], kv[CH];
     load_chunk<T, VEC, CH>(qv, static_cast<const T*>(qx.data) + b * qx.sb + s * qx.ss + c0);
     if (has_k) load_chunk<T, VEC, CH>(kv, static_cast<const T*>(kx.data) + b * kx.sb + s * kx.ss + c0);
@@ -128,7 +128,7 @@ __global__ void ltx_rotary_kernel(Bsc qy, Bsc qx, Bsc ky, Bsc kx, const float* _
 // for small grids, see the launch). CUDA graphs, H200, bf16, best of three: 4096 tokens 0.3-1.0%
 // shorter at 2048-8192 wide (4096 x 5120 84.4 -> 83.6 us). At 1-512 tokens, where inductor's kernel
 // stayed 0.2-0.4 us shorter, neither the index math, nor loading q and k before the tables, nor a
-// clean L2 changed that (bench/gpu/NOTES.md, session 16); half packs did (session 17).
+// clean L2 changed that; half packs did (bench/gpu/NOTES.md, 2026-12-02).
 template <typename T, int CH>
 __global__ void ltx_rotary_flat_kernel(T* qy, const T* qx, T* ky, const T* kx, const float* __restrict__ cos,
                                        const float* __restrict__ sin, int chunks) {
@@ -217,7 +217,7 @@ void ltx_rotary_emb(at::Tensor& q_out, const std::optional<at::Tensor>& k_out, c
       // 2048-8192 0.1-0.4; at 512 x 4096 (8 blocks an SM) 0.1-0.2 us longer. Nsight Compute: 1 x 4096
       // 2.98 -> 2.34 us (inductor 2.27), 16 x 4096 3.01 -> 2.59 (2.75), 128 x 4096 4.86 -> 4.42 (4.38).
       // CUDA graphs, two runs: 1-128 tokens 0.1-0.6 us shorter, within -0.35..+0.34 us of inductor
-      // (was 0.2-0.5 behind; session 17).
+      // (was 0.2-0.5 behind; 2026-12-02).
       // (Not `if constexpr`: the dispatch's lambda is no template, so both branches are compiled.)
       constexpr int kSmallGridChunk = sizeof(scalar_t) == 2 ? KH_LTX_SMALL_GRID_BYTES / 2 : N;
       if (kh::cuda::small_pack_grid(grid)) {  // grid: the whole packs' blocks (far below its cap)

@@ -88,10 +88,10 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
 // with weight) against 305: 36.5 warp instructions a row at 65536 x 128, as inductor's 37, against
 // 54 (Nsight Compute). CUDA graphs, H200, bf16, two runs: 8192-65536 rows up to 0.2 us shorter (32768
 // 8.9 -> 8.7-8.8 us); at 65536 rows 13.5-14.0 against inductor's 12.9, so the instructions were not
-// what kept it behind there (bench/gpu/NOTES.md, session 16). Nor the block (kExactRowBlock: 64,
+// what kept it behind there (bench/gpu/NOTES.md, 2026-12-02). Nor the block (kExactRowBlock: 64,
 // 128 or 256 threads, 13.70-13.81 us), the buffers' placement (ten placements: 13.76-14.13, inductor
 // 13.01-13.20) or plain loads instead of ld.global.nc (rms128_probe.cu: the same time); under Nsight
-// Compute the two kernels take 9.28 and 9.18 us (session 17).
+// Compute the two kernels take 9.28 and 9.18 us (2026-12-02).
 template <typename T, int G, int R, bool WEIGHTED>
 __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void rms_norm_exact_rows_kernel(
     T* __restrict__ out, const T* __restrict__ in, const T* __restrict__ weight, int64_t rows, int in_stride,
@@ -118,7 +118,7 @@ __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void rms_norm_exact_rows_
   // (a copy of this kernel) took 65536 x 128 from 12.90-12.96 to 12.42-12.51 us; in the op, as CUDA
   // graphs (best of three), it moved 65536 rows only 13.78 -> 13.62 us and took 32768 rows from 8.86
   // to 9.41 (fused add's four-row tile and AdaLN's exact kernel likewise: -0.5 to +0.3 us, no
-  // consistent direction; bench/gpu/NOTES.md, session 18). So `return` stays.
+  // consistent direction; bench/gpu/NOTES.md, 2026-12-02). So `return` stays.
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     if (local + r * kPass > last) return;
@@ -204,7 +204,7 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
       }
       // Two rows a thread (kOnePackRowTile). CUDA graphs, H200, bf16, three runs: 32768 x 128
       // 9.6-9.8 -> 8.9-9.2 us (inductor 8.8-9.1), 8192-16384 rows within 0.1 us, 65536 rows
-      // 13.6-14.0 either way (inductor 13.1-13.9); four rows a thread 9.1 and 13.9 (session 15).
+      // 13.6-14.0 either way (inductor 13.1-13.9); four rows a thread 9.1 and 13.9 (2026-12-02).
       if constexpr (kh::cuda::kOnePackRowTile<G, P>) {
         constexpr int R = kh::cuda::kExactRows;
         const bool exact = packs == G * P && !x_l2_last &&

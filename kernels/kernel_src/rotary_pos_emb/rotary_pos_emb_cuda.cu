@@ -219,7 +219,7 @@ RopeLaunch rope_launch(int64_t tokens, int64_t hq, int64_t hk, int64_t packs_per
 // a token of 1 + 1 heads (8 working threads in blocks of 32) keeps 256 threads, 16 KB of q and k, in
 // flight per SM: 65536 x 128 took 44.7 us against the flat grid's 30.5 (as CUDA graphs, H200, bf16).
 // From 24 threads (5 heads: 48 KB) the token kernel was level or ahead up to 65536 tokens, by 7-10%
-// at 1024-4096 tokens with 10 heads (bench/gpu/NOTES.md, session 13). A build option for the benchmark.
+// at 1024-4096 tokens with 10 heads (bench/gpu/NOTES.md, 2026-12-01). A build option for the benchmark.
 #ifndef KH_ROPE_MIN_TOKEN_THREADS
 #define KH_ROPE_MIN_TOKEN_THREADS 24
 #endif
@@ -230,7 +230,7 @@ struct TokenLaunch {
   int block;
 };
 
-// The token kernel from 64 tokens, as Liger runs RoPE (bench/gpu/NOTES.md, session 12: under Nsight
+// The token kernel from 64 tokens, as Liger runs RoPE (bench/gpu/NOTES.md, 2026-12-01: under Nsight
 // Compute, 1024 x 3072 6.24 -> 5.79 us with clean caches and 4.99 -> 4.42 with warm ones). Two heads
 // a thread (more threads in flight: with warm caches 3-7% faster than four at 512-1024 tokens) where
 // the grid fits on the SMs at once; else four where that fits (fewer registers a block: 1024 x 4096
