@@ -6,8 +6,11 @@
 #   nix run .#publish -- --version 1        hub-publish kernels/build to [general.hub] repo-id
 #   nix build .#kernelhub                   our CLI, hub-publish and libraries
 #
-# The matrix itself (torch × backend × system) is plain Nix in nix/ so that `make test` can
-# evaluate it without network; nix/README.md says what needs network and how to run it.
+# The matrix (torch × backend × system) is kernel-builder's: genKernelFlakeOutputs builds it, and
+# nix/matrix.nix (exported as lib.matrix) is a plain-Nix copy that `make test` evaluates without
+# network and compares with kernel-builder's own answer. The variants `make build` makes with
+# CMake for the torch of its environment (torch215 now) are local builds, not part of this
+# matrix. nix/README.md says what needs network and how to run it.
 {
   description = "kernelhub: C++ Kernel Hub client, reference kernels and hub-publish";
 
@@ -31,7 +34,7 @@
         inherit self;
         path = ./kernels;
       };
-      matrix = import ./nix/matrix.nix { };
+      matrix = import ./nix/matrix.nix { }; # what genKernelFlakeOutputs builds, as plain data
       buildToml = builtins.fromTOML (builtins.readFile ./kernels/build.toml);
       repoId = buildToml.general.hub.repo-id;
 

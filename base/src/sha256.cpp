@@ -1,4 +1,5 @@
 #include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/base64.hpp"
 #include "kernelhub/base/unique_file.hpp"
 
 #include <openssl/evp.h>
@@ -77,12 +78,6 @@ std::string to_hex(const Sha256Digest& digest) {
   return out;
 }
 
-std::string to_base64(const Sha256Digest& digest) {
-  std::string out(4 * ((digest.size() + 2) / 3) + 1, '\0');
-  const int n =
-      EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), digest.data(), static_cast<int>(digest.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
+std::string to_base64(const Sha256Digest& digest) { return base64_encode(digest); }
 
 }  // namespace kernelhub

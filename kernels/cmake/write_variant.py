@@ -1,8 +1,12 @@
 """Completes a built variant directory the way kernel-builder lays one out.
 
 Copies the Python files of torch-ext/<package>/, writes _ops.py for the op namespace, then
-metadata.json with the digest of every file (kernels-data's Digest::hash_variant rules: every
-file below the directory except metadata.json, metadata.json.sigstore and bytecode).
+metadata.json as kernel-builder writes it (kernels-data metadata.rs `Metadata::for_backend`, then
+kernel-builder's `hash` step): the fields of build.toml's [general] (name, version, license,
+upstream, source, python-depends and kernel-depends, general and of this backend), the backend and
+its archs (sorted, as add_build_metadata.py sorts them), the digest of every file (kernels-data's
+Digest::hash_variant rules: every file below the directory except metadata.json,
+metadata.json.sigstore and bytecode) and the provenance: which builder made it from which git tree.
 """
 
 import argparse
@@ -10,8 +14,11 @@ import base64
 import hashlib
 import json
 import os
+import re
 import shutil
+import subprocess
 import sys
+import tomllib
 
 OPS_PY = '''import torch
 
@@ -24,6 +31,10 @@ def add_op_namespace_prefix(op_name: str) -> str:
     """Prefix op by namespace."""
     return f"{ns}::{{op_name}}"
 '''
+
+# The builder, as metadata.json `provenance.kernel-builder.version` names it: this project's CMake
+# build of a kernel-builder project, not kernel-builder itself. Its commit is the kernel's (below).
+BUILDER_VERSION = "kernelhub-cmake"
 
 
 def digest(variant_dir: str) -> dict:
@@ -40,17 +51,61 @@ def digest(variant_dir: str) -> dict:
     return dict(sorted(files.items()))
 
 
+def git_status(source_dir: str) -> dict | None:
+    """{commit, dirty} of the git tree holding source_dir, as kernel-builder's ops_identifier.rs
+    git_status: HEAD's commit, dirty when tracked files changed (untracked ones do not count).
+    None outside a git tree (a source tarball, a Nix build)."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", source_dir, *args], capture_output=True, text=True, check=True,
+                              timeout=60).stdout
+    try:
+        commit = git("rev-parse", "--verify", "HEAD").strip()
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--ignore-submodules") != ""
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"commit": commit, "dirty": dirty} if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit) else None
+
+
+def metadata(general: dict, kernel_id: str, backend: str, archs: list[str], files: dict, source: dict | None) -> dict:
+    per_backend = general.get(backend, {})
+    out = {"name": general["name"], "id": kernel_id, "version": general["version"], "license": general["license"]}
+    for key in ("upstream", "source"):
+        if key in general:
+            out[key] = general[key]
+    out["python-depends"] = general.get("python-depends", []) + per_backend.get("python-depends", [])
+    out["kernel-depends"] = general.get("kernel-depends", []) + per_backend.get("kernel-depends", [])
+    out["backend"] = {"type": backend}
+    if archs:
+        out["backend"]["archs"] = sorted(set(archs))
+    out["digest"] = {"algorithm": "sha256", "files": files}
+    builder = {"version": BUILDER_VERSION}
+    if source:
+        builder.update(source)  # the builder (kernels/CMakeLists.txt, this script) is in the kernel's tree
+    out["provenance"] = {"kernel-builder": builder}
+    if source:
+        out["provenance"]["kernel"] = source
+    return out
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--dir", required=True)
     p.add_argument("--package-dir", required=True)
-    p.add_argument("--name", required=True)
+    p.add_argument("--build-toml", required=True)
     p.add_argument("--id", required=True)
-    p.add_argument("--version", type=int, required=True)
     p.add_argument("--backend", required=True)
     p.add_argument("--archs", default="", help="comma-separated, e.g. 8.0,9.0,12.0+PTX")
-    p.add_argument("--license", default="Apache-2.0")
     a = p.parse_args()
+
+    with open(a.build_toml, "rb") as f:
+        general = tomllib.load(f)["general"]
+    # CMake names the op namespace _<package>_<backend>_<uid>; build.toml names the kernel.
+    expected_prefix = "_{}_{}_".format(general["name"].replace("-", "_"), a.backend)
+    if not a.id.startswith(expected_prefix):
+        print(f"write_variant.py: id `{a.id}` does not start with `{expected_prefix}` (build.toml name "
+              f"`{general['name']}`); make KH_KERNEL_NAME in kernels/CMakeLists.txt match build.toml",
+              file=sys.stderr)
+        return 1
 
     # A rebuild after a source change has a new namespace: drop libraries of earlier builds.
     for name in os.listdir(a.dir):
@@ -63,21 +118,11 @@ def main() -> int:
     with open(os.path.join(a.dir, "_ops.py"), "w") as f:
         f.write(OPS_PY.format(ns=a.id))
 
-    backend = {"type": a.backend}
-    if a.archs:
-        backend["archs"] = a.archs.split(",")
-    metadata = {
-        "name": a.name,
-        "id": a.id,
-        "version": a.version,
-        "license": a.license,
-        "python-depends": [],
-        "backend": backend,
-        "digest": {"algorithm": "sha256", "files": digest(a.dir)},
-    }
+    archs = [arch for arch in a.archs.split(",") if arch]
+    doc = metadata(general, a.id, a.backend, archs, digest(a.dir), git_status(os.path.dirname(a.build_toml)))
     tmp = os.path.join(a.dir, "metadata.json.tmp")
     with open(tmp, "w") as f:
-        json.dump(metadata, f, indent=2)
+        json.dump(doc, f, indent=2)
         f.write("\n")
     os.replace(tmp, os.path.join(a.dir, "metadata.json"))
     return 0

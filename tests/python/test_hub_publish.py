@@ -254,6 +254,23 @@ def test_dry_run_sends_nothing(kernelhub_serve, build_dir):
     assert server.log() == before
 
 
+def test_a_dirty_build_is_reported_before_publishing(kernelhub_serve, build_dir):
+    # metadata.json provenance: the `kernels` package warns on every load of a dirty build.
+    server = kernelhub_serve()
+    variant = cpu_variant(build_dir)
+    meta = json.loads((variant / "metadata.json").read_text())
+    for dirty in (False, True):
+        meta["provenance"]["kernel"] = {"commit": "d45addadb0c380f3d7cc2813310b3bcd75f8aa9a", "dirty": dirty}
+        meta["provenance"]["kernel-builder"] = {"version": "0.17.0"}
+        (variant / "metadata.json").write_text(json.dumps(meta))
+        r = hub_publish(server, build_dir, "--version", "1", "--dry-run", "--json")
+        assert r.returncode == 0, r.stderr
+        assert {v["name"]: v["dirty_build"] for v in json.loads(r.stdout)["variants"]}[variant.name] is dirty
+    text = hub_publish(server, build_dir, "--version", "1", "--dry-run")
+    (line,) = [line for line in text.stdout.splitlines() if variant.name in line]
+    assert "built from a dirty tree" in line
+
+
 def test_signed_publish_verifies_after_download_and_stays_idempotent(kernelhub_serve, build_dir, tmp_path):
     server = kernelhub_serve()
     key = tmp_path / "publish.key"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "kernelhub/base/environment_source.hpp"
@@ -117,10 +118,17 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
     out.variants.push_back(std::move(variant));
     return;
   }
-  variant.metadata_version = metadata->version;
-  if (options.version && metadata->version && *metadata->version != *options.version) {
-    problem("metadata.json says version " + std::to_string(*metadata->version) + " but --version is " +
-            std::to_string(*options.version) + "; publish to v" + std::to_string(*metadata->version) +
+  // Not a problem, but the `kernels` package warns on every load of such a variant: say so now.
+  variant.dirty_build = metadata->provenance && metadata->provenance->is_dirty();
+  if (metadata->version && *metadata->version > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+    problem("metadata.json says version " + std::to_string(*metadata->version) +
+            ", more than a branch v<N> can be; rebuild with a smaller version in build.toml");
+  } else if (metadata->version) {
+    variant.metadata_version = static_cast<int>(*metadata->version);
+  }
+  if (options.version && variant.metadata_version && *variant.metadata_version != *options.version) {
+    problem("metadata.json says version " + std::to_string(*variant.metadata_version) + " but --version is " +
+            std::to_string(*options.version) + "; publish to v" + std::to_string(*variant.metadata_version) +
             " or rebuild with version = " + std::to_string(*options.version) + " in build.toml");
   }
   if (parsed && parsed->is_arch() && !metadata->backend.empty() && metadata->backend != parsed->backend.kind_name()) {
@@ -142,8 +150,7 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
   }
 
   // Digest: verified when present, computed when absent.
-  const bool has_digest = nlohmann::json::parse(metadata->raw, nullptr, false).contains("digest");
-  if (files_ok && has_digest) {
+  if (files_ok && metadata->has_digest) {
     if (auto verified = verify_digest(dir, *metadata); !verified) problem(verified.error().message);
   } else if (files_ok) {
     auto digest = compute_digest(dir);

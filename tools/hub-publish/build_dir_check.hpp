@@ -26,6 +26,7 @@ struct VariantDir {
   std::optional<int> metadata_version;       // metadata.json `version`
   std::string preflight;                     // "full", or "elf only: <why>"
   bool digest_added = false;                 // metadata.json had no digest; one was computed
+  bool dirty_build = false;                  // its provenance says a tree had uncommitted changes
 };
 
 struct BuildDirCheck {

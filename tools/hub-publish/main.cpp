@@ -31,7 +31,8 @@ constexpr const char* kHelp =
     "all of them go to branch v<N> in ONE commit. Publishing identical content makes no commit; a\n"
     "cut upload is finished by running the command again. Uses HF_TOKEN and HF_ENDPOINT.\n\n"
     "options:\n"
-    "  --build-dir DIR   folder holding the <variant>/ folders (CMake: build/kernels/build)\n"
+    "  --build-dir DIR   folder holding the <variant>/ folders (CMake's local builds for this\n"
+    "                    torch: build/kernels/build; the Nix matrix: kernels/build, nix/README.md)\n"
     "  --version N       publish to branch vN (default: metadata.json `version`)\n"
     "  --branch B        publish to branch B instead\n"
     "  --repo-type T     kernel (default) or model\n"
@@ -180,8 +181,11 @@ int run(std::span<const std::string> args) {
     for (const auto& f : report->files) files.push_back({{"path", f.path}, {"size", f.size}, {"action", f.action}});
     nlohmann::json variants = nlohmann::json::array();
     for (const auto& v : check.variants) {
-      variants.push_back(
-          {{"name", v.name}, {"files", v.files.size()}, {"preflight", v.preflight}, {"digest_added", v.digest_added}});
+      variants.push_back({{"name", v.name},
+                          {"files", v.files.size()},
+                          {"preflight", v.preflight},
+                          {"digest_added", v.digest_added},
+                          {"dirty_build", v.dirty_build}});
     }
     nlohmann::json out = {{"repo", repo->to_string()},   {"repo_type", std::string(client::to_string(type))},
                           {"branch", report->branch},    {"dry_run", dry_run},
@@ -203,8 +207,9 @@ int run(std::span<const std::string> args) {
     return kExitOk;
   }
   for (const auto& v : check.variants) {
-    std::printf("  %-40s %3zu files  pre-flight: %s%s\n", v.name.c_str(), v.files.size(), v.preflight.c_str(),
-                v.digest_added ? "  (digest added)" : "");
+    std::printf("  %-40s %3zu files  pre-flight: %s%s%s\n", v.name.c_str(), v.files.size(), v.preflight.c_str(),
+                v.digest_added ? "  (digest added)" : "",
+                v.dirty_build ? "  (built from a dirty tree: kernels warns on load)" : "");
   }
   int changed = 0;
   for (const auto& f : report->files) changed += f.action != "unchanged";

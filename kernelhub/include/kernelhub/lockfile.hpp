@@ -30,21 +30,12 @@
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/client/repo_tree.hpp"
+#include "kernelhub/kernel_dependency.hpp"
 
 namespace kernelhub {
 
 inline constexpr std::string_view kLockFileName = "kernels.lock";
 inline constexpr std::string_view kLockHashesFileName = "kernelhub.lock";
-
-// What a project asks for: `"org/name" = 1` (a major version) or `= "branch-or-commit"`.
-struct KernelDependency {
-  std::string repo_id;
-  std::optional<int> version;
-  std::optional<std::string> revision;
-
-  // "v1" or the revision, as get_kernel takes it.
-  std::string wanted() const { return version ? "v" + std::to_string(*version) : revision.value_or("main"); }
-};
 
 struct KernelLock {
   KernelDependency dependency;

@@ -1,12 +1,37 @@
-// Metadata: a variant's metadata.json, as kernel-builder writes it (kernels-data metadata.rs):
-// name, id (the op namespace and Python module name), version, backend {type, archs}, digest
-// {algorithm, files: {relpath: base64}}.
+// Metadata: a variant's metadata.json, read as the `kernels` package reads it. The rules are
+// kernels-data's `Metadata` (kernels-data/src/metadata.rs): those of kernels-data 0.16.2, plus what
+// the parser inside kernels 0.17.2 adds (`kernel-depends`, `provenance`, `kernels-minver`, backend
+// `tpu`). tests/python/test_kernel_builder_metadata.py feeds the same documents to both and to us.
+//
+//   name            required  a kernel name: ^[a-z][-a-z0-9]*[a-z0-9]$
+//   id              required  the op namespace and Python module name
+//   version         required  a non-negative integer
+//   license         required  a string
+//   python-depends  required  a list of strings
+//   backend         required  {type: cann|cpu|cuda|metal|neuron|rocm|tpu|xpu, archs?: [string]}
+//   upstream        optional  a git URL (https, http, git, ssh, git+ssh, git+https, git+http
+//   source          optional    URL, or scp-like user@host:path)
+//   kernel-depends  optional  [{repo-id, version | revision}], exactly one of the two
+//   digest          optional  {algorithm: sha256|sha512, files: {relpath: base64}}
+//   provenance      optional  {kernel-builder: {version, commit?, dirty?}, kernel?: {commit, dirty}};
+//                             a commit is 40 or 64 hex digits, `sha` is its older name
+//   kernels-minver  optional  "X.Y.Z", the oldest `kernels` that loads the variant
+//
+// Optional fields may be null. A field this file does not list is ignored (kernel-builder adds
+// fields over time); a listed one given twice is refused, as kernels-data refuses it. Stricter than
+// kernels-data, on purpose: `id` must be an identifier (it names a module and an op namespace, and
+// we look for `<id>.*.so` in the directory), a `kernel-depends` version must fit an int (it names
+// branch v<N>), and JSON nested deeper than 32 levels is refused before parsing (fuzz/).
 //
 // verify_digest() re-hashes the variant directory the way kernels-data's Digest::hash_variant
-// does: every file below the directory except metadata.json, metadata.json.sigstore and Python
-// bytecode (__pycache__, *.pyc), SHA-256, base64; missing, extra and changed files all fail.
+// does: every file below the directory except the top-level metadata.json and
+// metadata.json.sigstore and Python bytecode (__pycache__, *.pyc); missing, extra and changed files
+// all fail. kernelhub.sig (docs/SIGNING.md) is left out too: it is written after the digest.
+//
+// Thread safety: value types and free functions.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -15,29 +40,61 @@
 
 #include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/base/result.hpp"
+#include "kernelhub/kernel_dependency.hpp"
 
 namespace kernelhub {
+
+// The state of a git tree something was built from.
+struct GitStatus {
+  std::string commit;  // 40 or 64 lower-case hex digits
+  bool dirty = false;  // tracked files had uncommitted changes
+};
+
+// Who built a variant from what (metadata.json `provenance`).
+struct Provenance {
+  std::string builder_version;       // `kernel-builder.version`
+  std::optional<GitStatus> builder;  // `kernel-builder.commit` and `.dirty`, when known
+  std::optional<GitStatus> kernel;   // `kernel`: the kernel source, when it was a git tree
+
+  // Whether either tree was dirty: the recorded commits do not fully identify what was built.
+  bool is_dirty() const;
+};
+
+enum class DigestAlgorithm { kSha256, kSha512 };
 
 struct Metadata {
   std::string name;
   std::string id;
-  std::optional<int> version;
-  std::string backend;              // "cpu", "cuda", ...
-  std::vector<std::string> archs;   // "8.0", "9.0+PTX", ...
-  std::map<std::string, std::string> digest;  // relpath → base64 sha256; empty when absent
-  std::string raw;                  // the file as read
+  std::optional<std::uint64_t> version;  // set by parse(); empty only for a namespace read from _ops.py
+  std::string license;
+  std::optional<std::string> upstream;
+  std::optional<std::string> source;
+  std::vector<std::string> python_depends;
+  std::vector<KernelDependency> kernel_depends;
+  std::string backend;             // "cpu", "cuda", ...
+  std::vector<std::string> archs;  // "8.0", "9.0+PTX", ...
+  bool has_digest = false;         // `digest` is there (its file list may still be empty)
+  DigestAlgorithm digest_algorithm = DigestAlgorithm::kSha256;
+  std::map<std::string, std::string> digest;  // relpath → base64 hash
+  std::optional<Provenance> provenance;
+  std::optional<std::string> kernels_minver;  // as written, e.g. "0.17.2"
+  std::string raw;                            // the file as read
 
-  // Errors: kNotFound (no metadata.json), kCorruptFile (malformed, missing `id` or `name`, an `id`
-  // that is not a valid namespace).
+  // Errors: kNotFound (no metadata.json), kCorruptFile (not what kernel-builder writes: the
+  // message names the field, what it holds and what was expected).
   static Result<Metadata> read(const std::filesystem::path& variant_dir);
   static Result<Metadata> parse(std::string_view json);
 };
 
 // The digest of a variant directory, computed as described above. `digests`, when given, is shared
-// with the load's other checks (each file is read once).
+// with the load's other checks (each file is read once; SHA-256 only). Errors: kIo, kNotFound, and
+// kIntegrityMismatch for a symlink that leads nowhere.
 Result<std::map<std::string, std::string>> compute_digest(const std::filesystem::path& variant_dir,
                                                           FileDigests* digests = nullptr);
+Result<std::map<std::string, std::string>> compute_digest(const std::filesystem::path& variant_dir,
+                                                          DigestAlgorithm algorithm, FileDigests* digests = nullptr);
 
+// Compares the directory with `metadata.digest`, hashed with `metadata.digest_algorithm`.
 // Errors: kIntegrityMismatch listing every missing, extra or changed file.
 Status verify_digest(const std::filesystem::path& variant_dir, const Metadata& metadata,
                      FileDigests* digests = nullptr);
