@@ -1,0 +1,148 @@
+#!/usr/bin/env python
+"""What one get_kernel costs: requests, bytes hashed and read, wall time; cold, warm and locked, in a
+new process and repeated in-process; C++ and Python, beside the kernels package. Not a test.
+
+    PYTHONPATH=build/python .venv/bin/python bench/client/bench_get_kernel.py [--build build] [--repeat 20]
+        [--json out.json]
+
+Starts `kernelhub serve` (request log on) on loopback, publishes the reference kernel's CPU variant
+as acme/reference-kernels v1, locks it (`kernelhub lock`), then measures, each in fresh processes:
+  C++ (bench/client/get_kernel_bench, kernelhub::get_kernel):
+    cold        version=1 into an empty cache, one call
+    warm        version=1 / revision=<commit> / lockfile, the first call of a new process
+    repeated    the same, the median of --repeat further calls in that process
+  Python (get_kernel of the kernelhub shim and of kernels 0.17.2), version=1: first call in a new
+  process with the cache warm, and the median of --repeat further calls.
+Requests are counted in the server's log. Every load asks for backend="cpu". Prints Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+REPO = "acme/reference-kernels"
+
+PY_CHILD = r"""
+import json, sys, time
+package, repo, kwargs, log, repeat = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+pkg = __import__(package)
+import torch  # both need it to import a kernel; not measured
+requests = lambda: sum(1 for line in open(log) if line.strip())
+before = requests()
+start = time.perf_counter()
+pkg.get_kernel(repo, **kwargs)
+first = time.perf_counter() - start
+first_requests = requests() - before
+again = []
+before = requests()
+for _ in range(repeat):
+    start = time.perf_counter()
+    pkg.get_kernel(repo, **kwargs)
+    again.append(time.perf_counter() - start)
+print(json.dumps({"first_ms": first * 1e3, "first_requests": first_requests,
+                  "again_ms": sorted(again)[len(again) // 2] * 1e3 if again else 0.0,
+                  "again_requests": (requests() - before) / max(repeat, 1)}))
+"""
+
+
+def log_lines(server) -> int:
+    return sum(1 for line in server.log().splitlines() if line.strip())
+
+
+def cpp_calls(bench: Path, env: dict, server, args: list[str], calls: int) -> tuple[list[dict], int]:
+    """Runs `calls` get_kernel calls in one new process: each call's numbers, and the requests the
+    server saw (the revision request is made before the download counter starts)."""
+    before = log_lines(server)
+    out = subprocess.run([str(bench), REPO, *args, "--backend", "cpu", "--repeat", str(calls)], capture_output=True,
+                         text=True, env=env, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-4000:])
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")], log_lines(server) - before
+
+
+def cpp_run(bench: Path, env: dict, server, args: list[str], repeat: int) -> dict:
+    (first,), first_requests = cpp_calls(bench, env, server, args, 1)
+    first["requests"] = first_requests
+    result = {"first": first}
+    if repeat:
+        calls, requests = cpp_calls(bench, env, server, args, repeat + 1)
+        rest = calls[1:]
+        result["again"] = {k: statistics.median(c[k] for c in rest) for k in ("wall_ms", "bytes_hashed", "bytes_read")}
+        result["again"]["requests"] = (requests - first_requests) / repeat
+    return result
+
+
+def py_run(env: dict, server, package: str, kwargs: dict, repeat: int) -> dict:
+    out = subprocess.run([sys.executable, "-c", PY_CHILD, package, REPO, json.dumps(kwargs), str(server.log_path),
+                          str(repeat)], capture_output=True, text=True, env=env, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-4000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=str(ROOT / "build"))
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--json", help="also write the raw numbers here")
+    args = parser.parse_args()
+    build = Path(args.build).resolve()
+    os.environ["KERNELHUB_BUILD_DIR"] = str(build)
+    sys.path.insert(0, str(ROOT / "tests" / "python"))
+    import conftest  # noqa: E402  (the kernelhub serve launcher the tests use)
+    from shim_support import child_env, publish  # noqa: E402
+
+    bench = build / "bin" / "get_kernel_bench"
+    results: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        server = conftest._start_server(tmp / "server", [])
+        try:
+            commit = publish(server, REPO)
+            project = tmp / "project"
+            project.mkdir()
+            (project / "kernels.toml").write_text(f'[dependencies]\n"{REPO}" = 1\n')
+            cache = tmp / "cache"
+            env = child_env(server, cache)
+            env.pop("LD_LIBRARY_PATH", None)
+            subprocess.run([str(build / "bin" / "kernelhub"), "lock", str(project)], check=True, env=env,
+                           capture_output=True)
+            lockfile = str(project / "kernels.lock")
+            results["cpp cold version=1"] = cpp_run(bench, env, server, ["--version", "1"], 0)
+            for name, flags in [("version=1", ["--version", "1"]), ("revision=commit", ["--revision", commit]),
+                                ("lockfile", ["--lockfile", lockfile])]:
+                results[f"cpp warm {name}"] = cpp_run(bench, env, server, flags, args.repeat)
+            for package in ("kernelhub", "kernels"):
+                py_env = child_env(server, tmp / f"cache-{package}")
+                py_run(py_env, server, package, {"version": 1, "backend": "cpu"}, 0)  # fills the cache
+                results[f"py {package} warm version=1"] = py_run(py_env, server, package,
+                                                                 {"version": 1, "backend": "cpu"}, args.repeat)
+        finally:
+            server.stop()
+
+    print("| get_kernel (reference kernels, CPU variant) | first call: ms | requests | bytes hashed | bytes read "
+          "| repeated in-process: ms | requests a call | bytes hashed |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, r in results.items():
+        if name.startswith("cpp"):
+            f, a = r["first"], r.get("again")
+            again = (f"{a['wall_ms']:.3f} | {a['requests']:.1f} | {a['bytes_hashed']:.0f}" if a else "- | - | -")
+            print(f"| C++ {name[4:]} | {f['wall_ms']:.1f} | {f['requests']} | {f['bytes_hashed']} | {f['bytes_read']} "
+                  f"| {again} |")
+        else:
+            print(f"| Python {name[3:]} | {r['first_ms']:.1f} | {r['first_requests']} | - | - | {r['again_ms']:.3f} "
+                  f"| {r['again_requests']:.1f} | - |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+// The fetch stage of get_kernel: everything up to the load, without torch.
+//
+//   resolve   revision or v<N> → commit (or the commit a lock file pins); offline: refs/ only
+//   list      build/ at that commit, from the one tree listing the fetch reads
+//   select    resolver::select for the environment given, then the GPU fit when there are GPUs
+//   download  the chosen variant's files into the Hugging Face cache (missing ones only)
+//   verify    signature (when a key is trusted), lock hash, metadata.json digest, the op
+//             library's ELF and device code; each byte read and hashed once (see below)
+//
+// Each file is read once per fetch: the signature, the lock entry and the digest share one
+// FileDigests (sha256 and git blob sha1 from the same read), and the op library's ELF is parsed
+// from the bytes that were hashed. A variant verified before is not hashed again while its files
+// are provably unchanged: in this process (the same files, stamps unchanged), and across
+// processes through a verification stamp (device, inode, size, change time of every file, kept in
+// kernelhub's state directory, never in the shared cache; verified_variants.hpp). A file that
+// changed on disk is always hashed again before it is trusted.
+//
+// The CLI's torch-free commands and the Python binding call this directly; get_kernel adds the
+// load (load.hpp). Errors are values: those of client::HubClient, plus kNoCompatibleVariant with
+// the decision trace, kIntegrityMismatch, kBadSignature/kMissingSignature, kUntrustedPublisher,
+// kInvalidArgument (neither or both of revision and version).
+//
+// Thread safety: fetch_variant may run on several threads at once; the cache's locks make
+// concurrent processes download each blob once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/base/result.hpp"
+#include "kernelhub/client/repo_id.hpp"
+#include "kernelhub/client/transport.hpp"
+#include "kernelhub/loader/elf_file.hpp"
+#include "kernelhub/metadata.hpp"
+#include "kernelhub/resolver/environment.hpp"
+#include "kernelhub/resolver/select.hpp"
+
+namespace kernelhub {
+
+// Where the time and the work of one get_kernel went.
+struct LoadTimings {
+  double resolve = 0;   // revision → commit, listing, selection (seconds)
+  double download = 0;  // fetching missing files into the cache (0 when all were cached)
+  double verify = 0;    // signature, lock hash, metadata.json digest, ELF and device code
+  double load = 0;      // pre-flight against this process, dlopen and op registration
+  int requests = 0;     // HTTP requests made (0 for a local or fully cached pinned load)
+  std::uint64_t bytes_hashed = 0;  // bytes read to verify: each file once, 0 when a stamp proved it
+};
+
+// What to fetch and how.
+struct FetchRequest {
+  std::variant<client::RepoId, std::filesystem::path> source;  // a Hub repo, or a local directory
+  std::optional<std::string> revision;                         // branch, tag or commit
+  std::optional<int> version;                                  // major version: branch v<N>
+  bool offline = false;                                        // also HF_HUB_OFFLINE
+  bool trust_remote_code = false;                              // as in GetKernelOptions
+  std::vector<std::string> trusted_repos;
+  std::optional<std::filesystem::path> lockfile;
+  bool require_signature = false;
+  // A C++ process can only dlopen native variants; a Python process also imports pure-Python
+  // ones (torch-universal, torch-<backend>), as the kernels package does.
+  bool native_only = true;
+};
+
+// The seams of a fetch: the configuration (read once, by the caller) and the transport.
+struct FetchContext {
+  resolver::Environment environment;
+  EnvironmentSource env = process_environment();
+  std::shared_ptr<client::Transport> transport;  // none: libcurl
+};
+
+// A variant on disk, downloaded and verified, not loaded.
+struct FetchedVariant {
+  std::filesystem::path path;                   // the variant directory
+  std::string variant;                          // its name, e.g. torch215-cxx11-cpu-x86_64-linux
+  std::string revision;                         // the commit, or "local"
+  Metadata metadata;                            // metadata.json (or the namespace from _ops.py)
+  std::vector<resolver::Decision> decisions;    // best first; empty for a variant directory
+  std::optional<std::filesystem::path> library;  // the op library (native variants)
+  std::optional<loader::ElfFile> elf;           // its ELF, parsed once, for the load's pre-flight
+  LoadTimings timings;                          // resolve, download, verify
+};
+
+// Every variant of a repo or directory, best first, for ctx.environment.
+struct VariantDecisions {
+  std::string revision;                       // as asked ("v1", a branch, "local")
+  std::string commit;                         // the resolved commit; empty for a directory
+  std::filesystem::path root;                 // for a directory: where the variant folders are
+  std::vector<resolver::Decision> decisions;  // best first
+};
+
+// Resolve, list, select, download and verify the variant of request.source that runs here.
+Result<FetchedVariant> fetch_variant(const FetchRequest& request, const FetchContext& ctx);
+
+// The decision trace alone (network: refs and one listing; metadata.json of CUDA candidates when
+// there are GPUs). `check_trust`: the publisher trust check of a load comes first.
+Result<VariantDecisions> variant_decisions(const FetchRequest& request, const FetchContext& ctx,
+                                           bool check_trust = false);
+
+// `environment` with the backend the caller asked for ("cpu", or the backend torch was built
+// for) instead of the detected one. Errors: kInvalidArgument for another backend.
+Result<resolver::Environment> with_backend(resolver::Environment environment,
+                                           const std::optional<std::string>& backend);
+
+}  // namespace kernelhub
