@@ -2,8 +2,10 @@
 # LibTorch, so that the fuzzers (fuzz/) and the loader share one definition; the loader links it.
 # Included by loader/CMakeLists.txt and by fuzz/CMakeLists.txt.
 add_library(kernelhub_binary_format STATIC
-  ${CMAKE_CURRENT_LIST_DIR}/src/elf_file.cpp ${CMAKE_CURRENT_LIST_DIR}/src/fatbin.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/src/elf_file.cpp ${CMAKE_CURRENT_LIST_DIR}/src/fatbin.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/library_image.cpp ${CMAKE_CURRENT_LIST_DIR}/src/mapped_file.cpp)
 add_library(kernelhub::binary_format ALIAS kernelhub_binary_format)
-target_include_directories(kernelhub_binary_format PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_LIST_DIR}/include>)
+target_include_directories(kernelhub_binary_format PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_LIST_DIR}/include>
+                                                  PRIVATE ${CMAKE_CURRENT_LIST_DIR}/src)
 target_link_libraries(kernelhub_binary_format PUBLIC kernelhub::base kernelhub::resolver)
 kernelhub_target_defaults(kernelhub_binary_format)

@@ -26,34 +26,29 @@ constexpr int kMaxRedirects = 10;
 constexpr int kMaxIntegrityAttempts = 3;
 constexpr std::uint64_t kWritebackChunk = 8u << 20;
 
-// sha256 for 64-hex etags (LFS), git blob sha1 for 40-hex ones.
+// Checks what streams in against its etag (sha256 for 64-hex etags, LFS; git blob sha1 for 40-hex
+// ones) and computes its SHA-256 in the same pass, which the load's checks then use instead of
+// reading the file again.
 class ContentHasher {
  public:
-  ContentHasher(std::string_view etag, std::uint64_t size) : size_(size) {
-    if (etag.size() == 64) {
-      sha256_.emplace();
-    } else {
-      sha1_.emplace(size);
-    }
-  }
+  ContentHasher(std::string_view etag, std::uint64_t size) : size_(size), lfs_(etag.size() == 64) { reset(); }
   void reset() {
-    if (sha256_) {
-      sha256_.emplace();
-    } else {
-      sha1_.emplace(size_);
-    }
+    sha256_.emplace();
+    if (!lfs_) sha1_.emplace(size_);
   }
   void update(const char* data, std::size_t n) {
-    if (sha256_) {
-      sha256_->update(data, n);
-    } else {
-      sha1_->update(data, n);
-    }
+    sha256_->update(data, n);
+    if (sha1_) sha1_->update(data, n);
   }
-  std::string finish_hex() { return sha256_ ? to_hex(sha256_->finish()) : sha1_->finish_hex(); }
+  // The digest to compare with the etag, and the content's SHA-256.
+  std::pair<std::string, Sha256Digest> finish() {
+    const Sha256Digest sha256 = sha256_->finish();
+    return {lfs_ ? to_hex(sha256) : sha1_->finish_hex(), sha256};
+  }
 
  private:
   std::uint64_t size_;
+  bool lfs_;
   std::optional<Sha256> sha256_;
   std::optional<GitBlobSha1> sha1_;
 };
@@ -409,7 +404,7 @@ class BlobDownload final : public Workload {
 
   void complete(Job& j) {
     j.drain();
-    const std::string digest = j.hasher->finish_hex();
+    const auto [digest, sha256] = j.hasher->finish();
     if (digest != j.spec.etag) {
       integrity_retry(j, std::string(j.spec.etag.size() == 64 ? "sha256" : "git blob sha1") + " is " + digest +
                              ", expected " + j.spec.etag);
@@ -428,6 +423,7 @@ class BlobDownload final : public Workload {
       return;
     }
     j.temp.clear();
+    report_.sha256.insert_or_assign(blob, FileHash{sha256, j.spec.size});
     publish_link(j);
   }
 
@@ -555,6 +551,7 @@ Result<BlobReport> download_blobs(const CacheLayout& layout, const std::string& 
     KH_ASSIGN_OR_RETURN(BlobReport part, work->result());
     total.bytes += part.bytes;
     total.requests += part.requests;
+    total.sha256.merge(part.sha256);
   }
   return total;
 }

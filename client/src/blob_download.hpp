@@ -5,8 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
+
+#include "kernelhub/base/sha256.hpp"
 
 #include "hub_errors.hpp"
 #include "kernelhub/client/cache_layout.hpp"
@@ -26,6 +30,7 @@ struct BlobJob {
 struct BlobReport {
   std::uint64_t bytes = 0;  // bytes received
   int requests = 0;
+  std::map<std::filesystem::path, FileHash> sha256;  // of each blob this call wrote, by blob path
 };
 
 // Downloads every job not already in blobs/ (another process may fetch it meanwhile: the lock

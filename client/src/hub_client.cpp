@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include "blob_download.hpp"
@@ -289,11 +292,46 @@ Result<std::string> resolve_revision_impl(Call& call, const RepoId& repo, RepoTy
   return std::move(*commit);
 }
 
+// The listings read in this process, by their trees/<commit>.json path (a commit's listing is
+// immutable). Bounded: the oldest entries go first.
+class ParsedTrees {
+ public:
+  std::optional<RepoTree> find(const std::filesystem::path& file) {
+    std::lock_guard lock(mutex_);
+    auto it = trees_.find(file);
+    return it == trees_.end() ? std::nullopt : std::optional(it->second);
+  }
+  void keep(const std::filesystem::path& file, const RepoTree& tree) {
+    std::lock_guard lock(mutex_);
+    if (trees_.size() >= kMaxTrees && !order_.empty()) {
+      trees_.erase(order_.front());
+      order_.erase(order_.begin());
+    }
+    if (trees_.insert_or_assign(file, tree).second) order_.push_back(file);
+  }
+
+ private:
+  static constexpr std::size_t kMaxTrees = 64;
+  std::mutex mutex_;
+  std::map<std::filesystem::path, RepoTree> trees_;
+  std::vector<std::filesystem::path> order_;
+};
+
+ParsedTrees& parsed_trees() {
+  static ParsedTrees trees;
+  return trees;
+}
+
 Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::string_view commit) {
   const CacheLayout layout(call.settings.cache_dir(type), type, repo);
-  if (auto text = read_small_file(layout.tree_path(commit))) {
+  const auto file = layout.tree_path(commit);
+  if (auto kept = parsed_trees().find(file)) return *kept;
+  if (auto text = read_small_file(file)) {
     auto tree = RepoTree::from_cache_json(commit, *text);
-    if (tree) return tree;
+    if (tree) {
+      parsed_trees().keep(file, *tree);
+      return tree;
+    }
   }
   What what{repo_label(repo, type), std::string(commit), ""};
   if (call.settings.offline) {
@@ -317,7 +355,7 @@ Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::s
   }
   std::sort(tree.files.begin(), tree.files.end(),
             [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
-  (void)write_file_atomic(layout.tree_path(commit), tree.to_cache_json());  // best effort
+  if (write_file_atomic(file, tree.to_cache_json())) parsed_trees().keep(file, tree);  // the cache: best effort
   return tree;
 }
 
@@ -547,7 +585,9 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
                                         const std::vector<std::string>& prefixes, std::string_view variant,
                                         const DownloadOptions& options) {
   const auto started = Clock::now();
-  Call call{settings, transport};
+  Settings effective = settings;
+  if (options.cache_only) effective.offline = true;
+  Call call{effective, transport};
   KH_ASSIGN_OR_RETURN(std::string commit, resolve_revision_impl(call, repo, type, revision));
   const CacheLayout layout(settings.cache_dir(type), type, repo);
   What what{repo_label(repo, type), std::string(revision), ""};
@@ -594,7 +634,7 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
       KH_RETURN_IF_ERROR(layout.link_snapshot(commit, e->path, e->etag()));
       continue;
     }
-    if (settings.offline) {
+    if (effective.offline) {
       What file = what;
       file.path = e->path;
       return unexpected(offline_miss(layout, file.describe()));
@@ -612,6 +652,7 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
     if (!report) return unexpected(report.error());
     call.requests += report->requests;
     snapshot.downloaded_bytes = report->bytes;
+    snapshot.downloaded_sha256 = std::move(report->sha256);
   }
   snapshot.requests = call.requests;
   snapshot.seconds = std::chrono::duration<double>(Clock::now() - started).count();

@@ -1,4 +1,4 @@
-#include "kernelhub/errors.hpp"
+#include "kernelhub/load.hpp"
 
 namespace kernelhub {
 

@@ -1,5 +1,7 @@
 #include "kernelhub/loader/elf_file.hpp"
 
+#include "mapped_file.hpp"
+
 #include <elf.h>
 
 #include <cstring>
@@ -88,12 +90,8 @@ Result<std::string_view> linked_strings(const Reader& r, const Sections& s, cons
 }  // namespace
 
 Result<ElfFile> ElfFile::read(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected(os_error("cannot open `" + path.string() + "`", errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string bytes = std::move(buffer).str();
-  auto elf = parse(bytes);
+  KH_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
+  auto elf = parse(file.bytes());
   if (!elf) return unexpected(elf.error().with_context("`" + path.string() + "`"));
   return elf;
 }

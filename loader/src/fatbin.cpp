@@ -1,5 +1,7 @@
 #include "kernelhub/loader/fatbin.hpp"
 
+#include "mapped_file.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -159,6 +161,10 @@ Result<std::vector<FatbinEntry>> Fatbin::parse(std::string_view section) {
 
 Result<std::vector<FatbinEntry>> Fatbin::from_elf(std::string_view file) {
   KH_ASSIGN_OR_RETURN(const ElfFile elf, ElfFile::parse(file));
+  return from_elf(elf, file);
+}
+
+Result<std::vector<FatbinEntry>> Fatbin::from_elf(const ElfFile& elf, std::string_view file) {
   std::vector<FatbinEntry> entries;
   // `__nv_relfatbin` holds the fatbins of relocatable device code (-rdc) before device linking.
   for (std::string_view name : {".nv_fatbin", "__nv_relfatbin"}) {
@@ -176,12 +182,8 @@ Result<std::vector<FatbinEntry>> Fatbin::from_elf(std::string_view file) {
 }
 
 Result<std::vector<FatbinEntry>> Fatbin::read(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected(os_error("cannot open `" + path.string() + "`", errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string bytes = std::move(buffer).str();
-  auto entries = from_elf(bytes);
+  KH_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
+  auto entries = from_elf(file.bytes());
   if (!entries) return unexpected(entries.error().with_context("`" + path.string() + "`"));
   return entries;
 }

@@ -51,7 +51,7 @@ std::vector<OpInfo> registered_ops(const std::string& ns) {
 }
 
 Result<std::shared_ptr<const OpLibrary>> OpLibrary::open(const std::filesystem::path& path, const std::string& ns,
-                                                         const EnvironmentSource& env) {
+                                                         const EnvironmentSource& env, const ElfFile* elf) {
   static std::mutex mutex;
   static std::map<std::filesystem::path, std::shared_ptr<const OpLibrary>> libraries;
   std::lock_guard lock(mutex);
@@ -67,7 +67,7 @@ Result<std::shared_ptr<const OpLibrary>> OpLibrary::open(const std::filesystem::
     return it->second;
   }
 
-  KH_ASSIGN_OR_RETURN(PreflightReport report, check_loadable(canonical, env));
+  KH_ASSIGN_OR_RETURN(PreflightReport report, check_loadable(canonical, env, elf));
   if (report.needs_python_stub) KH_RETURN_IF_ERROR(ensure_python_stub_loaded());
 
   if (!registered_ops(ns).empty()) {

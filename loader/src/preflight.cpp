@@ -10,6 +10,7 @@
 #include <link.h>
 
 #include <algorithm>
+#include <optional>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -116,14 +117,17 @@ std::vector<std::string> search_dirs(const std::filesystem::path& path, const El
   return dirs;
 }
 
-// Versions defined by the libstdc++ this process runs with.
-std::set<std::string> libstdcxx_versions(const std::map<std::string, std::string>& loaded) {
-  std::set<std::string> out;
-  auto it = loaded.find("libstdc++.so.6");
-  if (it == loaded.end()) return out;
-  auto elf = ElfFile::read(it->second);
-  if (elf) out.insert(elf->defined_versions.begin(), elf->defined_versions.end());
-  return out;
+// Versions defined by the libstdc++ this process runs with (read once: it never changes).
+const std::set<std::string>& libstdcxx_versions(const std::map<std::string, std::string>& loaded) {
+  static const std::set<std::string> versions = [&] {
+    std::set<std::string> out;
+    auto it = loaded.find("libstdc++.so.6");
+    if (it == loaded.end()) return out;
+    auto elf = ElfFile::read(it->second);
+    if (elf) out.insert(elf->defined_versions.begin(), elf->defined_versions.end());
+    return out;
+  }();
+  return versions;
 }
 
 }  // namespace
@@ -189,7 +193,7 @@ PreflightReport check_file(const std::filesystem::path& path, const ElfFile& elf
                                 "; use a variant built for an older glibc (manylinux_2_28) or a newer system");
     }
   }
-  const auto cxx_versions = libstdcxx_versions(loaded);
+  const auto& cxx_versions = libstdcxx_versions(loaded);
   if (!cxx_versions.empty()) {
     std::set<std::string> missing;
     for (const auto& sym : elf.symbols) {
@@ -264,8 +268,14 @@ Error not_loadable(const std::filesystem::path& path, const std::vector<std::str
 
 }  // namespace
 
-Result<PreflightReport> check_loadable(const std::filesystem::path& path, const EnvironmentSource& env) {
-  KH_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::read(path));
+Result<PreflightReport> check_loadable(const std::filesystem::path& path, const EnvironmentSource& env,
+                                       const ElfFile* parsed) {
+  std::optional<ElfFile> read;
+  if (parsed == nullptr) {
+    KH_ASSIGN_OR_RETURN(ElfFile file, ElfFile::read(path));
+    read = std::move(file);
+  }
+  const ElfFile& elf = parsed != nullptr ? *parsed : *read;
   PreflightReport report = check_file(path, elf, env, TorchLibraries::of_this_process());
   if (!report.problems.empty()) return unexpected(not_loadable(path, report.problems));
   for (const auto& library : report.torch_libraries) KH_RETURN_IF_ERROR(load_torch_library(library));

@@ -6,8 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
+#include <mutex>
 
 namespace kernelhub::resolver {
 
@@ -100,19 +102,64 @@ std::vector<ComputeCapability> query_gpus_in_child() {
   return gpus;
 }
 
-}  // namespace
+// In this process, only where CUDA is already initialised here: cuDeviceGetCount answers
+// CUDA_ERROR_NOT_INITIALIZED otherwise, and nothing here ever calls cuInit.
+std::optional<std::vector<ComputeCapability>> initialised_gpus_here() {
+  LibraryHandle lib(dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD));
+  if (!lib) return std::nullopt;  // not even loaded: nothing initialised CUDA
+  auto count_fn = symbol<CuDeviceGetCount>(lib.get(), "cuDeviceGetCount");
+  auto get = symbol<CuDeviceGet>(lib.get(), "cuDeviceGet");
+  auto attr = symbol<CuDeviceGetAttribute>(lib.get(), "cuDeviceGetAttribute");
+  int count = 0;
+  if (!count_fn || !get || !attr || count_fn(&count) != 0) return std::nullopt;
+  std::vector<ComputeCapability> gpus;
+  for (int i = 0; i < std::min(count, kMaxGpus); ++i) {
+    int dev = 0, major = 0, minor = 0;
+    if (get(&dev, i) != 0 || attr(&major, kAttrComputeCapabilityMajor, dev) != 0 ||
+        attr(&minor, kAttrComputeCapabilityMinor, dev) != 0) {
+      continue;
+    }
+    gpus.push_back({major, minor});
+  }
+  return gpus;
+}
 
-CudaProbe probe_cuda() {
-  CudaProbe probe;
+std::optional<Version> driver_version_here() {
   LibraryHandle lib(dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL));
-  if (!lib) return probe;  // no driver installed: not an error
+  if (!lib) return std::nullopt;  // no driver installed: not an error
   auto get_version = symbol<CuDriverGetVersion>(lib.get(), "cuDriverGetVersion");
   int version = 0;
-  if (get_version == nullptr || get_version(&version) != 0 || version <= 0) return probe;
-  probe.driver = Version{version / 1000, (version % 1000) / 10};
-  lib.reset();
-  probe.gpus = query_gpus_in_child();
+  if (get_version == nullptr || get_version(&version) != 0 || version <= 0) return std::nullopt;
+  return Version{version / 1000, (version % 1000) / 10};
+}
+
+}  // namespace
+
+CudaDriverAccess CudaDriverAccess::real() {
+  return CudaDriverAccess{&driver_version_here, &initialised_gpus_here, &query_gpus_in_child};
+}
+
+CudaProbe probe_cuda(const CudaDriverAccess& driver) {
+  CudaProbe probe;
+  probe.driver = driver.driver_version();
+  if (!probe.driver) return probe;
+  if (auto gpus = driver.initialised_gpus()) {
+    probe.gpus = std::move(*gpus);
+    return probe;
+  }
+  probe.gpus = driver.gpus_in_child();
+  probe.forked = true;
   return probe;
+}
+
+const CudaProbe& CudaProbeOnce::get() {
+  std::call_once(once_, [this] { probe_ = probe_cuda(driver_); });
+  return probe_;
+}
+
+const CudaProbe& probe_cuda_once() {
+  static CudaProbeOnce once(CudaDriverAccess::real());
+  return once.get();
 }
 
 }  // namespace kernelhub::resolver

@@ -61,9 +61,9 @@ Result<Environment> Environment::detect(const TorchRuntime& torch, const Environ
   e.torch_backend = torch.backend;
   // An explicit GPU list skips the driver probe (and its child process) entirely.
   if (!env("KERNELHUB_GPUS") || !env("KERNELHUB_CUDA_DRIVER")) {
-    CudaProbe probe = probe_cuda();
+    const CudaProbe& probe = probe_cuda_once();
     e.cuda_driver = probe.driver;
-    e.gpus = std::move(probe.gpus);
+    e.gpus = probe.gpus;
   }
   KH_RETURN_IF_ERROR(e.apply_overrides(env));
   return e;

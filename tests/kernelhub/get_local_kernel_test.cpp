@@ -4,13 +4,14 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "kernelhub/kernelhub.hpp"
+#include "kernelhub/load.hpp"
+#include "load_local.hpp"
 
 namespace kernelhub {
 namespace {
 
 resolver::Environment cpu_env() {
-  return detect_environment(map_environment({{"KERNELHUB_BACKEND", "cpu"}, {"KERNELHUB_GPUS", ""}}));
+  return detect_environment(map_environment({{"KERNELHUB_BACKEND", "cpu"}, {"KERNELHUB_GPUS", ""}})).value();
 }
 
 std::filesystem::path fresh_dir(const std::string& name) {
@@ -31,7 +32,7 @@ std::filesystem::path copy_variant(const std::filesystem::path& root) {
 }
 
 TEST_CASE("the reference kernel loads from its build directory and rms_norm matches float64") {
-  const auto kernel = load_local_kernel(KERNELHUB_KERNELS_DIR, cpu_env(), map_environment({})).value();
+  const auto kernel = load_local(KERNELHUB_KERNELS_DIR, cpu_env(), map_environment({})).value();
   CHECK(kernel.variant() == cpu_env().native_variant()->to_string());
   CHECK(kernel.ns().starts_with("_reference_kernels_cpu_"));
   CHECK(kernel.metadata().name == "reference-kernels");
@@ -65,25 +66,25 @@ TEST_CASE("the reference kernel loads from its build directory and rms_norm matc
 TEST_CASE("bad local kernels give typed errors and load nothing") {
   const auto env = map_environment({});
   SECTION("a missing path") {
-    const auto r = load_local_kernel("/nonexistent/kernel", cpu_env(), env);
+    const auto r = load_local("/nonexistent/kernel", cpu_env(), env);
     CHECK(r.error().code == ErrorCode::kNotFound);
   }
   SECTION("a directory without variants") {
-    const auto r = load_local_kernel(fresh_dir("empty"), cpu_env(), env);
+    const auto r = load_local(fresh_dir("empty"), cpu_env(), env);
     CHECK(r.error().code == ErrorCode::kNotFound);
     CHECK_THAT(r.error().message, Catch::Contains("Could not find kernel"));
   }
   SECTION("only variants for other machines: the trace says why each was rejected") {
     const auto root = fresh_dir("foreign");
     std::filesystem::create_directories(root / "build" / "torch29-cxx11-cu126-aarch64-linux");
-    const auto r = load_local_kernel(root, cpu_env(), env);
+    const auto r = load_local(root, cpu_env(), env);
     CHECK(r.error().code == ErrorCode::kNoCompatibleVariant);
     CHECK_THAT(r.error().message, Catch::Contains("torch29-cxx11-cu126-aarch64-linux: "));
   }
   SECTION("a tampered file fails the digest") {
     const auto variant = copy_variant(fresh_dir("tampered"));
     std::ofstream(variant / "__init__.py", std::ios::app) << "\nimport os\n";
-    const auto r = load_local_kernel(variant.parent_path().parent_path(), cpu_env(), env);
+    const auto r = load_local(variant.parent_path().parent_path(), cpu_env(), env);
     CHECK(r.error().code == ErrorCode::kIntegrityMismatch);
     CHECK_THAT(r.error().message, Catch::Contains("`__init__.py` has sha256"));
   }
@@ -92,7 +93,7 @@ TEST_CASE("bad local kernels give typed errors and load nothing") {
     const auto metadata = Metadata::read(variant).value();
     std::ofstream(variant / (metadata.id + ".abi3.so"), std::ios::trunc) << "this is not a library";
     std::filesystem::remove(variant / "metadata.json");  // falls back to _ops.py for the namespace
-    const auto r = load_local_kernel(variant.parent_path().parent_path(), cpu_env(), env);
+    const auto r = load_local(variant.parent_path().parent_path(), cpu_env(), env);
     CHECK(r.error().code == ErrorCode::kCorruptFile);
     CHECK_THAT(r.error().message, Catch::Contains("ELF magic"));
   }

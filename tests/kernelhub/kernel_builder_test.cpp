@@ -10,14 +10,15 @@
 #include <catch2/catch.hpp>
 #include <limits>
 
-#include "kernelhub/kernelhub.hpp"
+#include "kernelhub/load.hpp"
+#include "load_local.hpp"
 #include "kernelhub/loader/python_stub.hpp"
 
 namespace kernelhub {
 namespace {
 
 resolver::Environment cpu_env() {
-  return detect_environment(map_environment({{"KERNELHUB_BACKEND", "cpu"}, {"KERNELHUB_GPUS", ""}}));
+  return detect_environment(map_environment({{"KERNELHUB_BACKEND", "cpu"}, {"KERNELHUB_GPUS", ""}})).value();
 }
 
 std::filesystem::path fixture(const std::string& kernel) {
@@ -25,7 +26,7 @@ std::filesystem::path fixture(const std::string& kernel) {
 }
 
 Kernel load(const std::string& kernel) {
-  auto loaded = load_local_kernel(fixture(kernel), cpu_env(), map_environment({}));
+  auto loaded = load_local(fixture(kernel), cpu_env(), map_environment({}));
   if (!loaded) FAIL(loaded.error().message);
   return *std::move(loaded);
 }
@@ -178,7 +179,7 @@ TEST_CASE("a stable-ABI variant for a newer torch is not selected, with the reas
                             std::to_string(env.torch->minor + 1) + "-cpu-" + env.cpu + "-" + env.os;
   std::filesystem::create_directories(root / "build");
   std::filesystem::copy(stable_dir.path(), root / "build" / newer, std::filesystem::copy_options::recursive);
-  const auto result = load_local_kernel(root, env, map_environment({}));
+  const auto result = load_local(root, env, map_environment({}));
   REQUIRE_FALSE(result.has_value());
   CHECK(result.error().code == ErrorCode::kNoCompatibleVariant);
   CHECK_THAT(result.error().message, Catch::Contains(newer) && Catch::Contains("stable ABI"));

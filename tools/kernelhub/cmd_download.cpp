@@ -9,7 +9,7 @@
 #include "command.hpp"
 #include "error_json.hpp"
 #include "kernelhub/client/hub_client.hpp"
-#include "kernelhub/kernelhub.hpp"
+#include "kernelhub/load.hpp"
 #include "kernelhub/resolver/select.hpp"
 
 namespace kernelhub::cli {
@@ -89,7 +89,9 @@ int run_download(std::span<const std::string> args) {
     if (parsed.has("--all-variants")) {
       variants = *names;
     } else {
-      const auto decisions = resolver::select(*names, detect_environment());
+      auto environment = detect_environment();
+      if (!environment) return fail(environment.error(), json);
+      const auto decisions = resolver::select(*names, *environment);
       const resolver::Decision* best = resolver::chosen(decisions);
       if (!best) {
         return fail(Error{ErrorCode::kNoCompatibleVariant, "no variant of `" + repo->to_string() + "` at revision `" +

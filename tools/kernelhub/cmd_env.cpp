@@ -4,7 +4,7 @@
 #include "arguments.hpp"
 #include "command.hpp"
 #include "environment_json.hpp"
-#include "kernelhub/kernelhub.hpp"
+#include "kernelhub/load.hpp"
 
 namespace kernelhub::cli {
 
@@ -29,7 +29,12 @@ int run_env(std::span<const std::string> args) {
     std::fputs(kHelp, stdout);
     return kExitOk;
   }
-  const nlohmann::json j = environment_to_json(detect_environment());
+  auto environment = detect_environment();
+  if (!environment) {
+    std::fprintf(stderr, "kernelhub env: error: %s\n", environment.error().message.c_str());
+    return kExitFailure;
+  }
+  const nlohmann::json j = environment_to_json(*environment);
   if (parsed.has("--json")) {
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;

@@ -20,7 +20,7 @@
 #include "command.hpp"
 #include "environment_json.hpp"
 #include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/kernelhub.hpp"
+#include "kernelhub/load.hpp"
 #include "kernelhub/resolver/select.hpp"
 
 namespace kernelhub::cli {
@@ -100,7 +100,9 @@ int run_cases(const std::string& file) {
     std::fprintf(stderr, "kernelhub variants: `%s` is not a JSON array of cases\n", file.c_str());
     return kExitUsage;
   }
-  const resolver::Environment base = detect_environment();
+  auto detected = detect_environment();
+  if (!detected) throw std::runtime_error(detected.error().message);
+  const resolver::Environment base = *std::move(detected);
   nlohmann::json answers = nlohmann::json::array();
   for (const auto& c : cases) {
     std::map<std::string, std::string, std::less<>> vars;
@@ -147,30 +149,31 @@ int run_variants(std::span<const std::string> args) {
     return kExitUsage;
   }
   const std::string& target = parsed.positionals[0];
-  resolver::Environment env;
-  try {
-    env = detect_environment();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "kernelhub variants: %s\n", e.what());
+  auto detected = detect_environment();
+  if (!detected) {
+    std::fprintf(stderr, "kernelhub variants: %s\n", detected.error().message.c_str());
     return kExitUsage;
   }
-  const resolver::SelectOptions select_options{.native_only = parsed.has("--native-only")};
+  const resolver::Environment env = *std::move(detected);
+  FetchRequest request;
+  request.native_only = parsed.has("--native-only");
   std::error_code ec;
   Result<VariantDecisions> resolved = unexpected(ErrorCode::kInternal, "");
   if (std::filesystem::is_directory(target, ec)) {
-    resolved = local_variant_decisions(target, env, select_options);
+    request.source = std::filesystem::path(target);
+    resolved = variant_decisions(request, FetchContext{env});
   } else if (auto repo = client::RepoId::parse(target)) {
-    GetKernelOptions options;
-    options.revision = parsed.option("--revision");
+    request.source = *repo;
+    request.revision = parsed.option("--revision");
     if (auto v = parsed.option("--version")) {
       try {
-        options.version = std::stoi(*v);
+        request.version = std::stoi(*v);
       } catch (const std::exception&) {
         std::fprintf(stderr, "kernelhub variants: --version takes an integer, not `%s`\n", v->c_str());
         return kExitUsage;
       }
     }
-    resolved = hub_variant_decisions(*repo, options, env, process_environment(), select_options);
+    resolved = variant_decisions(request, FetchContext{env});
   } else {
     std::fprintf(stderr, "kernelhub variants: `%s` is neither a directory nor a repo id (%s)\n", target.c_str(),
                  repo.error().message.c_str());

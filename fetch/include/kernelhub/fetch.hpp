@@ -36,7 +36,7 @@
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/client/transport.hpp"
-#include "kernelhub/loader/elf_file.hpp"
+#include "kernelhub/loader/library_image.hpp"
 #include "kernelhub/metadata.hpp"
 #include "kernelhub/resolver/environment.hpp"
 #include "kernelhub/resolver/select.hpp"
@@ -83,7 +83,9 @@ struct FetchedVariant {
   Metadata metadata;                            // metadata.json (or the namespace from _ops.py)
   std::vector<resolver::Decision> decisions;    // best first; empty for a variant directory
   std::optional<std::filesystem::path> library;  // the op library (native variants)
-  std::optional<loader::ElfFile> elf;           // its ELF, parsed once, for the load's pre-flight
+  // The library's ELF and device code when the fetch read them (to fit the GPUs): the load's
+  // pre-flight uses the same parse. None when nothing needed them yet.
+  std::optional<loader::LibraryImage> image;
   LoadTimings timings;                          // resolve, download, verify
 };
 

@@ -1,124 +1,136 @@
 // kernelhub: get GPU kernels from a Hub into a running C++ program.
 //
 //   auto kernel = kernelhub::get_kernel("kernelhub/reference-kernels", {.version = 1});
-//   auto rms_norm = kernel.op<void(at::Tensor&, const at::Tensor&, const at::Tensor&, double)>("rms_norm");
+//   auto rms_norm = kernel.op<void(at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&, double)>("rms_norm");
 //   rms_norm.call(out, x, weight, 1e-6);
 //
-// get_kernel detects this machine (resolver::Environment), picks the variant that runs here
-// (resolver::select, whose full trace the error carries when nothing fits), verifies its files
-// against metadata.json `digest`, checks the library can load (loader pre-flight) and loads it.
-// Errors are thrown as the exception classes of kernelhub/errors.hpp.
+// get_kernel detects this machine, picks the variant of the repo's build/ that runs here (the
+// kernels package's rules, then this GPU and driver), downloads it into the Hugging Face cache,
+// verifies it (signature when a key is trusted, lock hash, metadata.json digest), checks that the
+// library can load in this process and loads it. Configuration is read once per call from the
+// environment: LOCAL_KERNELS, KERNELHUB_*, HF_ENDPOINT, HF_TOKEN, HF_HOME, HF_HUB_CACHE,
+// KERNELS_CACHE, HF_HUB_OFFLINE. Tools that need one stage alone: fetch.hpp, load.hpp.
 //
-// Configuration is read once per call from the process environment: LOCAL_KERNELS, the
-// KERNELHUB_* overrides (resolver/environment.hpp), and the Hugging Face variables (HF_ENDPOINT,
-// HF_TOKEN, HF_HOME/HF_HUB_CACHE/KERNELS_CACHE, HF_HUB_OFFLINE; client/settings.hpp).
-// Thread safety: get_kernel may be called from several threads; loads are serialised.
+// Errors are exceptions derived from KernelhubError, one class per failure a user can act on, each
+// saying what was asked, what was found and what to do. Thread safety: get_kernel may be called
+// from several threads; a Kernel is immutable and its ops may be called from any thread.
 #pragma once
 
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+
 #include <filesystem>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "kernelhub/base/environment_source.hpp"
-#include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/errors.hpp"
-#include "kernelhub/kernel.hpp"
-#include "kernelhub/resolver/environment.hpp"
+#include "kernelhub/base/error.hpp"
+#include "kernelhub/fetch.hpp"
+#include "kernelhub/loader/op_library.hpp"
+#include "kernelhub/op_signature.hpp"
 
 namespace kernelhub {
 
 struct GetKernelOptions {
-  std::optional<std::string> revision;  // branch, tag or commit
-  std::optional<int> version;           // major version: branch v<N>
-  std::optional<std::string> backend;   // "cpu" or the detected backend, as in the kernels package
-  bool offline = false;                 // also HF_HUB_OFFLINE
-  // Trust, as in the kernels package: without it, only repos whose org the Hub marks as a
-  // trusted kernel publisher load (checked online; offline, what is cached was trusted when it
-  // was downloaded). `trusted_repos` allows individual repos; KERNELHUB_TRUSTED (comma-separated
-  // orgs or org/name repos) is the allowlist for sites whose Hub has no publisher flag.
+  std::optional<std::string> revision;  // branch, tag or commit ...
+  std::optional<int> version;           // ... or major version: branch v<N>
+  std::optional<std::string> backend;   // "cpu", or the backend torch was built for
+  bool offline = false;                 // the cache only, no request (also HF_HUB_OFFLINE=1)
+  // Without it, only repos of orgs the Hub marks as trusted kernel publishers load (or listed in
+  // KERNELHUB_TRUSTED, or in `trusted_repos`).
   bool trust_remote_code = false;
   std::vector<std::string> trusted_repos;
-  // A kernels.lock (lockfile.hpp): the repo loads at its locked commit, with no API request
-  // when it is cached, and the variant's `git_lfs_concat` hash is checked when the lock has one.
-  std::optional<std::filesystem::path> lockfile;
-  // Selecting for a Python process (the Python shim), which imports the variant as a module:
-  // pure-Python variants (torch-universal, noarch) qualify, as in the kernels package, and a
-  // variant needs no op library. A C++ process can only dlopen native variants.
-  bool for_python = false;
-  // Signatures (docs/SIGNING.md): a variant is verified whenever a key is trusted for its repo or
-  // org (KERNELHUB_TRUSTED_KEYS, ~/.config/kernelhub/trusted_keys); this also refuses unsigned
-  // variants of repos with no trusted key (also KERNELHUB_REQUIRE_SIGNATURE=1).
-  bool require_signature = false;
+  std::optional<std::filesystem::path> lockfile;  // kernels.lock: the locked commit, its hash checked
+  bool require_signature = false;  // refuse an unsigned variant (checked anyway when a key is trusted)
 };
 
-// A variant on disk, downloaded and verified (metadata.json digest, lock hash) but not loaded:
-// what get_kernel dlopens, and what the Python shim imports as a module.
-struct FetchedVariant {
-  std::filesystem::path path;                 // the variant directory
-  std::string variant;                        // its name, e.g. torch215-cxx11-cpu-x86_64-linux
-  std::string revision;                       // the commit, or "local"
-  Metadata metadata;                          // from metadata.json (or the namespace from _ops.py)
-  std::vector<resolver::Decision> decisions;  // best first; empty for a variant directory
-  LoadTimings timings;                        // resolve, download, verify (load is 0)
-};
+class Kernel;
 
-// The environment as get_kernel sees it: this process's LibTorch and machine, plus overrides.
-resolver::Environment detect_environment(const EnvironmentSource& env = process_environment());
-
-// Loads `repo_id`, from LOCAL_KERNELS when it names the repo. Throws (errors.hpp).
+// Loads `repo_id` ("org/name"), or the directory LOCAL_KERNELS names for it.
 Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options = {});
 
-// Loads the best variant under a local directory: `path/<variant>/`, `path/build/<variant>/`,
-// or `path` itself when it is a variant directory. Throws (errors.hpp).
+// Loads the best variant under `path`: path/<variant>/, path/build/<variant>/, or path itself.
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend = std::nullopt);
 
-// A decision trace: every variant of a repo or directory, best first, for this environment,
-// with the GPU fit applied when there are GPUs (resolver/gpu_fit_step.hpp).
-struct VariantDecisions {
-  std::string revision;                       // as asked ("v1", a branch, "local")
-  std::string commit;                         // the resolved commit; empty for a directory
-  std::filesystem::path root;                 // for a directory: where the variant folders are
-  std::vector<resolver::Decision> decisions;  // best first
+class Kernel {
+ public:
+  const std::vector<loader::OpInfo>& ops() const;  // each op's name and schema
+
+  // A typed handle, checked against the op's schema (argument count, types, optionality, which
+  // arguments the op writes, returns) and its registered C++ signature: NotFoundError, or
+  // OpSchemaMismatchError naming the signature to write, before any call is made.
+  template <typename Signature>
+  c10::TypedOperatorHandle<Signature> op(std::string_view name) const {
+    const CppSignature signature = CppSignature::of<Signature>();
+    const c10::OperatorHandle handle = checked(name, signature);
+    try {
+      return handle.typed<Signature>();
+    } catch (const c10::Error& e) {
+      refuse(name, handle, signature, e.what_without_backtrace());
+    }
+  }
+
+  // Calls an op with boxed arguments (checked against its schema first); returns its outputs.
+  template <typename... Args>
+  std::vector<c10::IValue> call(std::string_view name, Args&&... args) const {
+    torch::jit::Stack stack;
+    (stack.emplace_back(std::forward<Args>(args)), ...);
+    call_boxed(name, stack);
+    return stack;
+  }
+
+  const std::string& ns() const;               // op namespace = metadata.json `id`
+  const std::string& variant() const;          // e.g. torch215-cxx11-cpu-x86_64-linux
+  const std::string& revision() const;         // the commit, or "local"
+  const std::filesystem::path& path() const;   // the variant directory
+  const Metadata& metadata() const;
+  const std::vector<resolver::Decision>& decisions() const;  // every variant, best first
+  const LoadTimings& timings() const;          // where the time of the load went
+
+ private:
+  friend struct KernelFactory;  // load.hpp
+  struct State;
+  explicit Kernel(std::shared_ptr<const State> state) : state_(std::move(state)) {}
+  c10::OperatorHandle checked(std::string_view name, const CppSignature& signature) const;
+  [[noreturn]] void refuse(std::string_view name, const c10::OperatorHandle& handle, const CppSignature& signature,
+                           std::string_view why) const;
+  void call_boxed(std::string_view name, torch::jit::Stack& stack) const;
+  std::shared_ptr<const State> state_;
 };
 
-// Network (refs, tree, and metadata.json of CUDA candidates when there are GPUs) unless offline.
-// Errors: those of client::HubClient, kInvalidArgument when neither revision nor version is given.
-Result<VariantDecisions> hub_variant_decisions(const client::RepoId& repo, const GetKernelOptions& options,
-                                               const resolver::Environment& environment, const EnvironmentSource& env,
-                                               const resolver::SelectOptions& select_options);
+class KernelhubError : public std::runtime_error {
+ public:
+  KernelhubError(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ErrorCode code() const { return code_; }
 
-// Disk only. `dir` holds variant folders, or a build/ that does. Errors: kNotFound.
-Result<VariantDecisions> local_variant_decisions(const std::filesystem::path& dir,
-                                                 const resolver::Environment& environment,
-                                                 const resolver::SelectOptions& select_options);
+ private:
+  ErrorCode code_;
+};
+// A repo, revision, version, file, op or local path that does not exist; missing() says which.
+class NotFoundError : public KernelhubError {
+ public:
+  NotFoundError(ErrorCode code, const std::string& message, Missing missing = Missing::kUnspecified)
+      : KernelhubError(code, message), missing_(missing) {}
+  Missing missing() const { return missing_; }
 
-// The Hub path of get_kernel up to the load: resolve (or read the lock), list, select, download,
-// verify. Errors as values; configuration passed in.
-Result<FetchedVariant> fetch_hub_variant(const client::RepoId& repo, const GetKernelOptions& options,
-                                         const resolver::Environment& environment, const EnvironmentSource& env);
-
-// The local path up to the load: the best variant under `path` (see get_local_kernel), verified.
-// `for_python`: as GetKernelOptions::for_python.
-Result<FetchedVariant> fetch_local_variant(const std::filesystem::path& path, const resolver::Environment& environment,
-                                           bool for_python = false);
-
-// `environment` with the backend the caller asked for ("cpu", or the backend torch was built for)
-// instead of the detected one. Errors: kInvalidArgument for another backend.
-Result<resolver::Environment> with_backend(resolver::Environment environment,
-                                           const std::optional<std::string>& backend);
-
-// dlopens a fetched variant's op library (loader pre-flight first) and makes it a Kernel.
-Result<Kernel> load_fetched_variant(FetchedVariant fetched, const EnvironmentSource& env);
-
-// The Hub path of get_kernel, with errors as values and configuration passed in: resolve the
-// revision (or v<N>), list build/, select, download and verify the variant into the cache, load.
-Result<Kernel> load_hub_kernel(const client::RepoId& repo, const GetKernelOptions& options,
-                               const resolver::Environment& environment, const EnvironmentSource& env);
-
-// The local path, with errors as values and configuration passed in.
-Result<Kernel> load_local_kernel(const std::filesystem::path& path, const resolver::Environment& environment,
-                                 const EnvironmentSource& env);
+ private:
+  Missing missing_;
+};
+struct InvalidArgumentError : KernelhubError { using KernelhubError::KernelhubError; };      // malformed input
+struct NoCompatibleVariantError : KernelhubError { using KernelhubError::KernelhubError; };  // with the trace
+struct CorruptFileError : KernelhubError { using KernelhubError::KernelhubError; };          // not what it claims
+struct IntegrityError : KernelhubError { using KernelhubError::KernelhubError; };   // bytes differ from digest
+struct IncompatibleBinaryError : KernelhubError { using KernelhubError::KernelhubError; };  // cannot load here
+struct LoadError : KernelhubError { using KernelhubError::KernelhubError; };        // dlopen or registration
+struct OfflineMissError : KernelhubError { using KernelhubError::KernelhubError; };  // lists what is cached
+struct AccessError : KernelhubError { using KernelhubError::KernelhubError; };       // gated, or bad token
+struct UntrustedPublisherError : KernelhubError { using KernelhubError::KernelhubError; };
+struct SignatureError : KernelhubError { using KernelhubError::KernelhubError; };  // docs/SIGNING.md
+struct MissingSignatureError : SignatureError { using SignatureError::SignatureError; };
+struct OpSchemaMismatchError : KernelhubError { using KernelhubError::KernelhubError; };  // no call made
+struct HubError : KernelhubError { using KernelhubError::KernelhubError; };  // network, I/O, the rest
 
 }  // namespace kernelhub

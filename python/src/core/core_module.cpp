@@ -19,9 +19,8 @@
 #include <vector>
 
 #include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/kernelhub.hpp"
+#include "kernelhub/fetch.hpp"
 #include "kernelhub/loader/torch_runtime.hpp"
-#include "kernelhub/publisher_trust.hpp"
 
 namespace py = pybind11;
 
@@ -93,89 +92,78 @@ py::dict decisions_result_to_python(const VariantDecisions& decided) {
   return out;
 }
 
-GetKernelOptions make_options(std::optional<std::string> revision, std::optional<int> version,
-                              std::optional<std::string> backend, bool offline, bool trust_remote_code,
-                              std::vector<std::string> trusted_repos, std::optional<std::string> lockfile) {
-  GetKernelOptions options;
-  options.revision = std::move(revision);
-  options.version = version;
-  options.backend = std::move(backend);
-  options.offline = offline;
-  options.trust_remote_code = trust_remote_code;
-  options.trusted_repos = std::move(trusted_repos);
-  if (lockfile) options.lockfile = std::filesystem::path(*lockfile);
-  return options;
+// What a `kernels`-style call asks for. A Python process imports the variant as a module, so
+// pure-Python variants (noarch, universal) qualify and no op library is needed.
+FetchRequest make_request(std::optional<std::string> revision, std::optional<int> version, bool offline,
+                          bool trust_remote_code, std::vector<std::string> trusted_repos,
+                          std::optional<std::string> lockfile) {
+  FetchRequest request;
+  request.revision = std::move(revision);
+  request.version = version;
+  request.offline = offline;
+  request.trust_remote_code = trust_remote_code;
+  request.trusted_repos = std::move(trusted_repos);
+  if (lockfile) request.lockfile = std::filesystem::path(*lockfile);
+  request.native_only = false;
+  return request;
+}
+
+// Runs `work` with the GIL released (resolution, downloads and hashing need no Python).
+template <typename T, typename Work>
+T without_gil(Work work) {
+  Result<T> result = unexpected(ErrorCode::kInternal, "not run");
+  {
+    py::gil_scoped_release no_gil;
+    result = work();
+  }
+  return value_or_raise(std::move(result));
 }
 
 py::dict fetch_hub(const std::string& repo_id, std::optional<std::string> revision, std::optional<int> version,
                    std::optional<std::string> backend, bool offline, bool trust_remote_code,
                    std::vector<std::string> trusted_repos, std::optional<std::string> lockfile) {
-  GetKernelOptions options = make_options(std::move(revision), version, std::move(backend), offline, trust_remote_code,
-                                          std::move(trusted_repos), std::move(lockfile));
-  options.for_python = true;  // pure-Python variants qualify; the module is imported, not dlopened
-  Result<FetchedVariant> fetched = unexpected(ErrorCode::kInternal, "not run");
-  {
-    py::gil_scoped_release no_gil;  // resolution, downloads and hashing need no Python
+  FetchRequest request = make_request(std::move(revision), version, offline, trust_remote_code,
+                                      std::move(trusted_repos), std::move(lockfile));
+  return fetched_to_python(without_gil<FetchedVariant>([&]() -> Result<FetchedVariant> {
     const EnvironmentSource env = process_environment();
-    fetched = [&]() -> Result<FetchedVariant> {
-      KH_ASSIGN_OR_RETURN(client::RepoId repo, client::RepoId::parse(repo_id));
-      KH_ASSIGN_OR_RETURN(resolver::Environment environment, python_environment(env, options.backend));
-      return fetch_hub_variant(repo, options, environment, env);
-    }();
-  }
-  return fetched_to_python(value_or_raise(std::move(fetched)));
+    KH_ASSIGN_OR_RETURN(request.source, client::RepoId::parse(repo_id));
+    KH_ASSIGN_OR_RETURN(resolver::Environment environment, python_environment(env, backend));
+    return fetch_variant(request, FetchContext{std::move(environment), env, nullptr});
+  }));
 }
 
 py::dict fetch_local(const std::string& path, std::optional<std::string> backend) {
-  Result<FetchedVariant> fetched = unexpected(ErrorCode::kInternal, "not run");
-  {
-    py::gil_scoped_release no_gil;
+  FetchRequest request = make_request({}, {}, false, false, {}, {});
+  request.source = std::filesystem::path(path);
+  return fetched_to_python(without_gil<FetchedVariant>([&]() -> Result<FetchedVariant> {
     const EnvironmentSource env = process_environment();
-    fetched = [&]() -> Result<FetchedVariant> {
-      KH_ASSIGN_OR_RETURN(resolver::Environment environment, python_environment(env, backend));
-      return fetch_local_variant(path, environment, /*for_python=*/true);
-    }();
-  }
-  return fetched_to_python(value_or_raise(std::move(fetched)));
+    KH_ASSIGN_OR_RETURN(resolver::Environment environment, python_environment(env, backend));
+    return fetch_variant(request, FetchContext{std::move(environment), env, nullptr});
+  }));
 }
 
 // With `check_trust`, the publisher trust check of a load comes first (as kernels' has_kernel).
 py::dict hub_decisions(const std::string& repo_id, std::optional<std::string> revision, std::optional<int> version,
                        std::optional<std::string> backend, bool offline, bool check_trust, bool trust_remote_code,
                        std::vector<std::string> trusted_repos) {
-  const GetKernelOptions options =
-      make_options(std::move(revision), version, backend, offline, trust_remote_code, std::move(trusted_repos), {});
-  Result<VariantDecisions> decided = unexpected(ErrorCode::kInternal, "not run");
-  {
-    py::gil_scoped_release no_gil;
+  FetchRequest request =
+      make_request(std::move(revision), version, offline, trust_remote_code, std::move(trusted_repos), {});
+  return decisions_result_to_python(without_gil<VariantDecisions>([&]() -> Result<VariantDecisions> {
     const EnvironmentSource env = process_environment();
-    decided = [&]() -> Result<VariantDecisions> {
-      KH_ASSIGN_OR_RETURN(client::RepoId repo, client::RepoId::parse(repo_id));
-      if (check_trust) {
-        KH_ASSIGN_OR_RETURN(client::Settings settings, client::Settings::from_env(env));
-        if (offline) settings.offline = true;
-        const client::HubClient hub(std::move(settings));
-        KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, options.trust_remote_code, options.trusted_repos, env));
-      }
-      KH_ASSIGN_OR_RETURN(resolver::Environment environment, python_environment(env, backend));
-      // A Python process imports pure-Python (noarch, universal) variants too.
-      return hub_variant_decisions(repo, options, environment, env, {.native_only = false});
-    }();
-  }
-  return decisions_result_to_python(value_or_raise(std::move(decided)));
+    KH_ASSIGN_OR_RETURN(request.source, client::RepoId::parse(repo_id));
+    KH_ASSIGN_OR_RETURN(resolver::Environment environment, python_environment(env, backend));
+    return variant_decisions(request, FetchContext{std::move(environment), env, nullptr}, check_trust);
+  }));
 }
 
 py::dict local_decisions(const std::string& path, std::optional<std::string> backend) {
-  Result<VariantDecisions> decided = unexpected(ErrorCode::kInternal, "not run");
-  {
-    py::gil_scoped_release no_gil;
+  FetchRequest request = make_request({}, {}, false, false, {}, {});
+  request.source = std::filesystem::path(path);
+  return decisions_result_to_python(without_gil<VariantDecisions>([&]() -> Result<VariantDecisions> {
     const EnvironmentSource env = process_environment();
-    decided = [&]() -> Result<VariantDecisions> {
-      KH_ASSIGN_OR_RETURN(resolver::Environment environment, python_environment(env, backend));
-      return local_variant_decisions(path, environment, {.native_only = false});
-    }();
-  }
-  return decisions_result_to_python(value_or_raise(std::move(decided)));
+    KH_ASSIGN_OR_RETURN(resolver::Environment environment, python_environment(env, backend));
+    return variant_decisions(request, FetchContext{std::move(environment), env, nullptr});
+  }));
 }
 
 py::dict environment(std::optional<std::string> backend) {

@@ -1,11 +1,13 @@
-// FileDigests: the SHA-256 of files, each read once per instance.
+// FileDigests: the SHA-256 of files, each read at most once per instance, and not at all while a
+// hash remembered from an earlier verification still holds.
 //
 // One load checks a variant directory up to three times: its signature manifest, its lock-file
-// entry and metadata.json's digest, each over the same files (a 100 MB op library was read three
-// times). The checks of one load share one FileDigests, so each file is read once. An entry is
-// keyed by the file's canonical path and kept with its modification time and the bytes hashed;
-// a file whose size or time differs since is read again. An instance lives for one load: every
-// load still reads every byte it trusts.
+// entry and metadata.json's digest, each over the same files. The checks of one load share one
+// FileDigests, so each file is read once. An entry is keyed by the file's canonical path and
+// kept with the file's stamp (file_stamp.hpp) when it was hashed; a file whose stamp differs is
+// read again. remember() seeds an instance with hashes an earlier verification proved (in this
+// process, or a verification stamp written by an earlier one): they are used only while the
+// file's stamp is exactly the recorded one, so a file changed on disk is always read again.
 //
 // Thread safety: one thread at a time.
 #pragma once
@@ -14,6 +16,7 @@
 #include <filesystem>
 #include <map>
 
+#include "kernelhub/base/file_stamp.hpp"
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/base/sha256.hpp"
 
@@ -21,20 +24,29 @@ namespace kernelhub {
 
 class FileDigests {
  public:
-  // The file's SHA-256 and the bytes it covers, read now or remembered from an earlier call.
-  // Errors: kNotFound, kIo.
+  struct Entry {
+    FileStamp stamp;  // of the file when it was hashed
+    FileHash hash;
+  };
+
+  // The file's SHA-256 and the bytes it covers: remembered while its stamp is unchanged, else
+  // read now. Errors: kNotFound, kIo.
   Result<FileHash> hash(const std::filesystem::path& path);
   Result<Sha256Digest> sha256(const std::filesystem::path& path);
 
-  // Bytes read so far (each file counted once while it is unchanged).
+  // Seeds the instance: `hash` holds for the file at `canonical` while its stamp is `stamp`.
+  void remember(const std::filesystem::path& canonical, const Entry& entry);
+
+  // Every file hashed or used through this instance, by canonical path: what a verification
+  // that used it has proved.
+  const std::map<std::filesystem::path, Entry>& used() const { return used_; }
+
+  // Bytes read and hashed so far (each file counted once while it is unchanged).
   std::uint64_t bytes_read() const { return bytes_read_; }
 
  private:
-  struct Entry {
-    std::filesystem::file_time_type modified;
-    FileHash hash;  // its size: the bytes hashed, which a later stat must match
-  };
-  std::map<std::filesystem::path, Entry> entries_;
+  std::map<std::filesystem::path, Entry> known_;
+  std::map<std::filesystem::path, Entry> used_;
   std::uint64_t bytes_read_ = 0;
 };
 

@@ -28,12 +28,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "kernelhub/base/result.hpp"
+#include "kernelhub/base/sha256.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/client/repo_tree.hpp"
 #include "kernelhub/client/settings.hpp"
@@ -51,6 +53,9 @@ struct Snapshot {
   std::uint64_t downloaded_bytes = 0;  // bytes fetched over the network by this call
   int requests = 0;                // HTTP requests this call made (0: all from the cache)
   double seconds = 0;              // wall time of the call
+  // The SHA-256 of each blob this call downloaded (by blob path, what the snapshot links to),
+  // computed while it streamed in: a check that needs it has no reason to read the file again.
+  std::map<std::filesystem::path, FileHash> downloaded_sha256;
 };
 
 // What a metadata HEAD says about a file (hub-protocol.md §2.3).
@@ -67,6 +72,9 @@ struct DownloadOptions {
   // The revision the user asked for, when the call is given the commit resolve_revision()
   // turned it into: error messages then name both.
   std::string asked_revision;
+  // The cache only, as if offline, for this call: a pinned commit whose files are all cached
+  // is served without a request, and anything missing is kOfflineMiss.
+  bool cache_only = false;
 };
 
 class HubClient {
@@ -93,7 +101,9 @@ class HubClient {
   Result<bool> is_trusted_publisher(std::string_view org) const;
 
   // trees/<commit>.json if cached (disk), else the tree API, recursive and paginated (network),
-  // then cached. Offline without a tree cache: rebuilt from snapshots/<commit>/.
+  // then cached. Offline without a tree cache: rebuilt from snapshots/<commit>/. A commit's
+  // listing never changes: once read, it is kept in this process (by cache file), so every later
+  // call for the commit, here and in download_*, parses nothing.
   // REQUIRES: is_commit_hash(commit).
   Result<RepoTree> tree(const RepoId& repo, RepoType type, std::string_view commit) const;
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "kernelhub/base/result.hpp"
+#include "kernelhub/loader/elf_file.hpp"
 #include "kernelhub/resolver/cuda_target.hpp"
 
 namespace kernelhub::loader {
@@ -50,6 +51,8 @@ struct Fatbin {
   // `.nv_fatbin` and `__nv_relfatbin` sections; empty for a library without them (a CPU build).
   // Errors: kCorruptFile (not a valid ELF file, or a corrupt fatbin, naming the section).
   static Result<std::vector<FatbinEntry>> from_elf(std::string_view file);
+  // The same for a file whose ELF was already parsed into `elf` (one parse serves the pre-flight).
+  static Result<std::vector<FatbinEntry>> from_elf(const ElfFile& elf, std::string_view file);
 
   // from_elf() on a file. Reads the disk. Errors: kNotFound/kIo (cannot open), kCorruptFile.
   static Result<std::vector<FatbinEntry>> read(const std::filesystem::path& path);

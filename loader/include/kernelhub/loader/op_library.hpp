@@ -20,6 +20,7 @@
 
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
+#include "kernelhub/loader/elf_file.hpp"
 
 namespace kernelhub::loader {
 
@@ -32,8 +33,9 @@ class OpLibrary {
  public:
   // Errors: kNotFound, kCorruptFile, kIncompatibleBinary (from the pre-flight), kLoadFailed
   // (dlopen failed, or no op was registered under `ns`).
+  // `elf`: the file's ELF when the caller already parsed it (the pre-flight then reads nothing).
   static Result<std::shared_ptr<const OpLibrary>> open(const std::filesystem::path& path, const std::string& ns,
-                                                       const EnvironmentSource& env);
+                                                       const EnvironmentSource& env, const ElfFile* elf = nullptr);
 
   const std::filesystem::path& path() const { return path_; }
   const std::string& ns() const { return ns_; }

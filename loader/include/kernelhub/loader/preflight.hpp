@@ -51,8 +51,10 @@ void check_symbols(const ElfFile& elf, PreflightReport& report);
 
 // Both phases on a file. Nothing is loaded when the file checks fail; when they pass, the torch
 // libraries it needs are loaded (what `import torch` loads, never the file itself) and its
-// symbols are checked. Errors: kNotFound, kCorruptFile, kIncompatibleBinary (every problem
-// listed), kLoadFailed (a torch library would not load).
-Result<PreflightReport> check_loadable(const std::filesystem::path& path, const EnvironmentSource& env);
+// symbols are checked. `elf`: the file's ELF when the caller already parsed it (else it is read).
+// Errors: kNotFound, kCorruptFile, kIncompatibleBinary (every problem listed), kLoadFailed (a
+// torch library would not load).
+Result<PreflightReport> check_loadable(const std::filesystem::path& path, const EnvironmentSource& env,
+                                       const ElfFile* elf = nullptr);
 
 }  // namespace kernelhub::loader

@@ -1,8 +1,33 @@
 #include "kernelhub/publisher_trust.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <set>
 
 namespace kernelhub {
+
+namespace {
+
+// Whether the Hub marks `org` as a trusted kernel publisher. A yes is kept for the life of the
+// process (per endpoint), so a repeated get_kernel makes no second request for it; a no is
+// asked again next time.
+Result<bool> trusted_publisher(const client::HubClient& hub, const std::string& org) {
+  static std::mutex mutex;
+  static std::set<std::string> trusted;  // "<endpoint> <org>"
+  const std::string key = hub.settings().endpoint + " " + org;
+  {
+    std::lock_guard lock(mutex);
+    if (trusted.contains(key)) return true;
+  }
+  KH_ASSIGN_OR_RETURN(bool answer, hub.is_trusted_publisher(org));
+  if (answer) {
+    std::lock_guard lock(mutex);
+    trusted.insert(key);
+  }
+  return answer;
+}
+
+}  // namespace
 
 // The publisher trust check (kernels hf_hub.py `_check_trust_remote_code`), plus a local allowlist.
 Status check_publisher_trust(const client::HubClient& hub, const client::RepoId& repo, bool trust_remote_code,
@@ -21,7 +46,7 @@ Status check_publisher_trust(const client::HubClient& hub, const client::RepoId&
     }
   }
   if (hub.settings().offline) return {};  // trusted when it was downloaded, as in the kernels package
-  KH_ASSIGN_OR_RETURN(bool trusted, hub.is_trusted_publisher(repo.org));
+  KH_ASSIGN_OR_RETURN(bool trusted, trusted_publisher(hub, repo.org));
   if (trusted) return {};
   return unexpected(ErrorCode::kUntrustedPublisher,
                     "`" + id + "` is published by `" + repo.org +

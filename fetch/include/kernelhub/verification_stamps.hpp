@@ -1,0 +1,49 @@
+// VerificationStamps: what earlier verifications of a variant directory proved about its files,
+// so that a load of unchanged files does not hash them again.
+//
+// After a fetch verified a variant (signature, lock hash, metadata.json digest), the hashes it
+// used are kept with each file's stamp (file_stamp.hpp): in this process, and in a stamp file in
+// kernelhub's state directory for later processes. The next fetch of that directory seeds its
+// FileDigests with them; every check still runs, over remembered hashes instead of re-read bytes,
+// and only for files whose stamp is exactly the recorded one. A file changed on disk (content,
+// size, inode, or anything that moves its change time) is hashed again before it is trusted.
+//
+// Stamp files live in `$KERNELHUB_STATE_DIR`, else `$XDG_STATE_HOME/kernelhub`, else
+// `~/.local/state/kernelhub` (`verified/<hash of the directory's path>.json`, mode 0600, written
+// atomically): never in the Hugging Face cache, which other users and tools may write. A stamp
+// file that is missing, unreadable or malformed is ignored (the files are hashed).
+//
+// Thread safety: every method may be called from several threads.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+#include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/base/file_digests.hpp"
+
+namespace kernelhub {
+
+class VerificationStamps {
+ public:
+  // `state_dir`: where stamp files are kept; none keeps them in this process only.
+  explicit VerificationStamps(std::optional<std::filesystem::path> state_dir);
+
+  // The state directory the environment names (see above); none when no home is known.
+  static std::optional<std::filesystem::path> state_dir_from(const EnvironmentSource& env);
+
+  // Seeds `digests` with what is known of the files under `variant_dir`.
+  void seed(const std::filesystem::path& variant_dir, FileDigests& digests) const;
+
+  // Records that `digests`'s hashes verified `variant_dir`: in this process and, best effort,
+  // in its stamp file.
+  void record(const std::filesystem::path& variant_dir, const FileDigests& digests) const;
+
+  // The stamp file of `variant_dir`, when there is a state directory.
+  std::optional<std::filesystem::path> stamp_file(const std::filesystem::path& variant_dir) const;
+
+ private:
+  std::optional<std::filesystem::path> state_dir_;
+};
+
+}  // namespace kernelhub

@@ -1,0 +1,150 @@
+#include "kernelhub/verification_stamps.hpp"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "kernelhub/base/json_nesting.hpp"
+#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/client/cache_layout.hpp"
+
+namespace kernelhub {
+
+namespace {
+
+using Files = std::map<std::filesystem::path, FileDigests::Entry>;
+
+// What this process verified, by canonical variant directory.
+struct ProcessRecord {
+  std::mutex mutex;
+  std::map<std::filesystem::path, Files> dirs;
+};
+
+ProcessRecord& process_record() {
+  static ProcessRecord record;
+  return record;
+}
+
+std::filesystem::path canonical_or_same(const std::filesystem::path& path) {
+  std::error_code ec;
+  auto canonical = std::filesystem::canonical(path, ec);
+  return ec ? path : canonical;
+}
+
+std::optional<Sha256Digest> digest_from_hex(std::string_view hex) {
+  if (!is_lower_hex(hex, 64)) return std::nullopt;
+  Sha256Digest out{};
+  auto nibble = [](char c) { return static_cast<std::uint8_t>(c <= '9' ? c - '0' : c - 'a' + 10); };
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i] = static_cast<std::uint8_t>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
+  }
+  return out;
+}
+
+// The files a stamp file records; empty when it is absent or malformed (then nothing is trusted).
+Files read_stamp_file(const std::filesystem::path& file, const std::filesystem::path& dir) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string json = text.str();
+  if (json.size() > (8u << 20) || !json_nesting_within(json, 8)) return {};
+  const auto doc = nlohmann::json::parse(json, nullptr, false);
+  if (!doc.is_object() || doc.value("dir", "") != dir.string() || !doc.contains("files") ||
+      !doc["files"].is_array()) {
+    return {};
+  }
+  Files out;
+  try {
+    for (const auto& f : doc["files"]) {
+      FileDigests::Entry entry;
+      entry.stamp.device = f.at("device").get<std::uint64_t>();
+      entry.stamp.inode = f.at("inode").get<std::uint64_t>();
+      entry.stamp.size = f.at("size").get<std::uint64_t>();
+      entry.stamp.modified_ns = f.at("modified_ns").get<std::int64_t>();
+      entry.stamp.changed_ns = f.at("changed_ns").get<std::int64_t>();
+      auto digest = digest_from_hex(f.at("sha256").get<std::string>());
+      if (!digest) return {};
+      entry.hash = FileHash{*digest, entry.stamp.size};
+      out.emplace(f.at("path").get<std::string>(), entry);
+    }
+  } catch (const nlohmann::json::exception&) {
+    return {};
+  }
+  return out;
+}
+
+std::string stamp_json(const std::filesystem::path& dir, const Files& files) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [path, entry] : files) {
+    list.push_back({{"path", path.string()},
+                    {"device", entry.stamp.device},
+                    {"inode", entry.stamp.inode},
+                    {"size", entry.stamp.size},
+                    {"modified_ns", entry.stamp.modified_ns},
+                    {"changed_ns", entry.stamp.changed_ns},
+                    {"sha256", to_hex(entry.hash.digest)}});
+  }
+  return nlohmann::json{{"dir", dir.string()}, {"files", list}}.dump(1) + "\n";
+}
+
+}  // namespace
+
+VerificationStamps::VerificationStamps(std::optional<std::filesystem::path> state_dir)
+    : state_dir_(std::move(state_dir)) {}
+
+std::optional<std::filesystem::path> VerificationStamps::state_dir_from(const EnvironmentSource& env) {
+  if (auto dir = env("KERNELHUB_STATE_DIR"); dir && !dir->empty()) return std::filesystem::path(*dir);
+  if (auto dir = env("XDG_STATE_HOME"); dir && !dir->empty()) return std::filesystem::path(*dir) / "kernelhub";
+  if (auto home = env("HOME"); home && !home->empty()) {
+    return std::filesystem::path(*home) / ".local" / "state" / "kernelhub";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::filesystem::path> VerificationStamps::stamp_file(const std::filesystem::path& variant_dir) const {
+  if (!state_dir_) return std::nullopt;
+  const std::string key = to_hex(sha256(canonical_or_same(variant_dir).string())).substr(0, 32);
+  return *state_dir_ / "verified" / (key + ".json");
+}
+
+void VerificationStamps::seed(const std::filesystem::path& variant_dir, FileDigests& digests) const {
+  const auto dir = canonical_or_same(variant_dir);
+  {
+    auto& record = process_record();
+    std::lock_guard lock(record.mutex);
+    if (auto it = record.dirs.find(dir); it != record.dirs.end()) {
+      for (const auto& [path, entry] : it->second) digests.remember(path, entry);
+      return;
+    }
+  }
+  if (auto file = stamp_file(dir)) {
+    for (const auto& [path, entry] : read_stamp_file(*file, dir)) digests.remember(path, entry);
+  }
+}
+
+void VerificationStamps::record(const std::filesystem::path& variant_dir, const FileDigests& digests) const {
+  const auto dir = canonical_or_same(variant_dir);
+  // Keyed by canonical path: in a cache snapshot, the blobs the variant's links point at.
+  const Files& files = digests.used();
+  {
+    auto& record = process_record();
+    std::lock_guard lock(record.mutex);
+    record.dirs.insert_or_assign(dir, files);
+  }
+  if (auto file = stamp_file(dir)) {
+    std::error_code ec;
+    if (std::filesystem::create_directories(file->parent_path(), ec)) {
+      ::chmod(state_dir_->c_str(), 0700);  // the user's own: other users may not add stamps
+      ::chmod(file->parent_path().c_str(), 0700);
+    }
+    (void)client::write_file_atomic(*file, stamp_json(dir, files));  // best effort: a miss only costs a hash
+    ::chmod(file->c_str(), 0600);
+  }
+}
+
+}  // namespace kernelhub

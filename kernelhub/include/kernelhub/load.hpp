@@ -1,0 +1,37 @@
+// The load stage of get_kernel, and what it needs of this process: the environment the variant
+// is selected for (this LibTorch and machine), the loader's pre-flight and dlopen, and the
+// Kernel it makes. get_kernel is fetch (fetch.hpp) then load; the CLI and tests call the stages.
+//
+// Errors are values here; raise_for() is the one place that turns them into the exceptions of
+// kernelhub.hpp.
+#pragma once
+
+#include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/fetch.hpp"
+#include "kernelhub/kernelhub.hpp"
+
+namespace kernelhub {
+
+// This process as variant selection sees it: its LibTorch (version, C++ ABI, CUDA/ROCm/XPU),
+// the machine, the CUDA driver and GPUs (detected once per process), KERNELHUB_* overrides.
+// Errors: kInvalidArgument for an override that does not parse.
+Result<resolver::Environment> detect_environment(const EnvironmentSource& env = process_environment());
+
+// Loads a fetched native variant: torch's CUDA half when the variant is a CUDA one, the loader's
+// pre-flight (from fetched.image when the fetch read the library), dlopen, the ops of its
+// namespace. A library already loaded in this process from the same file is not loaded again.
+// Errors: those of loader::OpLibrary::open.
+Result<Kernel> load_variant(FetchedVariant fetched, const EnvironmentSource& env = process_environment());
+
+// fetch_variant then load_variant.
+Result<Kernel> load_kernel(const FetchRequest& request, const FetchContext& ctx);
+
+// Throws the exception class of kernelhub.hpp that matches `error.code`.
+[[noreturn]] void raise_for(const Error& error);
+
+// Builds Kernels (the only way to make one).
+struct KernelFactory {
+  static Kernel make(std::shared_ptr<const loader::OpLibrary> library, FetchedVariant fetched, double load_seconds);
+};
+
+}  // namespace kernelhub

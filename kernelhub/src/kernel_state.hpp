@@ -1,0 +1,15 @@
+// What a Kernel holds: the loaded library and what the fetch learnt. Shared, never changed.
+#pragma once
+
+#include <memory>
+
+#include "kernelhub/kernelhub.hpp"
+
+namespace kernelhub {
+
+struct Kernel::State {
+  std::shared_ptr<const loader::OpLibrary> library;
+  FetchedVariant fetched;  // path, variant, revision, metadata, decisions, timings (load included)
+};
+
+}  // namespace kernelhub

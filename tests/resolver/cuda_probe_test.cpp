@@ -1,0 +1,66 @@
+#include "kernelhub/resolver/cuda_probe.hpp"
+
+#include <catch2/catch.hpp>
+
+namespace kernelhub::resolver {
+namespace {
+
+// A driver seam that counts what the probe asked.
+struct FakeDriver {
+  std::optional<Version> version = Version{13, 0};
+  std::optional<std::vector<ComputeCapability>> initialised;  // none: CUDA not initialised here
+  std::vector<ComputeCapability> child_answer{{9, 0}};
+  int version_calls = 0, in_process_calls = 0, child_calls = 0;
+
+  CudaDriverAccess access() {
+    return CudaDriverAccess{[this] {
+                              ++version_calls;
+                              return version;
+                            },
+                            [this] {
+                              ++in_process_calls;
+                              return initialised;
+                            },
+                            [this] {
+                              ++child_calls;
+                              return child_answer;
+                            }};
+  }
+};
+
+TEST_CASE("where this process has initialised CUDA (torch), the GPUs are listed here, with no child") {
+  FakeDriver driver;
+  driver.initialised = std::vector<ComputeCapability>{{9, 0}, {8, 0}};
+  const CudaProbe probe = probe_cuda(driver.access());
+  CHECK(driver.child_calls == 0);
+  CHECK_FALSE(probe.forked);
+  REQUIRE(probe.gpus.size() == 2);
+  CHECK(probe.gpus[1].to_string() == "8.0");
+  CHECK(probe.driver->to_string() == "13.0");
+}
+
+TEST_CASE("where CUDA is not initialised here, one child lists the GPUs, once per process") {
+  FakeDriver driver;
+  CudaProbeOnce once(driver.access());
+  const CudaProbe& first = once.get();
+  const CudaProbe& again = once.get();
+  CHECK(&first == &again);
+  CHECK(driver.child_calls == 1);
+  CHECK(driver.version_calls == 1);
+  CHECK(first.forked);
+  REQUIRE(first.gpus.size() == 1);
+  CHECK(first.gpus[0].to_string() == "9.0");
+}
+
+TEST_CASE("without a driver nothing else is asked") {
+  FakeDriver driver;
+  driver.version.reset();
+  const CudaProbe probe = probe_cuda(driver.access());
+  CHECK_FALSE(probe.driver.has_value());
+  CHECK(probe.gpus.empty());
+  CHECK(driver.in_process_calls == 0);
+  CHECK(driver.child_calls == 0);
+}
+
+}  // namespace
+}  // namespace kernelhub::resolver
