@@ -402,10 +402,10 @@ Result<FetchedVariant> fetch_hub_variant(const client::RepoId& repo, const GetKe
     std::vector<resolver::Decision> check{*best};
     resolver::apply_gpu_fit(check, environment,
                             [&](const resolver::Decision&) { return device_code_on_disk(snapshot->path); });
-    if (!check.front().accepted) {
-      return unexpected(ErrorCode::kNoCompatibleVariant, "`" + repo.to_string() + "` variant `" + name + "` (commit " +
-                                                             resolved.commit +
-                                                             ") cannot run on this machine: " + check.front().reason);
+    if (!check.front().accepted()) {
+      return unexpected(ErrorCode::kNoCompatibleVariant,
+                        "`" + repo.to_string() + "` variant `" + name + "` (commit " + resolved.commit +
+                            ") cannot run on this machine: " + resolver::to_string(check.front().reason));
     }
   }
   return verify_variant_dir(snapshot->path, name, resolved.commit, std::move(resolved.decisions), options.for_python,
