@@ -7,6 +7,7 @@
 #include "fuzz_require.hpp"
 #include "kernelhub/loader/fatbin.hpp"
 #include "kernelhub/resolver/gpu_fit.hpp"
+#include "kernelhub/resolver/reason.hpp"
 
 using kernelhub::fuzz::require;
 
@@ -29,6 +30,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                        {{8, 0}, {9, 0}, {12, 0}, {8, 7}},
                                        resolver::Version{12, 8},
                                        resolver::Version{12, 8}});
-  require(!fit.reason.empty());
+  require(!resolver::to_string(fit).empty());
   return 0;
 }

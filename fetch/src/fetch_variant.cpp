@@ -143,9 +143,9 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
         resolver::apply_gpu_fit(check, environment, [&](const resolver::Decision&) {
           return image ? std::optional(loader::targets_of(image->device_code)) : std::nullopt;
         });
-        if (!check.front().accepted) {
+        if (!check.front().accepted()) {
           return unexpected(ErrorCode::kNoCompatibleVariant,
-                            label + " cannot run on this machine: " + check.front().reason);
+                            label + " cannot run on this machine: " + resolver::to_string(check.front().reason));
         }
       }
       out.image = std::move(image);

@@ -1,13 +1,10 @@
 #include "kernelhub/resolver/gpu_fit.hpp"
 
 #include <algorithm>
-#include <tuple>
 
 namespace kernelhub::resolver {
 
 namespace {
-
-std::string sm_name(ComputeCapability cc) { return "sm_" + std::to_string(cc.major * 10 + cc.minor); }
 
 // Integrated (Tegra) GPUs: SASS is not shared between them and discrete GPUs, even within a
 // major (variants-and-trust.md §2.2, "Jetson iGPU CCs are separate").
@@ -31,27 +28,6 @@ bool ptx_compiles_for(const CudaTarget& t, ComputeCapability gpu) {
   return false;
 }
 
-// Why a PTX target does not fit a GPU, e.g. "compute_90 needs sm_90 or newer".
-std::string ptx_limit(const CudaTarget& t) {
-  switch (t.suffix) {
-    case CudaArchSuffix::kArchSpecific: return t.to_string() + " runs only on " + sm_name(t.arch);
-    case CudaArchSuffix::kFamily:
-      return t.to_string() + " needs " + sm_name(t.arch) + " or a newer " + std::to_string(t.arch.major) + ".x GPU";
-    case CudaArchSuffix::kNone: break;
-  }
-  return t.to_string() + " needs " + sm_name(t.arch) + " or newer";
-}
-
-// The first driver release of a CUDA major (minor-version compatibility's family minimum).
-std::string family_minimum_driver(int cuda_major) {
-  switch (cuda_major) {
-    case 11: return "450.80.02";
-    case 12: return "525.60.13";
-    case 13: return "580";
-    default: return {};
-  }
-}
-
 // What a PTX target needs from the driver: its ISA's first CUDA release, else the toolkit's.
 std::optional<Version> ptx_needs(const CudaTarget& t, const std::optional<Version>& toolkit) {
   if (t.ptx_isa) {
@@ -60,13 +36,11 @@ std::optional<Version> ptx_needs(const CudaTarget& t, const std::optional<Versio
   return toolkit;
 }
 
-std::string describe_ptx_need(const CudaTarget& t, const std::optional<Version>& toolkit) {
-  std::string out = t.to_string();
-  if (t.ptx_isa) {
-    out += " (PTX ISA " + t.ptx_isa->to_string() + ")";
-  } else if (toolkit) {
-    out += " (built with CUDA " + toolkit->to_string() + ")";
-  }
+// A GPU the binary's code was not compared with: the whole fit decided without it.
+GpuFitOnGpu unchecked(ComputeCapability gpu, GpuFitKind kind) {
+  GpuFitOnGpu out;
+  out.gpu = gpu;
+  out.kind = kind;
   return out;
 }
 
@@ -82,26 +56,18 @@ GpuFitOnGpu fit_one(const std::vector<CudaTarget>& code, ComputeCapability gpu, 
   }
   if (best_sass != nullptr) {
     out.used = *best_sass;
-    if (best_sass->arch == gpu) {
-      out.kind = GpuFitKind::kExactSass;
-      out.reason = best_sass->to_string() + " SASS";
-    } else {
-      out.kind = GpuFitKind::kCompatibleSass;
-      out.reason = best_sass->to_string() + " SASS runs on " + sm_name(gpu);
-    }
+    out.kind = best_sass->arch == gpu ? GpuFitKind::kExactSass : GpuFitKind::kCompatibleSass;
     return out;
   }
 
   // PTX: the newest arch the GPU can take whose ISA the driver reads.
   const CudaTarget* best_ptx = nullptr;
   const CudaTarget* blocked_ptx = nullptr;
-  bool any_ptx = false;
-  std::string limits;
   for (const auto& t : code) {
     if (t.kind != CudaCodeKind::kPtx) continue;
-    any_ptx = true;
     if (!ptx_compiles_for(t, gpu)) {
-      if (limits.find(t.to_string() + " ") == std::string::npos) limits += (limits.empty() ? "" : ", ") + ptx_limit(t);
+      const auto same_name = [&](const CudaTarget& f) { return f.arch == t.arch && f.suffix == t.suffix; };
+      if (std::none_of(out.foreign_ptx.begin(), out.foreign_ptx.end(), same_name)) out.foreign_ptx.push_back(t);
       continue;
     }
     const auto need = ptx_needs(t, in.toolkit);
@@ -114,32 +80,22 @@ GpuFitOnGpu fit_one(const std::vector<CudaTarget>& code, ComputeCapability gpu, 
   if (best_ptx != nullptr) {
     out.used = *best_ptx;
     out.kind = GpuFitKind::kPtxJit;
-    out.reason = "JIT from " + best_ptx->to_string() + " PTX for " + sm_name(gpu) + ", compiled at first load";
-    if (!in.driver) out.reason += "; driver version unknown";
+    out.foreign_ptx.clear();
     return out;
   }
-
-  const std::string built = "built for " + describe_targets(code) + "; this GPU is " + sm_name(gpu);
   if (blocked_ptx != nullptr) {
-    const auto need = ptx_needs(*blocked_ptx, in.toolkit);
     out.kind = GpuFitKind::kPtxNeedsNewerDriver;
-    out.reason = built + " and only " + describe_ptx_need(*blocked_ptx, in.toolkit) +
-                 " fits it, which needs a driver for CUDA " + need->to_string() +
-                 " or newer to JIT-compile; this driver supports CUDA " + in.driver->to_string();
+    out.blocked_ptx = *blocked_ptx;
+    out.blocked_ptx_needs = ptx_needs(*blocked_ptx, in.toolkit);
+    out.foreign_ptx.clear();
     return out;
   }
   out.kind = GpuFitKind::kNoCodeForGpu;
-  out.reason = built + (any_ptx ? " and no included PTX can be compiled for it (" + limits + ")" : " and no PTX is included");
   for (const auto& t : code) {
-    if (t.kind == CudaCodeKind::kSass && t.arch.major == gpu.major && t.arch.minor <= gpu.minor) {
-      if (t.suffix == CudaArchSuffix::kArchSpecific) {
-        out.reason += "; " + t.to_string() + " runs only on " + sm_name(t.arch);
-        break;
-      }
-      if (is_integrated(t.arch) != is_integrated(gpu)) {
-        out.reason += "; SASS is not shared between integrated (Tegra) and discrete GPUs";
-        break;
-      }
+    if (t.kind == CudaCodeKind::kSass && t.arch.major == gpu.major && t.arch.minor <= gpu.minor &&
+        (t.suffix == CudaArchSuffix::kArchSpecific || is_integrated(t.arch) != is_integrated(gpu))) {
+      out.unusable_sass = t;
+      break;
     }
   }
   return out;
@@ -173,60 +129,23 @@ std::optional<Version> min_cuda_for_ptx_isa(Version isa) {
   return std::nullopt;
 }
 
-std::string describe_targets(const std::vector<CudaTarget>& code) {
-  std::vector<CudaTarget> sorted = code;
-  const auto key = [](const CudaTarget& t) {
-    return std::tuple(t.kind == CudaCodeKind::kPtx, t.sm(), static_cast<int>(t.suffix));
-  };
-  std::sort(sorted.begin(), sorted.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
-  std::string out;
-  std::string last;
-  for (const auto& t : sorted) {
-    std::string name = t.to_string();
-    if (name == last) continue;
-    out += (out.empty() ? "" : ", ") + name;
-    last = std::move(name);
-  }
-  return out.empty() ? "no CUDA code" : out;
-}
-
 GpuFit fit_gpus(const GpuFitInput& input) {
   GpuFit fit;
+  fit.input = input;
   if (input.driver && input.toolkit && input.driver->major < input.toolkit->major) {
     fit.kind = GpuFitKind::kDriverTooOld;
-    fit.reason = "built with CUDA " + input.toolkit->to_string() + "; this driver supports CUDA " +
-                 input.driver->to_string() + " and runs CUDA " + std::to_string(input.driver->major) +
-                 ".x builds at most";
-    if (const std::string min = family_minimum_driver(input.toolkit->major); !min.empty()) {
-      fit.reason += " (CUDA " + std::to_string(input.toolkit->major) + ".x needs driver " + min + " or newer)";
-    }
-    for (const auto& gpu : input.gpus) fit.gpus.push_back({gpu, GpuFitKind::kDriverTooOld, std::nullopt, fit.reason});
+    for (const auto& gpu : input.gpus) fit.gpus.push_back(unchecked(gpu, GpuFitKind::kDriverTooOld));
     return fit;
   }
-  if (input.gpus.empty()) {
-    fit.reason = "no visible GPU to check " + describe_targets(input.code) + " against";
-    return fit;
-  }
+  if (input.gpus.empty()) return fit;
   if (input.code.empty()) {
-    fit.reason = "no device code in the binary to check";
-    for (const auto& gpu : input.gpus) fit.gpus.push_back({gpu, GpuFitKind::kNotChecked, std::nullopt, fit.reason});
+    for (const auto& gpu : input.gpus) fit.gpus.push_back(unchecked(gpu, GpuFitKind::kNotChecked));
     return fit;
   }
   fit.kind = GpuFitKind::kExactSass;
   for (const auto& gpu : input.gpus) {
     fit.gpus.push_back(fit_one(input.code, gpu, input));
     fit.kind = std::max(fit.kind, fit.gpus.back().kind);
-  }
-  if (fit.gpus.size() == 1) {
-    fit.reason = fit.gpus.front().reason;
-    return fit;
-  }
-  // Several GPUs: a rejection names the GPUs it fails on; an accept lists how each runs.
-  for (std::size_t i = 0; i < fit.gpus.size(); ++i) {
-    const auto& g = fit.gpus[i];
-    if (!fit.runs() && runs(g.kind)) continue;
-    if (!fit.reason.empty()) fit.reason += "; ";
-    fit.reason += "GPU " + std::to_string(i) + ": " + g.reason;
   }
   return fit;
 }

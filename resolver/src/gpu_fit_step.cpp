@@ -13,23 +13,22 @@ void apply_gpu_fit(std::vector<Decision>& decisions, const Environment& env, con
   ranked.reserve(decisions.size());
   for (auto& d : decisions) {
     GpuFitKind kind = GpuFitKind::kNotChecked;
-    if (d.accepted && d.variant && d.variant->backend.kind == BackendKind::kCuda) {
+    if (d.accepted() && d.variant && d.variant->backend.kind == BackendKind::kCuda) {
       if (auto code = code_of(d)) {
-        const GpuFit fit = fit_gpus({std::move(*code), env.gpus, env.cuda_driver, d.variant->backend.version});
+        GpuFit fit = fit_gpus({std::move(*code), env.gpus, env.cuda_driver, d.variant->backend.version});
         kind = fit.kind;
         if (fit.runs()) {
-          d.reason += " (" + fit.reason + ")";
+          d.reason = reason::Compatible{std::move(fit)};
         } else {
-          d.accepted = false;
-          d.reason = fit.reason;
+          d.reason = reason::GpuMismatch{std::move(fit)};
         }
       }
     }
     ranked.emplace_back(std::move(d), kind);
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-    if (a.first.accepted != b.first.accepted) return a.first.accepted;
-    if (a.first.accepted) return a.second < b.second;
+    if (a.first.accepted() != b.first.accepted()) return a.first.accepted();
+    if (a.first.accepted()) return a.second < b.second;
     return a.first.name < b.first.name;
   });
   decisions.clear();

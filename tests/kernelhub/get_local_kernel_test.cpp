@@ -37,7 +37,7 @@ TEST_CASE("the reference kernel loads from its build directory and rms_norm matc
   CHECK(kernel.ns().starts_with("_reference_kernels_cpu_"));
   CHECK(kernel.metadata().name == "reference-kernels");
   REQUIRE_FALSE(kernel.decisions().empty());
-  CHECK(kernel.decisions().front().accepted);
+  CHECK(kernel.decisions().front().accepted());
 
   auto rms_norm = kernel.op<void(at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&, double)>("rms_norm");
   for (int64_t hidden : {1, 7, 127, 4097}) {

@@ -18,6 +18,7 @@
 #include "file_bytes.hpp"
 #include "kernelhub/loader/fatbin.hpp"
 #include "kernelhub/resolver/gpu_fit.hpp"
+#include "kernelhub/resolver/reason.hpp"
 
 namespace kernelhub::loader {
 namespace {
@@ -153,7 +154,7 @@ TEST_CASE("a real library's fatbin decides GPU fit", "[nvcc]") {
   const auto code = targets_of(Fatbin::read(sm80_sm90).value());
   const auto on_120 = resolver::fit_gpus({code, {{12, 0}}, resolver::Version{13, 0}, resolver::Version{13, 0}});
   CHECK_FALSE(on_120.runs());
-  CHECK(on_120.reason == "built for sm_80, sm_90; this GPU is sm_120 and no PTX is included");
+  CHECK(resolver::to_string(on_120) == "built for sm_80, sm_90; this GPU is sm_120 and no PTX is included");
   CHECK(resolver::fit_gpus({code, {{8, 9}}, resolver::Version{13, 0}, resolver::Version{13, 0}}).kind ==
         resolver::GpuFitKind::kCompatibleSass);
 

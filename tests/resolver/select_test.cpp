@@ -19,7 +19,7 @@ Environment cuda_machine(Version cuda = {12, 8}) {
 
 std::vector<std::string> order(const std::vector<Decision>& ds) {
   std::vector<std::string> out;
-  for (const auto& d : ds) out.push_back(d.name + (d.accepted ? "" : " x"));
+  for (const auto& d : ds) out.push_back(d.name + (d.accepted() ? "" : " x"));
   return out;
 }
 
@@ -30,7 +30,7 @@ TEST_CASE("CUDA variants of the same major with an older or equal minor are acce
   CHECK(order(ds) == std::vector<std::string>{"torch215-cxx11-cu128-x86_64-linux", "torch215-cxx11-cu126-x86_64-linux",
                                               "torch215-cxx11-cu129-x86_64-linux x",
                                               "torch215-cxx11-cu130-x86_64-linux x"});
-  CHECK(ds[2].reason == "CUDA version (12.9) is not compatible with system CUDA version (12.8)");
+  CHECK(to_string(ds[2].reason) == "CUDA version (12.9) is not compatible with system CUDA version (12.8)");
 }
 
 TEST_CASE("stable ABI before arch, untagged before tagged, noarch and universal last") {
@@ -50,14 +50,14 @@ TEST_CASE("wrong torch, ABI, cpu, os and free-threaded Python are rejected with 
   env.python_free_threaded = true;
   const auto ft = select({"torch215-cxx11-cu128-x86_64-linux", "torch-cuda"}, env);
   CHECK(ft[0].name == "torch-cuda");
-  CHECK(ft[1].reason == "arch kernel not supported on free-threaded Python <3.15");
+  CHECK(to_string(ft[1].reason) == "arch kernel not supported on free-threaded Python <3.15");
 
   env = cuda_machine();
   const auto ds = select({"torch214-cxx11-cu128-x86_64-linux", "torch215-cxx98-cu128-x86_64-linux",
                           "torch215-cxx11-cu128-aarch64-linux", "torch215-cxx11-cu128-x86_64-windows",
                           "torch215-cxx11-cpu-x86_64-linux", "not-a-variant"},
                          env);
-  for (const auto& d : ds) CHECK_FALSE(d.accepted);
+  for (const auto& d : ds) CHECK_FALSE(d.accepted());
   CHECK(chosen(ds) == nullptr);
   const std::string trace = format_trace(ds);
   CHECK_THAT(trace, Catch::Contains("Torch version (2.14) does not match environment Torch version (2.15)"));
@@ -68,10 +68,28 @@ TEST_CASE("wrong torch, ABI, cpu, os and free-threaded Python are rejected with 
   CHECK_THAT(trace, Catch::Contains("not-a-variant: `not-a-variant` is not a build variant name"));
 }
 
+TEST_CASE("a rejection carries what its check compared, not only a sentence") {
+  const auto ds = select({"torch215-cxx11-cu129-x86_64-linux", "torch214-cxx11-cu128-x86_64-linux", "torch-rocm",
+                          "torch215-cxx11-cu128-x86_64-linux"},
+                         cuda_machine({12, 8}));
+  REQUIRE(order(ds) == std::vector<std::string>{"torch215-cxx11-cu128-x86_64-linux", "torch-rocm x",
+                                                "torch214-cxx11-cu128-x86_64-linux x",
+                                                "torch215-cxx11-cu129-x86_64-linux x"});
+  CHECK(ds[0].reason == Reason(reason::Compatible{}));
+  CHECK(ds[1].reason == Reason(reason::NoarchBackend{BackendKind::kRocm, BackendKind::kCuda}));
+  CHECK(ds[2].reason == Reason(reason::TorchVersion{{2, 14}, Version{2, 15}}));
+  CHECK(ds[3].reason == Reason(reason::CudaVersion{Version{12, 9}, Version{12, 8}}));
+  CHECK(reason_code(ds[3].reason) == ReasonCode::kCudaVersion);
+  const auto unparsable = select({"not-a-variant"}, cuda_machine());
+  CHECK(reason_code(unparsable[0].reason) == ReasonCode::kUnparsableName);
+  CHECK_FALSE(unparsable[0].variant.has_value());
+}
+
 TEST_CASE("a C++ process without Python rejects pure-Python variants") {
   const auto ds = select({"torch-universal", "torch-cuda"}, cuda_machine(), {.native_only = true});
   CHECK(chosen(ds) == nullptr);
-  CHECK(ds[0].reason == "pure-Python variant; only a Python process can load it");
+  CHECK(to_string(ds[0].reason) == "pure-Python variant; only a Python process can load it");
+  CHECK(reason_code(ds[0].reason) == ReasonCode::kPurePython);
 }
 
 TEST_CASE("tvm-ffi builds need the named tvm-ffi version, and are rejected in a native-only process") {
@@ -79,7 +97,7 @@ TEST_CASE("tvm-ffi builds need the named tvm-ffi version, and are rejected in a 
   const std::vector<std::string> names{"tvm-ffi01-cu128-x86_64-linux", "torch-cuda"};
   auto ds = select(names, e);
   CHECK(order(ds) == std::vector<std::string>{"torch-cuda", "tvm-ffi01-cu128-x86_64-linux x"});
-  CHECK(ds[1].reason == "tvm-ffi version (0.1) does not match environment tvm-ffi version (None)");
+  CHECK(to_string(ds[1].reason) == "tvm-ffi version (0.1) does not match environment tvm-ffi version (None)");
   e.tvm_ffi = Version{0, 1};
   ds = select(names, e);
   CHECK(order(ds) == std::vector<std::string>{"tvm-ffi01-cu128-x86_64-linux", "torch-cuda"});
@@ -93,7 +111,7 @@ TEST_CASE("off Linux the C++ ABI is unknown, so ABI-tagged variants do not fit")
   e.os = "windows";
   const auto ds = select({"torch215-cxx11-cu128-x86_64-windows", "torch215-cu128-x86_64-windows"}, e);
   CHECK(order(ds) == std::vector<std::string>{"torch215-cu128-x86_64-windows", "torch215-cxx11-cu128-x86_64-windows x"});
-  CHECK(ds[1].reason == "Torch CXX11 ABI (True) does not match environment Torch CXX11 ABI (None)");
+  CHECK(to_string(ds[1].reason) == "Torch CXX11 ABI (True) does not match environment Torch CXX11 ABI (None)");
 }
 
 }  // namespace

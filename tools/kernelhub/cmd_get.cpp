@@ -5,6 +5,7 @@
 
 #include "arguments.hpp"
 #include "command.hpp"
+#include "decision_json.hpp"
 #include "environment_json.hpp"
 #include "kernelhub/kernelhub.hpp"
 
@@ -68,9 +69,7 @@ int run_get(std::span<const std::string> args) {
       nlohmann::json ops = nlohmann::json::array();
       for (const auto& op : kernel.ops()) ops.push_back({{"name", op.name}, {"schema", op.schema}});
       nlohmann::json decisions = nlohmann::json::array();
-      for (const auto& d : kernel.decisions()) {
-        decisions.push_back({{"variant", d.name}, {"accepted", d.accepted}, {"reason", d.reason}});
-      }
+      for (const auto& d : kernel.decisions()) decisions.push_back(decision_to_json(d));
       nlohmann::json j = {{"repo", parsed.positionals[0]},
                           {"variant", kernel.variant()},
                           {"revision", kernel.revision()},

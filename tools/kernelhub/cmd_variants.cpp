@@ -18,6 +18,7 @@
 
 #include "arguments.hpp"
 #include "command.hpp"
+#include "decision_json.hpp"
 #include "environment_json.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/load.hpp"
@@ -35,7 +36,9 @@ constexpr const char* kHelp =
     "driver (metadata.json archs from the Hub; the fatbinary for a local DIR).\n"
     "KERNELHUB_* variables describe another machine (see `kernelhub env --help`).\n\n"
     "options:\n"
-    "  --json          print one JSON object: {\"chosen\", \"environment\", \"decisions\"}\n"
+    "  --json          print one JSON object: {\"chosen\", \"environment\", \"decisions\"}, each\n"
+    "                  decision {\"variant\", \"accepted\", \"reason\", \"code\"} (code: a stable name\n"
+    "                  for the reason, e.g. \"torch_version\", \"no_code_for_gpu\")\n"
     "  --revision R    Hub branch, tag or commit\n"
     "  --version N     Hub major version (branch vN)\n"
     "  --native-only   reject what only a Python process can load (noarch, universal, tvm-ffi)\n";
@@ -58,7 +61,7 @@ nlohmann::json to_json(const std::vector<resolver::Decision>& decisions, const r
   environment["python_free_threaded"] = env.python_free_threaded;
   environment["tvm_ffi"] = env.tvm_ffi ? nlohmann::json(env.tvm_ffi->to_string()) : nlohmann::json(nullptr);
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& d : decisions) list.push_back({{"variant", d.name}, {"accepted", d.accepted}, {"reason", d.reason}});
+  for (const auto& d : decisions) list.push_back(decision_to_json(d));
   const resolver::Decision* best = resolver::chosen(decisions);
   return {{"chosen", best ? nlohmann::json(best->name) : nlohmann::json(nullptr)},
           {"environment", std::move(environment)},

@@ -59,7 +59,7 @@ Result<resolver::Environment> python_environment(const EnvironmentSource& env,
 
 py::list decisions_to_python(const std::vector<resolver::Decision>& decisions) {
   py::list out;
-  for (const auto& d : decisions) out.append(py::make_tuple(d.name, d.accepted, d.reason));
+  for (const auto& d : decisions) out.append(py::make_tuple(d.name, d.accepted(), resolver::to_string(d.reason)));
   return out;
 }
 

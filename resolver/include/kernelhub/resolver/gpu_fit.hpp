@@ -28,7 +28,6 @@
 #pragma once
 
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "kernelhub/resolver/cuda_target.hpp"
@@ -56,23 +55,35 @@ struct GpuFitInput {
   std::vector<ComputeCapability> gpus;  // every visible GPU
   std::optional<Version> driver;        // the CUDA version the driver supports (13.0)
   std::optional<Version> toolkit;       // the CUDA version the variant was built with (cu128 → 12.8)
+  bool operator==(const GpuFitInput&) const = default;
 };
 
+// How the binary fits one GPU. Which fields are set depends on `kind`.
 struct GpuFitOnGpu {
   ComputeCapability gpu;
   GpuFitKind kind = GpuFitKind::kNotChecked;
   std::optional<CudaTarget> used;  // the SASS or PTX that runs, when one does
-  std::string reason;              // "sm_90 SASS", or why it does not run
+  // kPtxNeedsNewerDriver: the PTX that would run, and the CUDA release whose driver JIT-compiles it.
+  std::optional<CudaTarget> blocked_ptx;
+  std::optional<Version> blocked_ptx_needs;
+  // kNoCodeForGpu: the PTX that cannot be compiled for this GPU (one per name, in the binary's
+  // order), and the first SASS of this major and a lower minor that still does not run here (an
+  // `a` target, or SASS across integrated and discrete GPUs), when there is one.
+  std::vector<CudaTarget> foreign_ptx;
+  std::optional<CudaTarget> unusable_sass;
+  bool operator==(const GpuFitOnGpu&) const = default;
 };
 
+// The fit as a value; resolver::to_string(const GpuFit&) (reason.hpp) says it in one line:
+// "sm_90 SASS" or, for a rejection, e.g. "built for sm_80, sm_90; this GPU is sm_120 and no PTX
+// is included". With several GPUs, each is named by its index.
 struct GpuFit {
   GpuFitKind kind = GpuFitKind::kNotChecked;  // the worst over the GPUs
   std::vector<GpuFitOnGpu> gpus;              // one per visible GPU, in order
-  // One line: "runs: sm_90 SASS" or, for a rejection, e.g. "built for sm_80, sm_90; this GPU is
-  // sm_120 and no PTX is included". With several GPUs, each is named by its index.
-  std::string reason;
+  GpuFitInput input;                          // what was checked
 
   bool runs() const { return resolver::runs(kind); }
+  bool operator==(const GpuFit&) const = default;
 };
 
 GpuFit fit_gpus(const GpuFitInput& input);
@@ -82,8 +93,5 @@ GpuFit fit_gpus(const GpuFitInput& input);
 // NVIDIA's PTX release history). Versions newer than the table are assumed to follow 9.x
 // (ISA X.y → CUDA X+4.y). None before PTX ISA 6.0 (CUDA 9.0).
 std::optional<Version> min_cuda_for_ptx_isa(Version isa);
-
-// "sm_80, sm_90, compute_90": distinct targets, SASS before PTX, each by SM number.
-std::string describe_targets(const std::vector<CudaTarget>& code);
 
 }  // namespace kernelhub::resolver

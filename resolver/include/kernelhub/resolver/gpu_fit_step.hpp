@@ -8,8 +8,8 @@
 // is not known (none returned) is left as select() decided.
 //
 // Effect on the trace, for accepted CUDA variants with known code:
-//   - one that does not run becomes rejected, with gpu_fit's reason;
-//   - one that runs keeps "compatible" and gains how, e.g. "compatible (sm_90 SASS)";
+//   - one that does not run becomes rejected: reason::GpuMismatch with the fit;
+//   - one that runs stays reason::Compatible and gains the fit: "compatible (sm_90 SASS)";
 //   - accepted variants are stably re-ordered by fit (exact SASS, lower-minor SASS, PTX JIT,
 //     not checked), so select()'s order holds within each; rejected ones follow, by name, as
 //     select() orders them.

@@ -12,7 +12,8 @@
 //           first), tvm-ffi, noarch, universal; rejected last, by name. Where `_sort_variants`
 //           ties (tvm-ffi of backend minor 0 and a noarch variant), its order is its input's (a
 //           set's); ours puts tvm-ffi first.
-//   reasons the `kernels` package's wording, backends as variant tokens ("cu128").
+//   reasons values (reason.hpp) whose text is the `kernels` package's wording, backends as variant
+//           tokens ("cu128").
 // Knowing differences from the `kernels` package:
 //   - arch variants on free-threaded Python < 3.15 stay in the trace, rejected with its reason
 //     (`_check_variants` drops them from the trace);
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "kernelhub/resolver/environment.hpp"
+#include "kernelhub/resolver/reason.hpp"
 #include "kernelhub/resolver/variant.hpp"
 
 namespace kernelhub::resolver {
@@ -38,8 +40,9 @@ namespace kernelhub::resolver {
 struct Decision {
   std::string name;                // the directory name as listed
   std::optional<Variant> variant;  // none when the name does not parse
-  bool accepted = false;
-  std::string reason;              // why rejected; for accepted ones, "compatible"
+  Reason reason;                   // why rejected, or reason::Compatible; to_string() says it
+
+  bool accepted() const { return is_accepted(reason); }
 };
 
 struct SelectOptions {
@@ -52,7 +55,8 @@ std::vector<Decision> select(const std::vector<std::string>& names, const Enviro
 // The first accepted decision, if any.
 const Decision* chosen(const std::vector<Decision>& decisions);
 
-// One line per decision: "<name>: <reason>" or "<name>: compatible, preferred ✅" for the chosen.
+// One line per decision: "<name>: <reason>"; accepted ones say "compatible" (without the GPU fit's
+// note), the chosen one "compatible, preferred ✅".
 std::string format_trace(const std::vector<Decision>& decisions);
 
 }  // namespace kernelhub::resolver
