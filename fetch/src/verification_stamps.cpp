@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -17,6 +19,7 @@ namespace kernelhub {
 namespace {
 
 using Files = std::map<std::filesystem::path, FileDigests::Entry>;
+
 
 // What this process verified, by canonical variant directory.
 struct ProcessRecord {
@@ -94,8 +97,9 @@ std::string stamp_json(const std::filesystem::path& dir, const Files& files) {
 
 }  // namespace
 
-VerificationStamps::VerificationStamps(std::optional<std::filesystem::path> state_dir)
-    : state_dir_(std::move(state_dir)) {}
+VerificationStamps::VerificationStamps(std::optional<std::filesystem::path> state_dir, bool in_process,
+                                       std::chrono::nanoseconds racy_window)
+    : state_dir_(std::move(state_dir)), in_process_(in_process), racy_window_(racy_window) {}
 
 std::optional<std::filesystem::path> VerificationStamps::state_dir_from(const EnvironmentSource& env) {
   if (auto dir = env("KERNELHUB_STATE_DIR"); dir && !dir->empty()) return std::filesystem::path(*dir);
@@ -114,7 +118,7 @@ std::optional<std::filesystem::path> VerificationStamps::stamp_file(const std::f
 
 void VerificationStamps::seed(const std::filesystem::path& variant_dir, FileDigests& digests) const {
   const auto dir = canonical_or_same(variant_dir);
-  {
+  if (in_process_) {
     auto& record = process_record();
     std::lock_guard lock(record.mutex);
     if (auto it = record.dirs.find(dir); it != record.dirs.end()) {
@@ -131,18 +135,30 @@ void VerificationStamps::record(const std::filesystem::path& variant_dir, const 
   const auto dir = canonical_or_same(variant_dir);
   // Keyed by canonical path: in a cache snapshot, the blobs the variant's links point at.
   const Files& files = digests.used();
-  {
+  if (in_process_) {
     auto& record = process_record();
     std::lock_guard lock(record.mutex);
     record.dirs.insert_or_assign(dir, files);
   }
-  if (auto file = stamp_file(dir)) {
+  // Racily clean entries are not written (as git does): a file changed within the file system's
+  // timestamp granularity of its hashing could be changed again without moving its times. Such a
+  // file is hashed once more by a later process, then recorded.
+  const auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  Files settled;
+  for (const auto& [path, entry] : files) {
+    if (std::max(entry.stamp.changed_ns, entry.stamp.modified_ns) < now_ns - racy_window_.count()) {
+      settled.emplace(path, entry);
+    }
+  }
+  if (auto file = stamp_file(dir); file && !settled.empty()) {
     std::error_code ec;
     if (std::filesystem::create_directories(file->parent_path(), ec)) {
       ::chmod(state_dir_->c_str(), 0700);  // the user's own: other users may not add stamps
       ::chmod(file->parent_path().c_str(), 0700);
     }
-    (void)client::write_file_atomic(*file, stamp_json(dir, files));  // best effort: a miss only costs a hash
+    (void)client::write_file_atomic(*file, stamp_json(dir, settled));  // best effort: a miss only costs a hash
     ::chmod(file->c_str(), 0600);
   }
 }

@@ -2,6 +2,8 @@
 // load a kernel in this process, and list its ops with the time each step took.
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <string>
 
 #include "arguments.hpp"
 #include "command.hpp"
@@ -12,6 +14,23 @@
 namespace kernelhub::cli {
 
 namespace {
+
+// Bytes this process has read through read(2) and its kin (/proc/self/io `rchar`): how much of
+// the cache a load looked at (a mapped library's pages are not counted).
+long long bytes_read_so_far() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  long long value = 0;
+  while (io >> key >> value) {
+    if (key == "rchar:") return value;
+  }
+  return -1;
+}
+
+long long bytes_read_since(long long before) {
+  const long long now = bytes_read_so_far();
+  return before < 0 || now < 0 ? -1 : now - before;
+}
 
 constexpr const char* kHelp =
     "usage: kernelhub get ORG/NAME [--revision R | --version N | --lockfile F] [--backend B]\n"
@@ -61,6 +80,7 @@ int run_get(std::span<const std::string> args) {
       return kExitUsage;
     }
   }
+  const long long read_before = bytes_read_so_far();
   const auto start = std::chrono::steady_clock::now();
   try {
     const Kernel kernel = get_kernel(parsed.positionals[0], options);
@@ -79,6 +99,7 @@ int run_get(std::span<const std::string> args) {
                           {"decisions", decisions},
                           {"requests", kernel.timings().requests},
                           {"bytes_hashed", kernel.timings().bytes_hashed},
+                          {"bytes_read", bytes_read_since(read_before)},
                           {"seconds",
                            {{"total", ms / 1000.0},
                             {"resolve", kernel.timings().resolve},

@@ -7,6 +7,9 @@
 // FileDigests with them; every check still runs, over remembered hashes instead of re-read bytes,
 // and only for files whose stamp is exactly the recorded one. A file changed on disk (content,
 // size, inode, or anything that moves its change time) is hashed again before it is trusted.
+// As in git, a file changed less than 2 s before its verification was recorded is "racily clean"
+// (it could change again without moving its times): it goes to no stamp file, so a later process
+// hashes it once more. (Within one process, a library already loaded cannot be loaded again.)
 //
 // Stamp files live in `$KERNELHUB_STATE_DIR`, else `$XDG_STATE_HOME/kernelhub`, else
 // `~/.local/state/kernelhub` (`verified/<hash of the directory's path>.json`, mode 0600, written
@@ -16,6 +19,7 @@
 // Thread safety: every method may be called from several threads.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 
@@ -27,7 +31,10 @@ namespace kernelhub {
 class VerificationStamps {
  public:
   // `state_dir`: where stamp files are kept; none keeps them in this process only.
-  explicit VerificationStamps(std::optional<std::filesystem::path> state_dir);
+  // `in_process`: also remember verifications in this process (tests turn it off to read files).
+  // `racy_window`: how recent a file's times may be for it to go to a stamp file (see above).
+  explicit VerificationStamps(std::optional<std::filesystem::path> state_dir, bool in_process = true,
+                              std::chrono::nanoseconds racy_window = std::chrono::seconds(2));
 
   // The state directory the environment names (see above); none when no home is known.
   static std::optional<std::filesystem::path> state_dir_from(const EnvironmentSource& env);
@@ -44,6 +51,8 @@ class VerificationStamps {
 
  private:
   std::optional<std::filesystem::path> state_dir_;
+  bool in_process_;
+  std::chrono::nanoseconds racy_window_;
 };
 
 }  // namespace kernelhub
