@@ -41,7 +41,9 @@ test: build
 
 # make sanitize: our code built twice more, with ASan+UBSan (build-asan/) and with TSan
 # (build-tsan/), each running every ctest suite; the pytest suite then runs against the ASan+UBSan
-# binaries (`kernelhub`, `kernelhub serve`, `hub-publish` in every test that starts them). Any
+# binaries (`kernelhub`, `kernelhub serve`, `hub-publish` in every test that starts them), less
+# the reference kernels' own tests, which run no code of ours that a sanitizer sees (the kernels
+# are not instrumented, and `make test` has run them). Any
 # report fails the test that made it. The CUDA kernel variant and the Python binding are left out
 # of these builds: nvcc code is not instrumented, and the binding runs inside an uninstrumented
 # Python (its tests skip here; `make test` runs them). LibTorch keeps allocations until exit on
@@ -55,7 +57,7 @@ sanitize: bootstrap
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir build-asan --output-on-failure --timeout 600 -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 KERNELHUB_BUILD_DIR=$(CURDIR)/build-asan \
-	  $(PYTHON) -m pytest tests/python -q -p no:cacheprovider
+	  $(PYTHON) -m pytest tests/python -q -p no:cacheprovider --ignore=tests/python/reference_kernels
 	cmake -S . -B build-tsan $(SAN_FLAGS) -DKERNELHUB_SANITIZE=thread
 	cmake --build build-tsan -j $(JOBS)
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \

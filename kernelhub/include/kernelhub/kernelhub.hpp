@@ -1,19 +1,12 @@
 // kernelhub: get GPU kernels from a Hub into a running C++ program.
-//
-//   auto kernel = kernelhub::get_kernel("kernelhub/reference-kernels", {.version = 1});
-//   auto rms_norm = kernel.op<void(at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&, double)>("rms_norm");
-//   rms_norm.call(out, x, weight, 1e-6);
-//
-// get_kernel detects this machine, picks the variant of the repo's build/ that runs here (the
-// kernels package's rules, then this GPU and driver), downloads it into the Hugging Face cache,
-// verifies it (signature when a key is trusted, lock hash, metadata.json digest), checks that the
-// library can load in this process and loads it. Configuration is read once per call from the
-// environment: LOCAL_KERNELS, KERNELHUB_*, HF_ENDPOINT, HF_TOKEN, HF_HOME, HF_HUB_CACHE,
-// KERNELS_CACHE, HF_HUB_OFFLINE. Tools that need one stage alone: fetch.hpp, load.hpp.
-//
-// Errors are exceptions derived from KernelhubError, one class per failure a user can act on, each
-// saying what was asked, what was found and what to do. Thread safety: get_kernel may be called
-// from several threads; a Kernel is immutable and its ops may be called from any thread.
+//   auto kernel = kernelhub::get_kernel("org/name", {.version = 1});
+//   kernel.op<void(at::Tensor&, const at::Tensor&)>("silu_and_mul").call(out, x);
+// get_kernel picks the variant of the repo's build/ that runs here, downloads it into the Hugging
+// Face cache, verifies it, checks that it can load in this process and loads it; configuration
+// comes from the environment (LOCAL_KERNELS, KERNELHUB_*, HF_*), read once per call. The stages
+// alone: fetch.hpp, load.hpp. Errors are exceptions derived from KernelhubError, each saying what
+// was asked, what was found and what to do. get_kernel may be called from several threads; a
+// Kernel is immutable and its ops may be called from any thread.
 #pragma once
 
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -24,8 +17,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <string_view>
-#include <vector>
 
 #include "kernelhub/base/error.hpp"
 #include "kernelhub/fetch.hpp"
@@ -39,19 +30,15 @@ struct GetKernelOptions {
   std::optional<int> version;           // ... or major version: branch v<N>
   std::optional<std::string> backend;   // "cpu", or the backend torch was built for
   bool offline = false;                 // the cache only, no request (also HF_HUB_OFFLINE=1)
-  // Without it, only repos of orgs the Hub marks as trusted kernel publishers load (or listed in
-  // KERNELHUB_TRUSTED, or in `trusted_repos`).
-  bool trust_remote_code = false;
+  bool trust_remote_code = false;       // else: orgs the Hub trusts, KERNELHUB_TRUSTED, trusted_repos
   std::vector<std::string> trusted_repos;
   std::optional<std::filesystem::path> lockfile;  // kernels.lock: the locked commit, its hash checked
-  bool require_signature = false;  // refuse an unsigned variant (checked anyway when a key is trusted)
+  bool require_signature = false;                 // refuse unsigned variants (KERNELHUB_TRUSTED_KEYS)
 };
 
 class Kernel;
-
 // Loads `repo_id` ("org/name"), or the directory LOCAL_KERNELS names for it.
 Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options = {});
-
 // Loads the best variant under `path`: path/<variant>/, path/build/<variant>/, or path itself.
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend = std::nullopt);
 
@@ -59,9 +46,8 @@ class Kernel {
  public:
   const std::vector<loader::OpInfo>& ops() const;  // each op's name and schema
 
-  // A typed handle, checked against the op's schema (argument count, types, optionality, which
-  // arguments the op writes, returns) and its registered C++ signature: NotFoundError, or
-  // OpSchemaMismatchError naming the signature to write, before any call is made.
+  // A typed handle, checked against the op's schema (arguments, their types, optionality and
+  // mutability, returns) and registered C++ signature: else NotFoundError or OpSchemaMismatchError.
   template <typename Signature>
   c10::TypedOperatorHandle<Signature> op(std::string_view name) const {
     const CppSignature signature = CppSignature::of<Signature>();
@@ -72,7 +58,6 @@ class Kernel {
       refuse(name, handle, signature, e.what_without_backtrace());
     }
   }
-
   // Calls an op with boxed arguments (checked against its schema first); returns its outputs.
   template <typename... Args>
   std::vector<c10::IValue> call(std::string_view name, Args&&... args) const {
@@ -81,14 +66,13 @@ class Kernel {
     call_boxed(name, stack);
     return stack;
   }
-
-  const std::string& ns() const;               // op namespace = metadata.json `id`
-  const std::string& variant() const;          // e.g. torch215-cxx11-cpu-x86_64-linux
-  const std::string& revision() const;         // the commit, or "local"
-  const std::filesystem::path& path() const;   // the variant directory
+  const std::string& ns() const;              // op namespace = metadata.json `id`
+  const std::string& variant() const;         // e.g. torch215-cxx11-cpu-x86_64-linux
+  const std::string& revision() const;        // the commit, or "local"
+  const std::filesystem::path& path() const;  // the variant directory
   const Metadata& metadata() const;
   const std::vector<resolver::Decision>& decisions() const;  // every variant, best first
-  const LoadTimings& timings() const;          // where the time of the load went
+  const LoadTimings& timings() const;                        // where the time of the load went
 
  private:
   friend struct KernelFactory;  // load.hpp
@@ -119,18 +103,24 @@ class NotFoundError : public KernelhubError {
  private:
   Missing missing_;
 };
-struct InvalidArgumentError : KernelhubError { using KernelhubError::KernelhubError; };      // malformed input
-struct NoCompatibleVariantError : KernelhubError { using KernelhubError::KernelhubError; };  // with the trace
-struct CorruptFileError : KernelhubError { using KernelhubError::KernelhubError; };          // not what it claims
-struct IntegrityError : KernelhubError { using KernelhubError::KernelhubError; };   // bytes differ from digest
-struct IncompatibleBinaryError : KernelhubError { using KernelhubError::KernelhubError; };  // cannot load here
-struct LoadError : KernelhubError { using KernelhubError::KernelhubError; };        // dlopen or registration
-struct OfflineMissError : KernelhubError { using KernelhubError::KernelhubError; };  // lists what is cached
-struct AccessError : KernelhubError { using KernelhubError::KernelhubError; };       // gated, or bad token
-struct UntrustedPublisherError : KernelhubError { using KernelhubError::KernelhubError; };
-struct SignatureError : KernelhubError { using KernelhubError::KernelhubError; };  // docs/SIGNING.md
-struct MissingSignatureError : SignatureError { using SignatureError::SignatureError; };
-struct OpSchemaMismatchError : KernelhubError { using KernelhubError::KernelhubError; };  // no call made
-struct HubError : KernelhubError { using KernelhubError::KernelhubError; };  // network, I/O, the rest
+// One class per failure a user can act on (the ErrorCode they carry says the same).
+#define KERNELHUB_ERROR(Name, Base) \
+  struct Name : Base {              \
+    using Base::Base;               \
+  }
+KERNELHUB_ERROR(InvalidArgumentError, KernelhubError);      // malformed input: a repo id, an option
+KERNELHUB_ERROR(NoCompatibleVariantError, KernelhubError);  // variants exist, none runs here: the trace
+KERNELHUB_ERROR(CorruptFileError, KernelhubError);          // a file is not what it claims
+KERNELHUB_ERROR(IntegrityError, KernelhubError);            // bytes differ from their digest
+KERNELHUB_ERROR(IncompatibleBinaryError, KernelhubError);   // cannot load here: cpu, glibc, torch
+KERNELHUB_ERROR(LoadError, KernelhubError);                 // dlopen or op registration failed
+KERNELHUB_ERROR(OfflineMissError, KernelhubError);          // offline and not cached: lists what is
+KERNELHUB_ERROR(AccessError, KernelhubError);               // gated, or a missing or wrong token
+KERNELHUB_ERROR(UntrustedPublisherError, KernelhubError);   // pass trust_remote_code if you trust it
+KERNELHUB_ERROR(SignatureError, KernelhubError);            // docs/SIGNING.md
+KERNELHUB_ERROR(MissingSignatureError, SignatureError);     // required, and there is none
+KERNELHUB_ERROR(OpSchemaMismatchError, KernelhubError);     // a typed op that does not fit; no call made
+KERNELHUB_ERROR(HubError, KernelhubError);                  // network, I/O, the rest
+#undef KERNELHUB_ERROR
 
 }  // namespace kernelhub
