@@ -2,14 +2,22 @@
 // hashed, bytes the process read). Driven by bench/client/bench_get_kernel.py; not a test.
 //
 //   get_kernel_bench ORG/NAME (--version N | --revision R | --lockfile F) [--repeat N] [--backend B]
+//                    [--init-cuda 1]
 //
-// Prints one JSON object per call on stdout.
+// Prints one JSON object per call on stdout. `--init-cuda 1` first initialises CUDA through torch
+// (as a program that already runs on the GPU has), to show that get_kernel then forks no probe:
+// `children_cpu_ms` is the CPU time of child processes this process waited for (a probe child
+// that initialises CUDA takes a good part of a second).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
 
+#include <sys/resource.h>
+#include <torch/torch.h>
+
 #include "kernelhub/kernelhub.hpp"
+#include "kernelhub/loader/torch_libraries.hpp"
 
 namespace {
 
@@ -24,6 +32,12 @@ long long bytes_read_so_far() {
   return -1;
 }
 
+double children_cpu_ms() {
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3 + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -34,6 +48,7 @@ int main(int argc, char** argv) {
   }
   kernelhub::GetKernelOptions options;
   int repeat = 1;
+  bool init_cuda = false;
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const std::string value = argv[i + 1];
@@ -42,12 +57,21 @@ int main(int argc, char** argv) {
     else if (flag == "--lockfile") options.lockfile = value;
     else if (flag == "--repeat") repeat = std::stoi(value);
     else if (flag == "--backend") options.backend = value;
+    else if (flag == "--init-cuda") init_cuda = value == "1";
     else {
       std::fprintf(stderr, "unknown option %s\n", flag.c_str());
       return 2;
     }
   }
+  if (init_cuda) {
+    if (!kernelhub::loader::ensure_torch_cuda_loaded() || !torch::cuda::is_available()) {
+      std::fprintf(stderr, "--init-cuda: torch sees no CUDA device\n");
+      return 1;
+    }
+    (void)torch::ones({1}, torch::kCUDA).sum().item<float>();  // CUDA initialised by torch
+  }
   for (int call = 0; call < repeat; ++call) {
+    const double children_before = children_cpu_ms();
     const long long read_before = bytes_read_so_far();
     const auto start = std::chrono::steady_clock::now();
     try {
@@ -56,9 +80,11 @@ int main(int argc, char** argv) {
       const auto& t = kernel.timings();
       std::printf(
           "{\"call\": %d, \"wall_ms\": %.4f, \"requests\": %d, \"bytes_hashed\": %llu, \"bytes_read\": %lld, "
-          "\"resolve_ms\": %.4f, \"download_ms\": %.4f, \"verify_ms\": %.4f, \"load_ms\": %.4f}\n",
+          "\"resolve_ms\": %.4f, \"download_ms\": %.4f, \"verify_ms\": %.4f, \"load_ms\": %.4f, "
+          "\"children_cpu_ms\": %.1f, \"variant\": \"%s\"}\n",
           call, ms, t.requests, static_cast<unsigned long long>(t.bytes_hashed), bytes_read_so_far() - read_before,
-          t.resolve * 1e3, t.download * 1e3, t.verify * 1e3, t.load * 1e3);
+          t.resolve * 1e3, t.download * 1e3, t.verify * 1e3, t.load * 1e3, children_cpu_ms() - children_before,
+          kernel.variant().c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "get_kernel failed: %s\n", e.what());
       return 1;

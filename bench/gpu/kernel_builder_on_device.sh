@@ -5,7 +5,7 @@
 # load each CUDA variant through C++ get_kernel (`kernelhub get` and bench/gpu/kernel_builder_check)
 # without LD_LIBRARY_PATH and run the ops against float64. Everything it prints and writes goes to
 # $OUT. Debian headers the image lacks travel in .debs/ (carry: [".debs"]):
-#   apt-get download libssl-dev libcurl4-openssl-dev nlohmann-json3-dev   (in .debs/)
+# (bench/device_sysroot.sh says which).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -21,14 +21,7 @@ log "machine"
   echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
 } 2>&1 | tee -a "$out/summary.txt"
 
-sysroot=/tmp/sysroot
-mkdir -p "$sysroot"
-for f in .debs/*.deb; do dpkg -x "$f" "$sysroot"; done
-rm -f "$sysroot"/usr/lib/x86_64-linux-gnu/*.a
-for l in libcurl libssl libcrypto; do  # headers from the .debs, the image's libraries at run time
-  so=$(ls /usr/lib/x86_64-linux-gnu/$l.so.* 2>/dev/null | head -1)
-  [ -n "$so" ] && ln -sf "$so" "$sysroot/usr/lib/x86_64-linux-gnu/$l.so"
-done
+source bench/device_sysroot.sh
 
 log "build kernelhub (C++), the reference kernels and kernel_builder_check"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v python3)" \
