@@ -9,7 +9,7 @@ refuses).
   would write: both parse them, their digest is kernels-data's Digest.hash_variant of the directory,
   the fields and their order are kernel-builder's, the CUDA variant is named after the toolkit that
   compiled it (nvcc's major.minor).
-- Our C++ parser (kernelhub/src/metadata.cpp, reached through kernelhub._core.fetch_local, which
+- Our C++ parser (fetch/src/metadata.cpp, reached through kernelhub._core.fetch_local, which
   reads and verifies a variant directory as get_kernel does) gives the verdict kernels gives on the
   same documents, and refuses with a typed error (CorruptFileError) naming the field; where the
   two kernels-data versions differ, we follow kernels 0.17.2.
