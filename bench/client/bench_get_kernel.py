@@ -32,29 +32,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 REPO = "acme/reference-kernels"
-
-PY_CHILD = r"""
-import json, sys, time
-package, repo, kwargs, log, repeat = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4], int(sys.argv[5])
-pkg = __import__(package)
-import torch  # both need it to import a kernel; not measured
-requests = lambda: sum(1 for line in open(log) if line.strip())
-before = requests()
-start = time.perf_counter()
-pkg.get_kernel(repo, **kwargs)
-first = time.perf_counter() - start
-first_requests = requests() - before
-again = []
-before = requests()
-for _ in range(repeat):
-    start = time.perf_counter()
-    pkg.get_kernel(repo, **kwargs)
-    again.append(time.perf_counter() - start)
-print(json.dumps({"first_ms": first * 1e3, "first_requests": first_requests,
-                  "again_ms": sorted(again)[len(again) // 2] * 1e3 if again else 0.0,
-                  "again_requests": (requests() - before) / max(repeat, 1)}))
-"""
-
+sys.path.insert(0, str(ROOT / "bench" / "python"))
+import bench_shim  # noqa: E402  (its child interpreter times a package's get_kernel)
 
 def log_lines(server) -> int:
     return sum(1 for line in server.log().splitlines() if line.strip())
@@ -84,11 +63,10 @@ def cpp_run(bench: Path, env: dict, server, args: list[str], repeat: int) -> dic
 
 
 def py_run(env: dict, server, package: str, kwargs: dict, repeat: int) -> dict:
-    out = subprocess.run([sys.executable, "-c", PY_CHILD, package, REPO, json.dumps(kwargs), str(server.log_path),
-                          str(repeat)], capture_output=True, text=True, env=env, timeout=600)
-    if out.returncode != 0:
-        raise RuntimeError(out.stderr[-4000:])
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    """The first and the repeated get_kernel of `package` in one new interpreter (bench_shim's child)."""
+    got = bench_shim.run_child(env, package, REPO, json.dumps(kwargs), str(server.log_path), str(repeat))
+    return {"first_ms": got["first_s"] * 1e3, "first_requests": got["first_requests"],
+            "again_ms": got["again_s"] * 1e3, "again_requests": got["again_requests"] / max(repeat, 1)}
 
 
 def main() -> None:

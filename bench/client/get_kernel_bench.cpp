@@ -10,27 +10,18 @@
 // that initialises CUDA takes a good part of a second).
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include <sys/resource.h>
 #include <torch/torch.h>
 
+#include "kernelhub/base/process_io.hpp"
 #include "kernelhub/kernelhub.hpp"
 #include "kernelhub/loader/torch_libraries.hpp"
 
 namespace {
 
-// Bytes this process has read through read(2) and friends so far (/proc/self/io `rchar`).
-long long bytes_read_so_far() {
-  std::ifstream io("/proc/self/io");
-  std::string key;
-  long long value = 0;
-  while (io >> key >> value) {
-    if (key == "rchar:") return value;
-  }
-  return -1;
-}
+long long bytes_read_so_far() { return static_cast<long long>(kernelhub::bytes_read_by_process().value_or(0)); }
 
 double children_cpu_ms() {
   rusage usage{};

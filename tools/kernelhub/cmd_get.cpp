@@ -2,34 +2,23 @@
 // load a kernel in this process, and list its ops with the time each step took.
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "arguments.hpp"
 #include "command.hpp"
 #include "decision_json.hpp"
 #include "environment_json.hpp"
+#include "kernelhub/base/process_io.hpp"
 #include "kernelhub/kernelhub.hpp"
 
 namespace kernelhub::cli {
 
 namespace {
 
-// Bytes this process has read through read(2) and its kin (/proc/self/io `rchar`): how much of
-// the cache a load looked at (a mapped library's pages are not counted).
-long long bytes_read_so_far() {
-  std::ifstream io("/proc/self/io");
-  std::string key;
-  long long value = 0;
-  while (io >> key >> value) {
-    if (key == "rchar:") return value;
-  }
-  return -1;
-}
-
-long long bytes_read_since(long long before) {
-  const long long now = bytes_read_so_far();
-  return before < 0 || now < 0 ? -1 : now - before;
+// How much of the cache a load looked at: what this process read meanwhile (-1: unknown).
+long long bytes_read_since(std::optional<std::uint64_t> before) {
+  const auto now = bytes_read_by_process();
+  return before && now ? static_cast<long long>(*now - *before) : -1;
 }
 
 constexpr const char* kHelp =
@@ -80,7 +69,7 @@ int run_get(std::span<const std::string> args) {
       return kExitUsage;
     }
   }
-  const long long read_before = bytes_read_so_far();
+  const auto read_before = bytes_read_by_process();
   const auto start = std::chrono::steady_clock::now();
   try {
     const Kernel kernel = get_kernel(parsed.positionals[0], options);
