@@ -17,12 +17,14 @@ endfunction()
 
 # kernelhub_layer(<name> SOURCES ... LINK_PUBLIC ... LINK_PRIVATE ...): one folder, one target,
 # one namespace per layer: <name>/include/kernelhub/<name>/*.hpp is public, <name>/src private.
+# Installed as kernelhub::<name> (cmake/KernelhubInstall.cmake).
 function(kernelhub_layer name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LINK_PUBLIC;LINK_PRIVATE" ${ARGN})
   add_library(kernelhub_${name} STATIC ${ARG_SOURCES})
   add_library(kernelhub::${name} ALIAS kernelhub_${name})
+  set_target_properties(kernelhub_${name} PROPERTIES EXPORT_NAME ${name})
   target_include_directories(kernelhub_${name}
-    PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>
     PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
   target_link_libraries(kernelhub_${name} PUBLIC ${ARG_LINK_PUBLIC} PRIVATE ${ARG_LINK_PRIVATE})
   kernelhub_target_defaults(kernelhub_${name})

@@ -1,6 +1,8 @@
 # Finds the LibTorch of the project's Python environment (torch from PyPI): its
-# torch.utils.cmake_prefix_path is the LibTorch we build against and load kernels into.
-if(NOT Torch_DIR)
+# torch.utils.cmake_prefix_path is the LibTorch we build against and load kernels into. Installed
+# with the C++ package: a consumer's find_package(kernelhub) finds Torch the same way, or through
+# Torch_DIR / CMAKE_PREFIX_PATH when it has no Python3_EXECUTABLE.
+if(NOT Torch_DIR AND Python3_EXECUTABLE)
   execute_process(
     COMMAND ${Python3_EXECUTABLE} -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
     OUTPUT_VARIABLE _kh_torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE

@@ -1,0 +1,33 @@
+# The C++ package: `cmake --install <build> --prefix P` puts the headers, the static libraries and
+# kernelhubConfig.cmake + kernelhubConfigVersion.cmake under P; then
+#   find_package(kernelhub CONFIG)  →  kernelhub::kernelhub (get_kernel; finds Torch)
+#                                       kernelhub::fetch (resolve, download, verify; no torch)
+# The torch-free layers are one export set, those that link LibTorch another, read only when
+# Torch is found (find_dependency), so a consumer without torch can still use kernelhub::fetch.
+include(CMakePackageConfigHelpers)
+include(GNUInstallDirs)
+
+set(kh_config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/kernelhub)
+set(kh_torch_free_targets kernelhub_base kernelhub_resolver kernelhub_client kernelhub_signing
+                          kernelhub_binary_format kernelhub_fetch)
+install(TARGETS ${kh_torch_free_targets} EXPORT kernelhubTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
+install(TARGETS kernelhub_loader kernelhub_kernelhub EXPORT kernelhubTorchTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
+foreach(layer base resolver client signing loader fetch kernelhub)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${layer}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT cpp)
+endforeach()
+install(EXPORT kernelhubTargets NAMESPACE kernelhub:: DESTINATION ${kh_config_dir} COMPONENT cpp)
+install(EXPORT kernelhubTorchTargets NAMESPACE kernelhub:: DESTINATION ${kh_config_dir} COMPONENT cpp)
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/kernelhubConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/kernelhubConfig.cmake INSTALL_DESTINATION ${kh_config_dir})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/kernelhubConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/kernelhubConfig.cmake ${PROJECT_BINARY_DIR}/kernelhubConfigVersion.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/KernelhubTorch.cmake
+        DESTINATION ${kh_config_dir} COMPONENT cpp)
+if(TARGET kernelhub)
+  # The CLI finds the LibTorch it was built against where that torch lives, so it runs installed.
+  set_target_properties(kernelhub PROPERTIES INSTALL_RPATH "${KERNELHUB_TORCH_LIB_DIR};${_kh_nvidia_lib_dirs}")
+  install(TARGETS kernelhub RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cpp)
+endif()
