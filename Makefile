@@ -33,7 +33,17 @@ $(BUILD_DIR)/build.ninja: CMakeLists.txt | bootstrap
 build: bootstrap $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-demo: build
+# The demo builds what it runs: the CLI, hub-publish, the example and the reference kernels' CPU
+# variant; the CUDA variant too where a GPU is visible or DEMO_CUDA=1 (`make build` builds it always).
+DEMO_TARGETS := kernelhub hub-publish rms_norm_example reference_kernels_cpu
+demo: bootstrap $(BUILD_DIR)/build.ninja
+	@if [ -n "$(DEMO_CUDA)" ] || nvidia-smi -L >/dev/null 2>&1; then \
+	  echo "[demo] building the CPU and CUDA variants of the reference kernels"; \
+	  cmake --build $(BUILD_DIR) -j $(JOBS) --target $(DEMO_TARGETS) reference_kernels; \
+	else \
+	  echo "[demo] no GPU visible: building the CPU variant only (DEMO_CUDA=1 or make build for the CUDA one)"; \
+	  cmake --build $(BUILD_DIR) -j $(JOBS) --target $(DEMO_TARGETS); \
+	fi
 	@scripts/demo.sh $(BUILD_DIR)
 
 test: build
