@@ -8,8 +8,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <string_view>
 
 namespace kernelhub::resolver {
 
@@ -124,6 +127,83 @@ std::optional<std::vector<ComputeCapability>> initialised_gpus_here() {
   return gpus;
 }
 
+// NVML's few entry points (nvml.h; the _v2 names are the current ABI).
+using NvmlInit = int (*)();
+using NvmlShutdown = int (*)();
+using NvmlDeviceGetCount = int (*)(unsigned int*);
+using NvmlDeviceGetHandleByIndex = int (*)(unsigned int, void**);
+using NvmlDeviceGetCudaComputeCapability = int (*)(void*, int*, int*);
+using NvmlDeviceGetUuid = int (*)(void*, char*, unsigned int);
+
+}  // namespace
+
+std::optional<std::vector<ComputeCapability>> gpus_visible_to_cuda(const std::vector<NvmlGpu>& all,
+                                                                    const char* visible) {
+  std::vector<ComputeCapability> out;
+  if (visible == nullptr) {
+    for (const auto& g : all) out.push_back(g.capability);
+    return out;
+  }
+  const bool uniform = std::all_of(all.begin(), all.end(), [&](const NvmlGpu& g) {
+    return g.capability.major == all.front().capability.major && g.capability.minor == all.front().capability.minor;
+  });
+  std::string_view rest = visible;
+  std::vector<bool> taken(all.size(), false);
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    if (item.starts_with("GPU-")) {
+      const auto it = std::find_if(all.begin(), all.end(), [&](const NvmlGpu& g) { return g.uuid.starts_with(item); });
+      if (it == all.end()) break;  // CUDA stops at the first entry it cannot use
+      if (!taken[it - all.begin()]) out.push_back(it->capability);
+      taken[it - all.begin()] = true;
+    } else if (!item.empty() && std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      // CUDA numbers devices fastest first, not in NVML's PCI order: only GPUs of one kind map.
+      if (!uniform) return std::nullopt;
+      const std::size_t index = std::stoul(std::string(item));
+      if (index >= all.size()) break;
+      if (!taken[index]) out.push_back(all[index].capability);
+      taken[index] = true;
+    } else {
+      if (item.starts_with("MIG-")) return std::nullopt;
+      break;  // anything else ends the list for CUDA too ("", "-1", "NoDevFiles")
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+namespace {
+
+std::optional<std::vector<ComputeCapability>> gpus_through_nvml() {
+  LibraryHandle lib(dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL));
+  if (!lib) return std::nullopt;
+  auto init = symbol<NvmlInit>(lib.get(), "nvmlInit_v2");
+  auto shutdown = symbol<NvmlShutdown>(lib.get(), "nvmlShutdown");
+  auto count_fn = symbol<NvmlDeviceGetCount>(lib.get(), "nvmlDeviceGetCount_v2");
+  auto handle_fn = symbol<NvmlDeviceGetHandleByIndex>(lib.get(), "nvmlDeviceGetHandleByIndex_v2");
+  auto capability_fn = symbol<NvmlDeviceGetCudaComputeCapability>(lib.get(), "nvmlDeviceGetCudaComputeCapability");
+  auto uuid_fn = symbol<NvmlDeviceGetUuid>(lib.get(), "nvmlDeviceGetUUID");
+  if (!init || !shutdown || !count_fn || !handle_fn || !capability_fn || !uuid_fn || init() != 0) return std::nullopt;
+  std::vector<NvmlGpu> all;
+  unsigned int count = 0;
+  bool ok = count_fn(&count) == 0;
+  for (unsigned int i = 0; ok && i < std::min<unsigned int>(count, kMaxGpus); ++i) {
+    void* device = nullptr;
+    NvmlGpu gpu;
+    char uuid[96] = {};
+    ok = handle_fn(i, &device) == 0 && capability_fn(device, &gpu.capability.major, &gpu.capability.minor) == 0 &&
+         uuid_fn(device, uuid, sizeof(uuid)) == 0;
+    gpu.uuid = uuid;
+    all.push_back(std::move(gpu));
+  }
+  shutdown();
+  if (!ok) return std::nullopt;
+  return gpus_visible_to_cuda(all, std::getenv("CUDA_VISIBLE_DEVICES"));
+}
+
 std::optional<Version> driver_version_here() {
   LibraryHandle lib(dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL));
   if (!lib) return std::nullopt;  // no driver installed: not an error
@@ -136,7 +216,7 @@ std::optional<Version> driver_version_here() {
 }  // namespace
 
 CudaDriverAccess CudaDriverAccess::real() {
-  return CudaDriverAccess{&driver_version_here, &initialised_gpus_here, &query_gpus_in_child};
+  return CudaDriverAccess{&driver_version_here, &initialised_gpus_here, &gpus_through_nvml, &query_gpus_in_child};
 }
 
 CudaProbe probe_cuda(const CudaDriverAccess& driver) {
@@ -145,6 +225,11 @@ CudaProbe probe_cuda(const CudaDriverAccess& driver) {
   if (!probe.driver) return probe;
   if (auto gpus = driver.initialised_gpus()) {
     probe.gpus = std::move(*gpus);
+    return probe;
+  }
+  if (auto gpus = driver.nvml_gpus ? driver.nvml_gpus() : std::nullopt) {
+    probe.gpus = std::move(*gpus);
+    probe.from_nvml = true;
     return probe;
   }
   probe.gpus = driver.gpus_in_child();

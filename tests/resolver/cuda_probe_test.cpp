@@ -9,8 +9,9 @@ namespace {
 struct FakeDriver {
   std::optional<Version> version = Version{13, 0};
   std::optional<std::vector<ComputeCapability>> initialised;  // none: CUDA not initialised here
+  std::optional<std::vector<ComputeCapability>> nvml;         // none: no NVML, or it cannot tell
   std::vector<ComputeCapability> child_answer{{9, 0}};
-  int version_calls = 0, in_process_calls = 0, child_calls = 0;
+  int version_calls = 0, in_process_calls = 0, nvml_calls = 0, child_calls = 0;
 
   CudaDriverAccess access() {
     return CudaDriverAccess{[this] {
@@ -20,6 +21,10 @@ struct FakeDriver {
                             [this] {
                               ++in_process_calls;
                               return initialised;
+                            },
+                            [this] {
+                              ++nvml_calls;
+                              return nvml;
                             },
                             [this] {
                               ++child_calls;
@@ -52,6 +57,29 @@ TEST_CASE("where CUDA is not initialised here, one child lists the GPUs, once pe
   CHECK(first.gpus[0].to_string() == "9.0");
 }
 
+TEST_CASE("where NVML can say which GPUs CUDA sees, no child is forked") {
+  FakeDriver driver;
+  driver.nvml = std::vector<ComputeCapability>{{9, 0}};
+  const CudaProbe probe = probe_cuda(driver.access());
+  CHECK(driver.child_calls == 0);
+  CHECK(probe.from_nvml);
+  CHECK_FALSE(probe.forked);
+  REQUIRE(probe.gpus.size() == 1);
+}
+
+TEST_CASE("CUDA_VISIBLE_DEVICES mapped onto NVML's list as CUDA reads it") {
+  const std::vector<NvmlGpu> same{{{9, 0}, "GPU-aaaa1111"}, {{9, 0}, "GPU-bbbb2222"}};
+  const std::vector<NvmlGpu> mixed{{{9, 0}, "GPU-aaaa1111"}, {{8, 0}, "GPU-bbbb2222"}};
+  CHECK(gpus_visible_to_cuda(same, nullptr)->size() == 2);
+  CHECK(gpus_visible_to_cuda(same, "")->empty());
+  CHECK(gpus_visible_to_cuda(same, "-1")->empty());
+  CHECK(gpus_visible_to_cuda(same, "1")->size() == 1);
+  CHECK(gpus_visible_to_cuda(same, "0,7,1")->size() == 1);  // CUDA stops at the first it cannot use
+  CHECK(gpus_visible_to_cuda(mixed, "GPU-bbbb")->front().to_string() == "8.0");
+  CHECK_FALSE(gpus_visible_to_cuda(mixed, "1").has_value());  // fastest-first order unknown here
+  CHECK_FALSE(gpus_visible_to_cuda(same, "MIG-1234").has_value());
+}
+
 TEST_CASE("without a driver nothing else is asked") {
   FakeDriver driver;
   driver.version.reset();
@@ -59,6 +87,7 @@ TEST_CASE("without a driver nothing else is asked") {
   CHECK_FALSE(probe.driver.has_value());
   CHECK(probe.gpus.empty());
   CHECK(driver.in_process_calls == 0);
+  CHECK(driver.nvml_calls == 0);
   CHECK(driver.child_calls == 0);
 }
 

@@ -1,13 +1,16 @@
 // CUDA driver and GPU detection through libcuda.so.1, opened with dlopen: kernelhub never links
 // the CUDA driver, so it runs (and picks CPU variants) on machines without one.
 //
-// Fork note: cuDriverGetVersion needs no initialisation, but listing GPUs needs cuInit, and a
-// process that called cuInit cannot use CUDA in a child it forks afterwards (the child must exec).
-// So where this process has not initialised CUDA, the GPUs are listed in a short-lived child
-// process (fork, query, report over a pipe, _exit), the state PyTorch leaves a process in before
-// its first CUDA call. Where something in this process (torch) has already initialised CUDA, the
-// GPUs are listed here, with no child. Either way once per process: GPUs do not come and go under
-// a running process. KERNELHUB_GPUS and KERNELHUB_CUDA_DRIVER skip the probe entirely.
+// Fork note: cuDriverGetVersion needs no initialisation, but listing GPUs through the driver needs
+// cuInit, and a process that called cuInit cannot use CUDA in a child it forks afterwards (the
+// child must exec). So the GPUs are listed, in this order:
+//   1. here, through the driver, where something in this process (torch) already initialised CUDA;
+//   2. through NVML (libnvidia-ml.so.1, which creates no CUDA context and leaves fork() safe),
+//      when it can tell which GPUs CUDA_VISIBLE_DEVICES leaves visible;
+//   3. in a short-lived child process (fork, cuInit, query, report over a pipe, _exit), the state
+//      PyTorch leaves a process in before its first CUDA call.
+// Once per process: GPUs do not come and go under a running process. KERNELHUB_GPUS and
+// KERNELHUB_CUDA_DRIVER skip the probe entirely.
 //
 // Thread safety: probe_cuda_once() may be called from any thread; the driver seam is read-only.
 #pragma once
@@ -15,6 +18,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "kernelhub/resolver/environment.hpp"
@@ -25,6 +29,7 @@ struct CudaProbe {
   std::optional<Version> driver;        // none: no libcuda.so.1 or no driver
   std::vector<ComputeCapability> gpus;  // empty: no visible GPU
   bool forked = false;                  // the GPUs were listed in a child process
+  bool from_nvml = false;               // the GPUs were listed through NVML
 };
 
 // How the probe reaches the driver: the seam tests replace.
@@ -34,11 +39,27 @@ struct CudaDriverAccess {
   // The GPUs, listed in this process, only if it has already initialised CUDA (cuDeviceGetCount
   // answers without cuInit then); none when it has not, because asking would initialise it.
   std::function<std::optional<std::vector<ComputeCapability>>()> initialised_gpus;
+  // The GPUs CUDA would see, through NVML; none when NVML is absent or cannot tell (a device
+  // list it cannot map, MIG instances, GPUs of different kinds under a CUDA_VISIBLE_DEVICES list).
+  std::function<std::optional<std::vector<ComputeCapability>>()> nvml_gpus;
   // The GPUs, listed in a forked child process.
   std::function<std::vector<ComputeCapability>()> gpus_in_child;
 
   static CudaDriverAccess real();
 };
+
+// A GPU as NVML lists it.
+struct NvmlGpu {
+  ComputeCapability capability;
+  std::string uuid;  // "GPU-8c3c..."
+};
+
+// Which of `all` (NVML's order) a CUDA_VISIBLE_DEVICES value (null: unset) leaves visible to CUDA,
+// as CUDA reads it (indices or UUID prefixes, up to the first entry it cannot use); none when that
+// cannot be told without CUDA's own enumeration (indices over GPUs of different kinds: CUDA numbers
+// them fastest first; MIG instances).
+std::optional<std::vector<ComputeCapability>> gpus_visible_to_cuda(const std::vector<NvmlGpu>& all,
+                                                                    const char* cuda_visible_devices);
 
 // One probe with `driver`: the version, then the GPUs in this process if CUDA is initialised
 // here, else in a child.
