@@ -7,22 +7,6 @@ namespace kernelhub::client::url {
 
 namespace {
 
-std::string quote(std::string_view text, bool keep_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || (keep_slash && c == '/')) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0xf]);
-    }
-  }
-  return out;
-}
-
 struct Parts {
   std::string scheme;     // lower-case, without "://"
   std::string authority;  // host[:port] as written
@@ -80,9 +64,6 @@ std::string remove_dots(const std::string& path_and_query) {
 }
 
 }  // namespace
-
-std::string quote_segment(std::string_view text) { return quote(text, false); }
-std::string quote_path(std::string_view text) { return quote(text, true); }
 
 std::string origin(std::string_view text) {
   Parts p = split(text);

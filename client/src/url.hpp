@@ -1,16 +1,12 @@
-// URL helpers for Hub requests: percent-encoding as huggingface_hub does it, the origin
-// (scheme://host:port) of a URL, and RFC 3986 reference resolution for Location headers.
+// URL helpers for Hub requests: the origin (scheme://host:port) of a URL, and RFC 3986 reference
+// resolution for Location headers. Path parts are quoted with base's percent_encode
+// (percent_encoding.hpp).
 #pragma once
 
 #include <string>
 #include <string_view>
 
 namespace kernelhub::client::url {
-
-// Percent-encodes everything but A-Za-z0-9-._~ (a revision in a path: `/` -> %2F).
-std::string quote_segment(std::string_view text);
-// Same, but keeps `/` (a file path in /resolve/).
-std::string quote_path(std::string_view text);
 
 // "http://127.0.0.1:8080" for "http://127.0.0.1:8080/a/b?c"; lower-cased scheme and host,
 // default port made explicit, so two spellings of one origin compare equal.

@@ -228,7 +228,7 @@ Result<client::Settings> settings_for(const GetKernelOptions& options, const Env
 Result<VariantDecisions> decisions_from_hub(const client::HubClient& hub, const client::RepoId& repo,
                                             const GetKernelOptions& options, const resolver::Environment& environment,
                                             const resolver::SelectOptions& select_options) {
-  constexpr auto kType = client::RepoType::kKernel;
+  constexpr auto kType = RepoType::kKernel;
 
   VariantDecisions out;
   if (options.revision) {
@@ -374,11 +374,11 @@ Result<FetchedVariant> fetch_hub_variant(const client::RepoId& repo, const GetKe
   // A pinned commit already in the cache was trusted when it was downloaded, and is immutable:
   // it loads with no request at all. Anything else is checked before a byte is downloaded.
   auto snapshot = resolved.revision == resolved.commit
-                      ? cache.download_variant(repo, client::RepoType::kKernel, resolved.commit, name)
+                      ? cache.download_variant(repo, RepoType::kKernel, resolved.commit, name)
                       : Result<client::Snapshot>(unexpected(ErrorCode::kOfflineMiss, "not pinned"));
   if (!snapshot) {
     KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, options.trust_remote_code, options.trusted_repos, env));
-    snapshot = hub.download_variant(repo, client::RepoType::kKernel, resolved.commit, name);
+    snapshot = hub.download_variant(repo, RepoType::kKernel, resolved.commit, name);
     if (!snapshot) return unexpected(snapshot.error());
   }
   timings.download = snapshot->seconds;
@@ -392,7 +392,7 @@ Result<FetchedVariant> fetch_hub_variant(const client::RepoId& repo, const GetKe
   if (locked_hash != nullptr) {
     // The listing the download used is cached by now (trees/<commit>.json): no request.
     const auto verify_start = std::chrono::steady_clock::now();
-    KH_ASSIGN_OR_RETURN(client::RepoTree tree, cache.tree(repo, client::RepoType::kKernel, resolved.commit));
+    KH_ASSIGN_OR_RETURN(client::RepoTree tree, cache.tree(repo, RepoType::kKernel, resolved.commit));
     auto checked = verify_variant_lock(snapshot->path, tree, name, *locked_hash, &digests);
     if (!checked) return unexpected(checked.error().with_context("locked load of `" + repo.to_string() + "`"));
     timings.verify = seconds_since(verify_start);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "kernelhub/base/base64.hpp"
 #include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/sha256.hpp"
 
@@ -101,7 +102,7 @@ Result<std::map<std::string, std::string>> compute_digest(const std::filesystem:
     const auto rel = it->path().lexically_relative(variant_dir);
     if (excluded_from_digest(rel)) continue;
     KH_ASSIGN_OR_RETURN(Sha256Digest digest, sha256_file(it->path(), digests));
-    out[rel.generic_string()] = to_base64(digest);
+    out[rel.generic_string()] = base64_encode(digest);
   }
   return out;
 }

@@ -91,10 +91,10 @@ int run(std::span<const std::string> args) {
     version = parse_int(*text);
     if (!version) return usage("--version needs a non-negative integer, got `" + *text + "`");
   }
-  client::RepoType type = client::RepoType::kKernel;
+  RepoType type = RepoType::kKernel;
   if (auto text = parsed.option("--repo-type")) {
     if (*text == "model") {
-      type = client::RepoType::kModel;
+      type = RepoType::kModel;
     } else if (*text != "kernel") {
       return usage("--repo-type must be kernel or model, got `" + *text + "`");
     }
@@ -183,7 +183,7 @@ int run(std::span<const std::string> args) {
       variants.push_back(
           {{"name", v.name}, {"files", v.files.size()}, {"preflight", v.preflight}, {"digest_added", v.digest_added}});
     }
-    nlohmann::json out = {{"repo", repo->to_string()},   {"repo_type", std::string(client::to_string(type))},
+    nlohmann::json out = {{"repo", repo->to_string()},   {"repo_type", std::string(to_string(type))},
                           {"branch", report->branch},    {"dry_run", dry_run},
                           {"variants", variants},        {"files", files},
                           {"bytes", report->bytes_total}};

@@ -74,7 +74,7 @@ int run_download(std::span<const std::string> args) {
   if (!settings) return fail(settings.error(), json);
   const client::HubClient hub(*settings);
   const auto started = std::chrono::steady_clock::now();
-  const auto type = client::RepoType::kKernel;
+  const auto type = RepoType::kKernel;
 
   auto commit = hub.resolve_revision(*repo, type, revision);
   if (!commit) return fail(commit.error(), json);

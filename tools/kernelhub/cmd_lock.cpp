@@ -6,7 +6,7 @@
 #include "arguments.hpp"
 #include "command.hpp"
 #include "error_json.hpp"
-#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/lockfile.hpp"
 
@@ -73,12 +73,12 @@ int run_lock(std::span<const std::string> args) {
   const auto hashes_path = project / kLockHashesFileName;
   std::vector<std::filesystem::path> written{lock_path};
   if (auto ok =
-          client::write_file_atomic(lock_path, lock->to_json(legacy ? LockFormat::kLegacy : LockFormat::kKernels));
+          write_file_atomic(lock_path, lock->to_json(legacy ? LockFormat::kLegacy : LockFormat::kKernels));
       !ok) {
     return fail(ok.error());
   }
   if (!legacy) {
-    if (auto ok = client::write_file_atomic(hashes_path, lock->to_json(LockFormat::kLegacy)); !ok)
+    if (auto ok = write_file_atomic(hashes_path, lock->to_json(LockFormat::kLegacy)); !ok)
       return fail(ok.error());
     written.push_back(hashes_path);
   } else {

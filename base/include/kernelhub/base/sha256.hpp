@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "kernelhub/base/hex.hpp"  // to_hex(digest), which most users of a digest want
 #include "kernelhub/base/result.hpp"
 
 namespace kernelhub {
@@ -46,11 +47,5 @@ struct FileHash {
 // Hashes a file in 1 MiB chunks. Errors: kNotFound, kIo.
 Result<FileHash> hash_file(const std::filesystem::path& path);
 Result<Sha256Digest> sha256_file(const std::filesystem::path& path);
-
-std::string to_hex(const Sha256Digest& digest);
-// Whether `text` is exactly `length` lower-case hex digits, as to_hex writes them (64 for sha256,
-// 40 for a git sha1 or commit id).
-bool is_lower_hex(std::string_view text, std::size_t length);
-std::string to_base64(const Sha256Digest& digest);
 
 }  // namespace kernelhub
