@@ -284,7 +284,12 @@ class BlobDownload final : public Workload {
                                                what_for(j).describe() + ", last at `" + url::redact(j.url) + "`"});
         return;
       }
-      j.url = url::resolve(j.url, *location);
+      auto next = url::resolve(j.url, *location);
+      if (!next) {
+        fail(j, next.error().with_context(what_for(j).describe()));
+        return;
+      }
+      j.url = std::move(*next);
       return;  // ready now; the token goes along only if it points at the Hub's origin
     }
     if (status == 200 || status == 206) {

@@ -127,7 +127,7 @@ struct Call {
                                                      " without a Location from `" + url::redact(target) + "` for " +
                                                      what.describe());
         }
-        target = url::resolve(target, *location);
+        KH_ASSIGN_OR_RETURN(target, url::resolve(target, *location));
         continue;
       }
       if (response.status >= 300) {
@@ -287,7 +287,7 @@ Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::s
     std::move(files->begin(), files->end(), std::back_inserter(tree.files));
     auto next = next_link(head);
     if (!next) break;
-    target = url::resolve(target, *next);
+    KH_ASSIGN_OR_RETURN(target, url::resolve(target, *next));
   }
   std::sort(tree.files.begin(), tree.files.end(),
             [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
@@ -388,7 +388,7 @@ Result<FileMetadata> head_impl(Call& call, const RepoId& repo, RepoType type, st
     if (redirect) {
       const std::string* next = response.header("location");
       if (!next) return unexpected(ErrorCode::kNetwork, "HTTP redirect without Location for " + what.describe());
-      location = url::resolve(target, *next);
+      KH_ASSIGN_OR_RETURN(location, url::resolve(target, *next));
       const std::string next_origin = url::origin(location);
       if (next_origin == url::origin(target) || next_origin == hub_origin) {
         target = location;  // relative or same host (renamed repo, resolve-cache): follow

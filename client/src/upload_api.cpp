@@ -141,7 +141,7 @@ Result<RepoTree> HubUploader::list_files(const RepoId& repo, RepoType type, cons
     std::move(files->begin(), files->end(), std::back_inserter(tree.files));
     auto next = next_page(answer.response);
     if (!next) break;
-    target = url::resolve(target, *next);
+    KH_ASSIGN_OR_RETURN(target, url::resolve(target, *next));
   }
   std::sort(tree.files.begin(), tree.files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
   return tree;
