@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "evp_digest.hpp"
+#include "file_chunks.hpp"
 #include "kernelhub/base/unique_file.hpp"
 
 namespace kernelhub::detail {

@@ -1,6 +1,6 @@
 #include "kernelhub/base/git_blob_sha1.hpp"
 
-#include "evp_digest.hpp"
+#include "file_chunks.hpp"
 
 namespace kernelhub {
 

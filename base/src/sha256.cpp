@@ -1,27 +1,12 @@
 #include "kernelhub/base/sha256.hpp"
 
-#include "evp_digest.hpp"
+#include "file_chunks.hpp"
 
 namespace kernelhub {
 
-struct Sha256::Context {
-  detail::EvpDigest digest{EVP_sha256()};
-};
-
-Sha256::Sha256() : context_(std::make_unique<Context>()) {}
-Sha256::~Sha256() = default;
-Sha256::Sha256(Sha256&&) noexcept = default;
-Sha256& Sha256::operator=(Sha256&&) noexcept = default;
-
-void Sha256::update(const void* data, std::size_t size) {
-  context_->digest.update(data, size);
-}
-
 Sha256Digest Sha256::finish() {
-  std::uint8_t out[EVP_MAX_MD_SIZE];
-  context_->digest.finish(out);
   Sha256Digest digest{};
-  std::copy_n(out, digest.size(), digest.begin());
+  finish_into(digest.data());
   return digest;
 }
 

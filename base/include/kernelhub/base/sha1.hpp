@@ -4,28 +4,18 @@
 // Thread safety: free functions; a Sha1 object is used by one thread at a time.
 #pragma once
 
-#include <cstddef>
-#include <memory>
 #include <string>
 #include <string_view>
 
+#include "kernelhub/base/streamed_digest.hpp"
+
 namespace kernelhub {
 
-class Sha1 {
+class Sha1 : public StreamedDigest {
  public:
-  Sha1();
-  ~Sha1();
-  Sha1(Sha1&&) noexcept;
-  Sha1& operator=(Sha1&&) noexcept;
-
-  void update(const void* data, std::size_t size);
-  void update(std::string_view bytes) { update(bytes.data(), bytes.size()); }
+  Sha1() : StreamedDigest(Algorithm::kSha1) {}
   // 40 lower-case hex characters.
   std::string finish_hex();
-
- private:
-  struct Context;
-  std::unique_ptr<Context> context_;
 };
 
 std::string sha1_hex(std::string_view bytes);

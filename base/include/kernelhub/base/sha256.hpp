@@ -8,31 +8,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <memory>
 #include <string>
 #include <string_view>
 
 #include "kernelhub/base/hex.hpp"  // to_hex(digest), which most users of a digest want
 #include "kernelhub/base/result.hpp"
+#include "kernelhub/base/streamed_digest.hpp"
 
 namespace kernelhub {
 
 using Sha256Digest = std::array<std::uint8_t, 32>;
 
-class Sha256 {
+class Sha256 : public StreamedDigest {
  public:
-  Sha256();
-  ~Sha256();
-  Sha256(Sha256&&) noexcept;
-  Sha256& operator=(Sha256&&) noexcept;
-
-  void update(const void* data, std::size_t size);
-  void update(std::string_view bytes) { update(bytes.data(), bytes.size()); }
+  Sha256() : StreamedDigest(Algorithm::kSha256) {}
   Sha256Digest finish();
-
- private:
-  struct Context;
-  std::unique_ptr<Context> context_;
 };
 
 Sha256Digest sha256(std::string_view bytes);
