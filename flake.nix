@@ -47,7 +47,7 @@
             version = "0.1.0";
             src = pkgs.lib.cleanSource ./.;
             nativeBuildInputs = [ pkgs.cmake pkgs.ninja pkgs.pkg-config pkgs.python3 ];
-            buildInputs = [ pkgs.curl pkgs.openssl pkgs.nlohmann_json pkgs.httplib pkgs.catch2 torch ];
+            buildInputs = [ pkgs.curl pkgs.openssl pkgs.nlohmann_json pkgs.httplib pkgs.tomlplusplus pkgs.cli11 pkgs.catch2 torch ];
             cmakeFlags = [
               "-DKERNELHUB_DEVELOPER=OFF"
               "-DKERNELHUB_BUILD_KERNELS=OFF" # the kernels come from kernel-builder above

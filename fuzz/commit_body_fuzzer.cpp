@@ -8,8 +8,8 @@
 #include <set>
 #include <string_view>
 
+#include "digest_text.hpp"
 #include "fuzz_require.hpp"
-#include "git_hash.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/server/repo_path.hpp"
 #include "upload_requests.hpp"

@@ -51,11 +51,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   require(!error.message.empty());
   (void)is_retriable_status(response.status);
   if (const std::string* location = response.header("location")) {
-    const std::string target = url::resolve(request_url, *location);
-    (void)url::origin(target);
-    const std::string redacted = url::redact(target);
-    const std::size_t query = redacted.find('?');
-    require(query == std::string::npos || redacted.substr(query) == "?…");
+    if (const auto target = url::resolve(request_url, *location)) {
+      (void)url::origin(*target);
+      const std::string redacted = url::redact(*target);
+      const std::size_t query = redacted.find('?');
+      require(query == std::string::npos || redacted.substr(query) == "?…");
+    }
   }
   return 0;
 }

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "digest_text.hpp"
 #include "fuzz_require.hpp"
-#include "git_hash.hpp"
 #include "kernelhub/server/repo_path.hpp"
 #include "upload_requests.hpp"
 

@@ -17,6 +17,7 @@ cd "$root"
 apt_packages=(
   build-essential cmake ninja-build pkg-config git
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev catch2 libcpp-httplib-dev
+  libtomlplusplus-dev libcli11-dev
   python3-venv
   nix-bin  # evaluates the Nix build matrix (nix/) in the tests, without network
 )

@@ -13,8 +13,9 @@
 
 #include "file_lock.hpp"
 #include "hash_pipeline.hpp"
+#include "kernelhub/base/atomic_file.hpp"
+#include "kernelhub/base/git_blob_sha1.hpp"
 #include "kernelhub/base/sha256.hpp"
-#include "kernelhub/client/git_blob_sha1.hpp"
 #include "url.hpp"
 
 namespace kernelhub::client {
@@ -278,7 +279,12 @@ class BlobDownload final : public Workload {
                                                what_for(j).describe() + ", last at `" + url::redact(j.url) + "`"});
         return;
       }
-      j.url = url::resolve(j.url, *location);
+      auto next = url::resolve(j.url, *location);
+      if (!next) {
+        fail(j, next.error().with_context(what_for(j).describe()));
+        return;
+      }
+      j.url = std::move(*next);
       return;  // ready now; the token goes along only if it points at the Hub's origin
     }
     if (status == 200 || status == 206) {
@@ -415,14 +421,12 @@ class BlobDownload final : public Workload {
     ::close(j.fd);
     j.fd = -1;
     const std::filesystem::path blob = layout_.blob_path(j.spec.etag);
-    if (::rename(j.temp.c_str(), blob.c_str()) != 0) {
-      const int saved = errno;
-      ::unlink(j.temp.c_str());
-      j.temp.clear();
-      fail(j, os_error("cannot publish `" + blob.string() + "`", saved));
+    const Status published = rename_into_place(j.temp, blob);  // removes the temp file on failure
+    j.temp.clear();
+    if (!published) {
+      fail(j, published.error());
       return;
     }
-    j.temp.clear();
     report_.sha256.insert_or_assign(blob, FileHash{sha256, j.spec.size});
     publish_link(j);
   }

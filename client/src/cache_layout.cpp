@@ -8,8 +8,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
-#include <random>
 
+#include "kernelhub/base/atomic_file.hpp"
+#include "kernelhub/base/random_name.hpp"
 #include "kernelhub/base/sha256.hpp"
 
 namespace kernelhub::client {
@@ -17,16 +18,6 @@ namespace kernelhub::client {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string_view type_prefix(RepoType type) {
-  switch (type) {
-    case RepoType::kModel: return "models";
-    case RepoType::kDataset: return "datasets";
-    case RepoType::kSpace: return "spaces";
-    case RepoType::kKernel: return "kernels";
-  }
-  return "models";
-}
 
 void collect_refs(const fs::path& dir, const std::string& prefix, std::vector<std::string>& out) {
   std::error_code ec;
@@ -42,31 +33,23 @@ void collect_refs(const fs::path& dir, const std::string& prefix, std::vector<st
 
 }  // namespace
 
-std::string random_hex8() {
-  thread_local std::mt19937_64 engine{std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32)};
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::uint64_t bits = engine();
-  std::string out(8, '0');
-  for (char& c : out) {
-    c = kHex[bits & 0xf];
-    bits >>= 4;
-  }
-  return out;
+bool is_commit_hash(std::string_view text) {
+  return is_lower_hex(text, 40);
 }
 
-bool is_commit_hash(std::string_view text) { return is_lower_hex(text, 40); }
-
 CacheLayout::CacheLayout(fs::path cache_root, RepoType type, RepoId repo)
-    : root_(std::move(cache_root)), type_(type), repo_(std::move(repo)),
+    : root_(std::move(cache_root)),
+      type_(type),
+      repo_(std::move(repo)),
       repo_dir_(root_ / repo_folder_name(type_, repo_)) {}
 
 std::string CacheLayout::repo_folder_name(RepoType type, const RepoId& repo) {
-  return std::string(type_prefix(type)) + "--" + repo.org + "--" + repo.name;
+  return std::string(api_segment(type)) + "--" + repo.org + "--" + repo.name;
 }
 
 Result<CacheLayout::Parsed> CacheLayout::parse_repo_folder(std::string_view folder) {
-  for (RepoType type : {RepoType::kModel, RepoType::kDataset, RepoType::kSpace, RepoType::kKernel}) {
-    const std::string prefix = std::string(type_prefix(type)) + "--";
+  for (RepoType type : kAllRepoTypes) {
+    const std::string prefix = std::string(api_segment(type)) + "--";
     if (!folder.starts_with(prefix)) continue;
     const std::string_view rest = folder.substr(prefix.size());
     const auto sep = rest.find("--");
@@ -102,10 +85,12 @@ std::string CacheLayout::blob_link_target(std::string_view path_in_repo, std::st
   return target + "blobs/" + std::string(etag);
 }
 
-fs::path CacheLayout::blob_path(std::string_view etag) const { return blobs_dir() / std::string(etag); }
+fs::path CacheLayout::blob_path(std::string_view etag) const {
+  return blobs_dir() / std::string(etag);
+}
 
 fs::path CacheLayout::incomplete_path(std::string_view etag) const {
-  return blobs_dir() / (std::string(etag) + "." + random_hex8() + ".incomplete");
+  return blobs_dir() / (std::string(etag) + "." + random_hex(4) + ".incomplete");
 }
 
 fs::path CacheLayout::snapshot_dir(std::string_view commit) const {
@@ -116,7 +101,9 @@ fs::path CacheLayout::snapshot_path(std::string_view commit, std::string_view pa
   return snapshot_dir(commit) / std::string(path);
 }
 
-fs::path CacheLayout::ref_path(std::string_view revision) const { return repo_dir_ / "refs" / std::string(revision); }
+fs::path CacheLayout::ref_path(std::string_view revision) const {
+  return repo_dir_ / "refs" / std::string(revision);
+}
 
 fs::path CacheLayout::no_exist_path(std::string_view commit, std::string_view path) const {
   return repo_dir_ / ".no_exist" / std::string(commit) / std::string(path);
@@ -143,34 +130,6 @@ std::optional<std::string> CacheLayout::read_ref(std::string_view revision) cons
   return commit;
 }
 
-Status write_file_atomic(const fs::path& path, std::string_view content, bool sync) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  const fs::path temp = path.string() + "." + random_hex8() + ".tmp";
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return unexpected(os_error("cannot create `" + temp.string() + "`", errno));
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int saved = errno;
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return unexpected(os_error("cannot write `" + temp.string() + "`", saved));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (sync) ::fdatasync(fd);
-  ::close(fd);
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int saved = errno;
-    ::unlink(temp.c_str());
-    return unexpected(os_error("cannot rename to `" + path.string() + "`", saved));
-  }
-  return {};
-}
-
 Status CacheLayout::write_ref(std::string_view revision, std::string_view commit) const {
   if (!is_safe_revision(revision)) {
     return unexpected(ErrorCode::kInvalidArgument, "revision `" + std::string(revision) + "` cannot be a ref name");
@@ -187,16 +146,11 @@ Status CacheLayout::link_snapshot(std::string_view commit, std::string_view path
   char existing[512];
   const ssize_t n = ::readlink(link.c_str(), existing, sizeof existing);
   if (n > 0 && std::string_view(existing, static_cast<std::size_t>(n)) == target) return {};
-  const fs::path temp = link.string() + "." + random_hex8() + ".tmp";
+  const fs::path temp = temp_path_beside(link);
   if (::symlink(target.c_str(), temp.c_str()) != 0) {
     return unexpected(os_error("cannot create symlink `" + temp.string() + "`", errno));
   }
-  if (::rename(temp.c_str(), link.c_str()) != 0) {
-    const int saved = errno;
-    ::unlink(temp.c_str());
-    return unexpected(os_error("cannot rename symlink to `" + link.string() + "`", saved));
-  }
-  return {};
+  return rename_into_place(temp, link);
 }
 
 Status CacheLayout::mark_missing(std::string_view commit, std::string_view path) const {

@@ -15,6 +15,9 @@
 #include "blob_download.hpp"
 #include "hub_answers.hpp"
 #include "hub_errors.hpp"
+#include "kernelhub/base/atomic_file.hpp"
+#include "kernelhub/base/percent_encoding.hpp"
+#include "kernelhub/base/read_file.hpp"
 #include "kernelhub/client/cache_layout.hpp"
 #include "kernelhub/client/progress.hpp"
 #include "url.hpp"
@@ -27,20 +30,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kMaxRedirects = 10;
-
-std::string_view url_prefix(RepoType type) {
-  switch (type) {
-    case RepoType::kModel: return "";
-    case RepoType::kDataset: return "datasets/";
-    case RepoType::kSpace: return "spaces/";
-    case RepoType::kKernel: return "kernels/";
-  }
-  return "";
-}
-
-std::string api_segment(RepoType type) {
-  return std::string(to_string(type)) + "s";
-}
 
 std::string repo_label(const RepoId& repo, RepoType type) {
   return std::string(to_string(type)) + " repo `" + repo.to_string() + "`";
@@ -58,21 +47,6 @@ std::string join(const std::vector<std::string>& items, std::string_view none = 
     if (!out.empty()) out += ", ";
     out += "`" + item + "`";
   }
-  return out;
-}
-
-std::optional<std::string> read_small_file(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::string out;
-  char buffer[65536];
-  while (true) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
   return out;
 }
 
@@ -156,7 +130,7 @@ struct Call {
                                                      " without a Location from `" + url::redact(target) + "` for " +
                                                      what.describe());
         }
-        target = url::resolve(target, *location);
+        KH_ASSIGN_OR_RETURN(target, url::resolve(target, *location));
         continue;
       }
       if (response.status >= 300) {
@@ -273,8 +247,8 @@ Result<std::string> resolve_revision_impl(Call& call, const RepoId& repo, RepoTy
     if (auto commit = from_cache()) return *commit;
     return unexpected(offline_miss(layout, "revision `" + std::string(revision) + "` of " + what.repo));
   }
-  const std::string target = call.settings.endpoint + "/api/" + api_segment(type) + "/" + repo.to_string() +
-                             "/revision/" + url::quote_segment(revision);
+  const std::string target = call.settings.endpoint + "/api/" + std::string(api_segment(type)) + "/" +
+                             repo.to_string() + "/revision/" + percent_encode(revision);
   auto body = call.get(target, what);
   if (!body) {
     // Like huggingface_hub: an unreachable Hub falls back to the cache; a clear "no" does not.
@@ -326,7 +300,7 @@ Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::s
   const CacheLayout layout(call.settings.cache_dir(type), type, repo);
   const auto file = layout.tree_path(commit);
   if (auto kept = parsed_trees().find(file)) return *kept;
-  if (auto text = read_small_file(file)) {
+  if (auto text = read_file(file)) {
     auto tree = RepoTree::from_cache_json(commit, *text);
     if (tree) {
       parsed_trees().keep(file, *tree);
@@ -341,8 +315,8 @@ Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::s
   }
   RepoTree tree;
   tree.commit = std::string(commit);
-  std::string target = call.settings.endpoint + "/api/" + api_segment(type) + "/" + repo.to_string() + "/tree/" +
-                       url::quote_segment(commit) + "?recursive=true&expand=false";
+  std::string target = call.settings.endpoint + "/api/" + std::string(api_segment(type)) + "/" + repo.to_string() +
+                       "/tree/" + percent_encode(commit) + "?recursive=true&expand=false";
   for (int page = 0; page < 100000; ++page) {
     Response head;
     KH_ASSIGN_OR_RETURN(std::string body, call.get(target, what, &head));
@@ -351,7 +325,7 @@ Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::s
     std::move(files->begin(), files->end(), std::back_inserter(tree.files));
     auto next = next_link(head);
     if (!next) break;
-    target = url::resolve(target, *next);
+    KH_ASSIGN_OR_RETURN(target, url::resolve(target, *next));
   }
   std::sort(tree.files.begin(), tree.files.end(),
             [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
@@ -384,7 +358,8 @@ Result<std::vector<std::string>> HubClient::list_versions(const RepoId& repo, Re
   } else {
     Call call{settings_, *transport_};
     What what{repo_label(repo, type), "", ""};
-    const std::string target = settings_.endpoint + "/api/" + api_segment(type) + "/" + repo.to_string() + "/refs";
+    const std::string target =
+        settings_.endpoint + "/api/" + std::string(api_segment(type)) + "/" + repo.to_string() + "/refs";
     KH_ASSIGN_OR_RETURN(std::string body, call.get(target, what));
     auto branches = parse_refs_answer(body);
     if (!branches) return unexpected(branches.error().with_context("the refs of " + what.repo));
@@ -434,7 +409,7 @@ Result<FileMetadata> head_impl(Call& call, const RepoId& repo, RepoType type, st
                                std::string_view path) {
   What what{repo_label(repo, type), std::string(revision), std::string(path)};
   std::string target = call.settings.endpoint + "/" + std::string(url_prefix(type)) + repo.to_string() + "/resolve/" +
-                       url::quote_segment(revision) + "/" + url::quote_path(path);
+                       percent_encode(revision) + "/" + percent_encode_path(path);
   const std::string hub_origin = url::origin(call.settings.endpoint);
   for (int hop = 0; hop <= kMaxRedirects; ++hop) {
     Request request;
@@ -451,7 +426,7 @@ Result<FileMetadata> head_impl(Call& call, const RepoId& repo, RepoType type, st
     if (redirect) {
       const std::string* next = response.header("location");
       if (!next) return unexpected(ErrorCode::kNetwork, "HTTP redirect without Location for " + what.describe());
-      location = url::resolve(target, *next);
+      KH_ASSIGN_OR_RETURN(location, url::resolve(target, *next));
       const std::string next_origin = url::origin(location);
       if (next_origin == url::origin(target) || next_origin == hub_origin) {
         target = location;  // relative or same host (renamed repo, resolve-cache): follow
@@ -639,7 +614,7 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
       file.path = e->path;
       return unexpected(offline_miss(layout, file.describe()));
     }
-    jobs.push_back(BlobJob{e->path, e->etag(), e->size, resolve_base + url::quote_path(e->path)});
+    jobs.push_back(BlobJob{e->path, e->etag(), e->size, resolve_base + percent_encode_path(e->path)});
     missing_bytes += e->size;
   }
   if (!jobs.empty()) {

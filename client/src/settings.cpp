@@ -11,16 +11,6 @@
 
 namespace kernelhub::client {
 
-std::string_view to_string(RepoType type) {
-  switch (type) {
-    case RepoType::kModel: return "model";
-    case RepoType::kDataset: return "dataset";
-    case RepoType::kSpace: return "space";
-    case RepoType::kKernel: return "kernel";
-  }
-  return "model";
-}
-
 std::string Token::to_string() const {
   if (value_.size() <= 8) return "***";
   return value_.substr(0, 3) + "…" + value_.substr(value_.size() - 4);

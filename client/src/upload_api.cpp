@@ -5,9 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "hub_answers.hpp"
+#include "kernelhub/base/base64.hpp"
+#include "kernelhub/base/git_blob_sha1.hpp"
+#include "kernelhub/base/percent_encoding.hpp"
+#include "kernelhub/base/read_file.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/base/unique_file.hpp"
-#include "kernelhub/client/git_blob_sha1.hpp"
 #include "kernelhub/client/upload.hpp"
 #include "upload_call.hpp"
 #include "url.hpp"
@@ -114,7 +117,7 @@ Status HubUploader::create_branch(const RepoId& repo, RepoType type, const std::
                                   const std::string& starting_point) const {
   UploadCall call{settings_, *transport_};
   const json body = {{"startingPoint", starting_point}};
-  auto answer = call.api("POST", api_base(settings_, repo, type) + "/branch/" + url::quote_segment(branch), body.dump(),
+  auto answer = call.api("POST", api_base(settings_, repo, type) + "/branch/" + percent_encode(branch), body.dump(),
                          "application/json", "creating branch `" + branch + "` of " + repo_label(repo, type), false,
                          /*accept_409=*/true);
   if (!answer) return unexpected(answer.error());
@@ -126,7 +129,7 @@ Result<RepoTree> HubUploader::list_files(const RepoId& repo, RepoType type, cons
   RepoTree tree;
   tree.commit = commit;
   std::string target =
-      api_base(settings_, repo, type) + "/tree/" + url::quote_segment(commit) + "?recursive=true&expand=false";
+      api_base(settings_, repo, type) + "/tree/" + percent_encode(commit) + "?recursive=true&expand=false";
   while (true) {
     KH_ASSIGN_OR_RETURN(
         auto answer,
@@ -138,7 +141,7 @@ Result<RepoTree> HubUploader::list_files(const RepoId& repo, RepoType type, cons
     std::move(files->begin(), files->end(), std::back_inserter(tree.files));
     auto next = next_page(answer.response);
     if (!next) break;
-    target = url::resolve(target, *next);
+    KH_ASSIGN_OR_RETURN(target, url::resolve(target, *next));
   }
   std::sort(tree.files.begin(), tree.files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
   return tree;
@@ -153,11 +156,11 @@ Result<std::vector<PreuploadAnswer>> HubUploader::preupload(const RepoId& repo, 
     json list = json::array();
     for (std::size_t i = start; i < std::min(files.size(), start + 256); ++i) {
       list.push_back(
-          {{"path", files[i]->path_in_repo}, {"sample", base64(files[i]->sample)}, {"size", files[i]->size}});
+          {{"path", files[i]->path_in_repo}, {"sample", base64_encode(files[i]->sample)}, {"size", files[i]->size}});
     }
     const json body = {{"files", list}};
     KH_ASSIGN_OR_RETURN(auto answer,
-                        call.api("POST", api_base(settings_, repo, type) + "/preupload/" + url::quote_segment(revision),
+                        call.api("POST", api_base(settings_, repo, type) + "/preupload/" + percent_encode(revision),
                                  body.dump(), "application/json", "planning the upload (preupload)", true));
     const json doc = json::parse(answer.body, nullptr, false);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("files") || !doc["files"].is_array()) {
@@ -196,13 +199,14 @@ Result<CommitResult> HubUploader::commit(const RepoId& repo, RepoType type, cons
                   {"size", change.file->size}}}};
         break;
       case CommitChange::Kind::kAddRegular: {
-        KH_ASSIGN_OR_RETURN(std::string content, read_whole_file(change.file->local));
+        KH_ASSIGN_OR_RETURN(std::string content, read_file(change.file->local));
         if (content.size() != change.file->size || git_blob_sha1(content) != change.file->git_sha1) {
           return unexpected(ErrorCode::kIo, "`" + change.file->local.string() +
                                                 "` changed since it was planned; nothing was committed, re-run");
         }
         line = {{"key", "file"},
-                {"value", {{"path", change.file->path_in_repo}, {"content", base64(content)}, {"encoding", "base64"}}}};
+                {"value",
+                 {{"path", change.file->path_in_repo}, {"content", base64_encode(content)}, {"encoding", "base64"}}}};
         break;
       }
       case CommitChange::Kind::kDeleteFile: line = {{"key", "deletedFile"}, {"value", {{"path", change.path}}}}; break;
@@ -211,7 +215,7 @@ Result<CommitResult> HubUploader::commit(const RepoId& repo, RepoType type, cons
   }
   KH_ASSIGN_OR_RETURN(
       auto answer,
-      call.api("POST", api_base(settings_, repo, type) + "/commit/" + url::quote_segment(branch), std::move(body),
+      call.api("POST", api_base(settings_, repo, type) + "/commit/" + percent_encode(branch), std::move(body),
                "application/x-ndjson", "committing to branch `" + branch + "` of " + repo_label(repo, type), false));
   const json doc = json::parse(answer.body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("commitOid") || !doc["commitOid"].is_string()) {

@@ -1,14 +1,9 @@
 #include "upload_call.hpp"
 
-#include <openssl/evp.h>
-
-#include <cerrno>
-
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "hub_errors.hpp"
-#include "kernelhub/base/unique_file.hpp"
 #include "url.hpp"
 
 namespace kernelhub::client {
@@ -124,36 +119,11 @@ std::string repo_label(const RepoId& repo, RepoType type) {
 }
 
 std::string api_base(const Settings& settings, const RepoId& repo, RepoType type) {
-  return settings.endpoint + "/api/" + std::string(to_string(type)) + "s/" + repo.to_string();
+  return settings.endpoint + "/api/" + std::string(api_segment(type)) + "/" + repo.to_string();
 }
 
 std::string web_base(const Settings& settings, const RepoId& repo, RepoType type) {
-  std::string prefix;
-  switch (type) {
-    case RepoType::kModel: break;
-    case RepoType::kDataset: prefix = "datasets/"; break;
-    case RepoType::kSpace: prefix = "spaces/"; break;
-    case RepoType::kKernel: prefix = "kernels/"; break;
-  }
-  return settings.endpoint + "/" + prefix + repo.to_string();
-}
-
-std::string base64(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
-Result<std::string> read_whole_file(const std::filesystem::path& path) {
-  UniqueFile in = open_file(path, "rb");
-  if (!in) return unexpected(os_error("open `" + path.string() + "`", errno));
-  std::string out;
-  char buffer[65536];
-  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, in.get())) out.append(buffer, n);
-  if (std::ferror(in.get())) return unexpected(ErrorCode::kIo, "cannot read `" + path.string() + "`");
-  return out;
+  return settings.endpoint + "/" + std::string(url_prefix(type)) + repo.to_string();
 }
 
 }  // namespace kernelhub::client

@@ -44,7 +44,5 @@ std::string repo_label(const RepoId& repo, RepoType type);
 std::string api_base(const Settings& settings, const RepoId& repo, RepoType type);
 // {endpoint}/{prefix}{org}/{name}: the web URL, and the base of `.git/info/lfs`.
 std::string web_base(const Settings& settings, const RepoId& repo, RepoType type);
-std::string base64(std::string_view bytes);
-Result<std::string> read_whole_file(const std::filesystem::path& path);
 
 }  // namespace kernelhub::client

@@ -1,122 +1,62 @@
 #include "url.hpp"
 
-#include <cctype>
-#include <vector>
+#include <curl/curl.h>
+
+#include <memory>
+#include <optional>
 
 namespace kernelhub::client::url {
 
 namespace {
 
-std::string quote(std::string_view text, bool keep_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || (keep_slash && c == '/')) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0xf]);
-    }
-  }
+using UrlHandle = std::unique_ptr<CURLU, decltype(&curl_url_cleanup)>;
+
+UrlHandle new_handle() {
+  return UrlHandle(curl_url(), &curl_url_cleanup);
+}
+
+// Any scheme is parsed (a hostile Location may name one; the transport refuses non-HTTP ones).
+constexpr unsigned kParseFlags = CURLU_NON_SUPPORT_SCHEME;
+
+bool set_url(CURLU* handle, std::string_view text) {
+  return curl_url_set(handle, CURLUPART_URL, std::string(text).c_str(), kParseFlags) == CURLUE_OK;
+}
+
+std::optional<std::string> part(CURLU* handle, CURLUPart which, unsigned flags = 0) {
+  char* value = nullptr;
+  if (curl_url_get(handle, which, &value, flags) != CURLUE_OK || value == nullptr) return std::nullopt;
+  std::string out(value);
+  curl_free(value);
   return out;
-}
-
-struct Parts {
-  std::string scheme;     // lower-case, without "://"
-  std::string authority;  // host[:port] as written
-  std::string path;       // from the first '/' (may be empty), query included
-};
-
-Parts split(std::string_view url) {
-  Parts p;
-  const auto sep = url.find("://");
-  if (sep == std::string_view::npos) {
-    p.path = std::string(url);
-    return p;
-  }
-  for (char c : url.substr(0, sep)) p.scheme.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  const std::string_view rest = url.substr(sep + 3);
-  const auto slash = rest.find_first_of("/?#");
-  p.authority = std::string(rest.substr(0, slash));
-  if (slash != std::string_view::npos) p.path = std::string(rest.substr(slash));
-  return p;
-}
-
-// Removes "." and ".." segments (RFC 3986 §5.2.4), keeping a query untouched.
-std::string remove_dots(const std::string& path_and_query) {
-  const auto q = path_and_query.find_first_of("?#");
-  const std::string path = path_and_query.substr(0, q);
-  const std::string query = q == std::string::npos ? "" : path_and_query.substr(q);
-  std::string out;
-  std::size_t i = 0;
-  std::vector<std::string> segments;
-  while (i <= path.size()) {
-    auto next = path.find('/', i);
-    if (next == std::string::npos) next = path.size();
-    segments.push_back(path.substr(i, next - i));
-    i = next + 1;
-  }
-  std::vector<std::string> kept;
-  for (std::size_t k = 0; k < segments.size(); ++k) {
-    const std::string& s = segments[k];
-    const bool last = k + 1 == segments.size();
-    if (s == ".") {
-      if (last) kept.emplace_back();
-    } else if (s == "..") {
-      if (kept.size() > 1) kept.pop_back();
-      if (last) kept.emplace_back();
-    } else {
-      kept.push_back(s);
-    }
-  }
-  for (std::size_t k = 0; k < kept.size(); ++k) {
-    if (k > 0) out.push_back('/');
-    out += kept[k];
-  }
-  if (out.empty() || out.front() != '/') out.insert(out.begin(), '/');
-  return out + query;
 }
 
 }  // namespace
 
-std::string quote_segment(std::string_view text) { return quote(text, false); }
-std::string quote_path(std::string_view text) { return quote(text, true); }
-
 std::string origin(std::string_view text) {
-  Parts p = split(text);
-  std::string host = p.authority;
-  const auto at = host.rfind('@');
-  if (at != std::string::npos) host = host.substr(at + 1);
-  for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const bool bracketed = !host.empty() && host.front() == '[';
-  const auto colon = host.rfind(':');
-  const bool has_port = colon != std::string::npos && (!bracketed || colon > host.find(']'));
-  if (!has_port) host += p.scheme == "https" ? ":443" : ":80";
-  return p.scheme + "://" + host;
+  const UrlHandle handle = new_handle();
+  if (!handle || !set_url(handle.get(), text)) return {};
+  const auto scheme = part(handle.get(), CURLUPART_SCHEME);
+  auto host = part(handle.get(), CURLUPART_HOST);
+  const auto port = part(handle.get(), CURLUPART_PORT, CURLU_DEFAULT_PORT);
+  if (!scheme || !host || !port) return {};
+  for (char& c : *host) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return *scheme + "://" + *host + ":" + *port;
 }
 
-std::string resolve(std::string_view base, std::string_view location) {
-  if (location.find("://") != std::string_view::npos) {
-    const auto colon = location.find("://");
-    bool is_scheme = colon > 0;
-    for (char c : location.substr(0, colon)) {
-      if (!std::isalpha(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.') is_scheme = false;
-    }
-    if (is_scheme) return std::string(location);
+Result<std::string> resolve(std::string_view base, std::string_view location) {
+  const UrlHandle handle = new_handle();
+  // Setting a relative reference on a handle that holds a URL resolves it against that URL.
+  std::optional<std::string> resolved;
+  if (handle && set_url(handle.get(), base) && set_url(handle.get(), location)) {
+    resolved = part(handle.get(), CURLUPART_URL);
   }
-  const Parts b = split(base);
-  if (location.starts_with("//")) return b.scheme + ":" + std::string(location);
-  const std::string prefix = b.scheme + "://" + b.authority;
-  if (location.starts_with("/")) return prefix + remove_dots(std::string(location));
-  if (location.starts_with("?")) {
-    return prefix + b.path.substr(0, b.path.find('?')) + std::string(location);
+  if (!resolved) {
+    return unexpected(ErrorCode::kCorruptFile,
+                      "the redirect or link `" + redact(location) + "` from `" + redact(base) + "` is not a URL");
   }
-  std::string dir = b.path.substr(0, b.path.find_first_of("?#"));
-  dir = dir.substr(0, dir.rfind('/') + 1);
-  if (dir.empty()) dir = "/";
-  return prefix + remove_dots(dir + std::string(location));
+  return *resolved;
 }
 
 std::string redact(std::string_view text) {

@@ -1,11 +1,13 @@
-// The kernel dependency list of a project (lockfile.hpp): the one TOML table `kernelhub lock`
-// needs, read line by line. Only what the table may hold is accepted — `"org/name" = 1` or
-// `"org/name" = "revision"` — and anything else in it is an error naming the line, rather than a
-// guess. The rest of the file is skipped (multi-line strings included, so that a line inside one
-// is never taken for a table header).
-#include <fstream>
-#include <sstream>
+// The kernel dependency list of a project (lockfile.hpp): `[tool.kernels.dependencies]` of a
+// pyproject.toml or `[dependencies]` of a kernels.toml, parsed as TOML by toml++. Only what the
+// table may hold is accepted — `"org/name" = 1` or `"org/name" = "revision"` — and anything else
+// is an error naming its line (toml++ keeps the source position of every key), not a guess.
+#include <toml++/toml.h>
 
+#include <algorithm>
+#include <optional>
+
+#include "kernelhub/base/read_file.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/lockfile.hpp"
 
@@ -13,130 +15,134 @@ namespace kernelhub {
 
 namespace {
 
+constexpr std::string_view kHint = ". Write one `\"org/name\" = <major version>` per line";
+constexpr std::int64_t kMaxVersion = 999'999;
+
+// Line `number` (1-based) of `text`, without its line break.
+std::string_view line_of(std::string_view text, std::size_t number) {
+  for (std::size_t i = 1; i < number && !text.empty(); ++i) {
+    const std::size_t end = text.find('\n');
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+  }
+  text = text.substr(0, text.find('\n'));
+  if (text.ends_with('\r')) text.remove_suffix(1);
+  return text;
+}
+
+bool is_bare_key_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+// The key that starts `line`, as written: a quoted key with its quotes, or a bare key.
+std::string_view leading_key(std::string_view line) {
+  line.remove_prefix(std::min(line.find_first_not_of(" \t"), line.size()));
+  if (!line.empty() && (line.front() == '"' || line.front() == '\'')) {
+    for (std::size_t i = 1; i < line.size(); ++i) {
+      if (line[i] == '\\' && line.front() == '"') {
+        ++i;
+      } else if (line[i] == line.front()) {
+        return line.substr(0, i + 1);
+      }
+    }
+    return line;
+  }
+  std::size_t end = 0;
+  while (end < line.size() && is_bare_key_char(line[end])) ++end;
+  return line.substr(0, end);
+}
+
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  s.remove_prefix(std::min(s.find_first_not_of(" \t"), s.size()));
+  s.remove_suffix(s.size() - std::min(s.find_last_not_of(" \t") + 1, s.size()));
   return s;
 }
 
-// Drops a trailing `# comment` that is outside quotes.
-std::string_view strip_comment(std::string_view line) {
-  char quote = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote != 0) {
-      if (c == '\\' && quote == '"') {
-        ++i;
-      } else if (c == quote) {
-        quote = 0;
-      }
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '#') {
-      return line.substr(0, i);
-    }
+// A syntax error that a dependency list invites, said in its terms: an unquoted repo id (a bare
+// key cannot hold `/`), a missing `=`, a repo listed twice. nullopt for any other: toml++'s own
+// description says it better.
+std::optional<std::string> dependency_syntax_problem(const toml::parse_error& error, std::string_view text) {
+  const std::string_view line = line_of(text, error.source().begin.line);
+  const std::string_view key = leading_key(line);
+  const std::string_view after = trim(line.substr(line.find(key) + key.size()));
+  const std::string_view description = error.description();
+  const bool quoted = !key.empty() && (key.front() == '"' || key.front() == '\'');
+  if (!key.empty() && !quoted && after.starts_with('/')) {
+    return "expected a quoted repo id: write \"" + std::string(trim(line.substr(0, line.find('=')))) + "\"";
   }
-  return line;
-}
-
-// `[a.b]` or `[ "a" . b ]` → "a.b"; nullopt when the line is not a table header.
-std::optional<std::string> table_name(std::string_view line) {
-  if (line.size() < 2 || line.front() != '[') return std::nullopt;
-  const bool array = line.size() >= 4 && line.substr(0, 2) == "[[";
-  std::string_view inner = line.substr(array ? 2 : 1);
-  const std::size_t close = inner.find(']');
-  if (close == std::string_view::npos) return std::nullopt;
-  inner = inner.substr(0, close);
-  std::string out;
-  for (const char c : inner) {
-    if (c != ' ' && c != '\t' && c != '"' && c != '\'') out.push_back(c);
-  }
-  return array ? "[" + out + "]" : out;  // arrays of tables never match a table we read
-}
-
-// A quoted string at the front of `s`; advances `s` past it.
-std::optional<std::string> take_quoted(std::string_view& s) {
-  if (s.empty() || (s.front() != '"' && s.front() != '\'')) return std::nullopt;
-  const char quote = s.front();
-  std::string out;
-  for (std::size_t i = 1; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == quote) {
-      s.remove_prefix(i + 1);
-      return out;
-    }
-    if (c == '\\' && quote == '"') return std::nullopt;  // repo ids need no escapes
-    out.push_back(c);
+  if (quoted && description.find("redefine") != std::string_view::npos) return std::string(key) + " is listed twice";
+  if (!key.empty() && description.find("expected '='") != std::string_view::npos) {
+    return "expected `=` after " + std::string(key);
   }
   return std::nullopt;
+}
+
+// Whether the key at `source` was written in quotes (toml++ keeps only its value).
+bool written_quoted(std::string_view text, const toml::source_region& source) {
+  const std::string_view line = line_of(text, source.begin.line);
+  const std::size_t column = source.begin.column - 1;  // 1-based; dependency keys are ASCII
+  return column < line.size() && (line[column] == '"' || line[column] == '\'');
 }
 
 }  // namespace
 
 Result<std::vector<KernelDependency>> read_dependencies(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) return unexpected(ErrorCode::kNotFound, "cannot open `" + file.string() + "`");
+  auto text = read_file(file);
+  if (!text) return unexpected(text.error());
   const bool pyproject = file.filename() == "pyproject.toml";
   const std::string wanted = pyproject ? "tool.kernels.dependencies" : "dependencies";
   const std::string where = "`[" + wanted + "]` of `" + file.string() + "`";
+  auto bad = [&](std::size_t line, const std::string& what) {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      where + ", line " + std::to_string(line) + ": " + what + std::string(kHint));
+  };
+
+  toml::table document;
+  try {
+    document = toml::parse(*text, file.string());
+  } catch (const toml::parse_error& error) {
+    const std::string at =
+        "`" + file.string() + "` is not valid TOML, line " + std::to_string(error.source().begin.line);
+    if (auto problem = dependency_syntax_problem(error, *text)) {
+      return unexpected(ErrorCode::kInvalidArgument, at + ": " + *problem + std::string(kHint));
+    }
+    return unexpected(ErrorCode::kInvalidArgument, at + ", column " + std::to_string(error.source().begin.column) +
+                                                       ": " + std::string(error.description()));
+  }
+  const toml::node* node = document.at_path(wanted).node();
+  if (node == nullptr)
+    return unexpected(ErrorCode::kNotFound, "`" + file.string() + "` has no `[" + wanted + "]` table");
+  const toml::table* table = node->as_table();
+  if (table == nullptr) return bad(node->source().begin.line, "`" + wanted + "` must be a table");
+
+  // In the order written (a toml::table is ordered by key), so the lock lists them that way.
+  std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+  for (const auto& [key, value] : *table) entries.emplace_back(&key, &value);
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    const auto& x = a.first->source().begin;
+    const auto& y = b.first->source().begin;
+    return std::pair(x.line, x.column) < std::pair(y.line, y.column);
+  });
 
   std::vector<KernelDependency> out;
-  bool found = false;
-  bool inside = false;
-  std::string open_multiline;  // the delimiter of a multi-line string being skipped
-  std::string raw;
-  for (int number = 1; std::getline(in, raw); ++number) {
-    std::string_view line = raw;
-    if (!open_multiline.empty()) {
-      if (line.find(open_multiline) != std::string_view::npos) open_multiline.clear();
-      continue;
+  for (const auto& [key, value] : entries) {
+    const std::size_t line = key->source().begin.line;
+    const std::string name(key->str());
+    if (!client::RepoId::parse(name)) {
+      if (!written_quoted(*text, key->source())) return bad(line, "expected a quoted repo id, not `" + name + "`");
+      return bad(line, "\"" + name + "\" is not a repo id (org/name)");
     }
-    line = trim(strip_comment(line));
-    if (line.empty()) continue;
-    if (auto name = table_name(line)) {
-      inside = *name == wanted;
-      found = found || inside;
-      continue;
-    }
-    if (!inside) {
-      for (const char* delimiter : {"\"\"\"", "'''"}) {
-        const std::size_t first = line.find(delimiter);
-        if (first != std::string_view::npos && line.find(delimiter, first + 3) == std::string_view::npos) {
-          open_multiline = delimiter;
-        }
-      }
-      continue;
-    }
-    auto bad = [&](const std::string& what) {
-      return unexpected(ErrorCode::kInvalidArgument, where + ", line " + std::to_string(number) + ": " + what +
-                                                         ". Write one `\"org/name\" = <major version>` per line");
-    };
-    std::string_view rest = line;
-    auto key = take_quoted(rest);
-    if (!key) return bad("expected a quoted repo id");
-    rest = trim(rest);
-    if (rest.empty() || rest.front() != '=') return bad("expected `=` after \"" + *key + "\"");
-    rest = trim(rest.substr(1));
-    if (!client::RepoId::parse(*key)) return bad("\"" + *key + "\" is not a repo id (org/name)");
-    KernelDependency dependency{*key, std::nullopt, std::nullopt};
-    if (auto revision = take_quoted(rest)) {
-      if (!trim(rest).empty() || revision->empty()) return bad("unexpected text after the revision");
-      dependency.revision = std::move(*revision);
+    KernelDependency dependency{name, std::nullopt, std::nullopt};
+    if (const auto* revision = value->as_string()) {
+      if (revision->get().empty()) return bad(line, "the revision of \"" + name + "\" is empty");
+      dependency.revision = revision->get();
+    } else if (const auto* version = value->as_integer();
+               version && version->get() >= 0 && version->get() <= kMaxVersion) {
+      dependency.version = static_cast<int>(version->get());
     } else {
-      int version = 0;
-      if (rest.empty() || rest.size() > 6) return bad("the version of \"" + *key + "\" must be a major version number");
-      for (const char c : rest) {
-        if (c < '0' || c > '9') return bad("the version of \"" + *key + "\" must be a major version number");
-        version = version * 10 + (c - '0');
-      }
-      dependency.version = version;
-    }
-    for (const auto& existing : out) {
-      if (existing.repo_id == dependency.repo_id) return bad("\"" + *key + "\" is listed twice");
+      return bad(line, "the version of \"" + name + "\" must be a major version number");
     }
     out.push_back(std::move(dependency));
   }
-  if (!found) return unexpected(ErrorCode::kNotFound, "`" + file.string() + "` has no `[" + wanted + "]` table");
   return out;
 }
 

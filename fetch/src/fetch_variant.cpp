@@ -16,7 +16,7 @@ namespace kernelhub {
 
 namespace {
 
-constexpr auto kKernelRepo = client::RepoType::kKernel;
+constexpr auto kKernelRepo = RepoType::kKernel;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -8,7 +8,7 @@ Result<LockFile> lock_dependencies(const std::vector<KernelDependency>& dependen
   if (dependencies.empty()) {
     return unexpected(ErrorCode::kInvalidArgument, "there are no kernels to lock; list them as `\"org/name\" = 1`");
   }
-  constexpr auto kType = client::RepoType::kKernel;
+  constexpr auto kType = RepoType::kKernel;
   LockFile out;
   for (const auto& dependency : dependencies) {
     KH_ASSIGN_OR_RETURN(client::RepoId repo, client::RepoId::parse(dependency.repo_id));

@@ -1,12 +1,11 @@
 // The `git_lfs_concat` variant hash of lock files, and the check of a variant directory against
 // it (lockfile.hpp).
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <vector>
 
+#include "kernelhub/base/git_blob_sha1.hpp"
 #include "kernelhub/base/sha256.hpp"
-#include "kernelhub/client/git_blob_sha1.hpp"
 #include "kernelhub/lockfile.hpp"
 
 namespace kernelhub {
@@ -67,23 +66,6 @@ std::string concat_hash(const std::vector<LockedFile>& files) {
     hash.update(hex_to_bytes(file.entry->etag()));
   }
   return "sha256-" + to_hex(hash.finish());
-}
-
-// The git blob sha1 of a file's content, streamed.
-Result<std::string> git_blob_sha1_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return unexpected(ErrorCode::kIo, "cannot read `" + path.string() + "`: " + ec.message());
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected(ErrorCode::kIo, "cannot open `" + path.string() + "`");
-  client::GitBlobSha1 hash(size);
-  std::vector<char> buffer(1 << 20);
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    hash.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
-  }
-  if (in.bad()) return unexpected(ErrorCode::kIo, "cannot read `" + path.string() + "`");
-  return hash.finish_hex();
 }
 
 // The digest a tree entry's content must have, computed from the file on disk.

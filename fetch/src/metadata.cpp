@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "git_url.hpp"
+#include "kernelhub/base/base64.hpp"
 #include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/base/sha512.hpp"
@@ -313,10 +314,10 @@ bool excluded_from_digest(const std::filesystem::path& rel) {
 Result<std::string> hash_base64(const std::filesystem::path& path, DigestAlgorithm algorithm, FileDigests* digests) {
   if (algorithm == DigestAlgorithm::kSha512) {
     KH_ASSIGN_OR_RETURN(Sha512Digest digest, sha512_file(path));
-    return to_base64(digest);
+    return base64_encode(digest);
   }
   KH_ASSIGN_OR_RETURN(Sha256Digest digest, sha256_file(path, digests));
-  return to_base64(digest);
+  return base64_encode(digest);
 }
 
 }  // namespace

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/sha256.hpp"
-#include "kernelhub/client/cache_layout.hpp"
 
 namespace kernelhub {
 
@@ -158,8 +158,8 @@ void VerificationStamps::record(const std::filesystem::path& variant_dir, const 
       ::chmod(state_dir_->c_str(), 0700);  // the user's own: other users may not add stamps
       ::chmod(file->parent_path().c_str(), 0700);
     }
-    (void)client::write_file_atomic(*file, stamp_json(dir, settled));  // best effort: a miss only costs a hash
-    ::chmod(file->c_str(), 0600);
+    // Best effort: a miss only costs a hash.
+    (void)write_file_atomic(*file, stamp_json(dir, settled), {.mode = 0600});
   }
 }
 

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "durable_file.hpp"
+#include "kernelhub/base/read_file.hpp"
 
 namespace kernelhub::server {
 
 Result<AccessPolicy> AccessPolicy::load(const std::filesystem::path& tokens_file) {
-  auto text = read_small_file(tokens_file);
+  auto text = read_file(tokens_file);
   if (!text) return unexpected(text.error().with_context("reading the tokens file"));
   auto policy = parse(*text);
   if (!policy) return unexpected(policy.error().with_context("tokens file `" + tokens_file.string() + "`"));

@@ -3,54 +3,9 @@
 #include <chrono>
 #include <ctime>
 
+#include "kernelhub/base/percent_encoding.hpp"
+
 namespace kernelhub::server {
-namespace {
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-}  // namespace
-
-std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '%') {
-      if (i + 2 >= text.size()) return std::nullopt;
-      const int hi = hex_value(text[i + 1]);
-      const int lo = hex_value(text[i + 2]);
-      if (hi < 0 || lo < 0) return std::nullopt;
-      out.push_back(static_cast<char>(hi * 16 + lo));
-      i += 2;
-    } else if (c == '+' && plus_is_space) {
-      out.push_back(' ');
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
-std::string percent_encode(std::string_view text, bool keep_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
-    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-                            c == '.' || c == '_' || c == '~' || (keep_slash && c == '/');
-    if (unreserved) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
 
 Target split_target(std::string_view target) {
   const std::size_t q = target.find('?');
@@ -89,42 +44,6 @@ std::optional<std::multimap<std::string, std::string>> parse_form(std::string_vi
     if (amp == std::string_view::npos) break;
     text.remove_prefix(amp + 1);
   }
-  return out;
-}
-
-std::optional<std::string> base64_decode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  unsigned int buffer = 0;
-  int bits = 0;
-  std::size_t padding = 0;
-  for (char c : text) {
-    int value;
-    if (c >= 'A' && c <= 'Z')
-      value = c - 'A';
-    else if (c >= 'a' && c <= 'z')
-      value = c - 'a' + 26;
-    else if (c >= '0' && c <= '9')
-      value = c - '0' + 52;
-    else if (c == '+')
-      value = 62;
-    else if (c == '/')
-      value = 63;
-    else if (c == '=') {
-      ++padding;
-      continue;
-    } else {
-      return std::nullopt;
-    }
-    if (padding > 0) return std::nullopt;  // data after padding
-    buffer = (buffer << 6) | static_cast<unsigned int>(value);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
-    }
-  }
-  if (padding > 2 || bits >= 6) return std::nullopt;
   return out;
 }
 

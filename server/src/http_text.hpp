@@ -1,4 +1,5 @@
-// Text helpers for the wire: percent-encoding, query strings, base64, dates.
+// Text helpers for the wire: request targets, query strings, dates, HTML. (Percent-encoding and
+// base64 are base's: kernelhub/base/percent_encoding.hpp, base64.hpp.)
 #pragma once
 
 #include <map>
@@ -8,12 +9,6 @@
 #include <vector>
 
 namespace kernelhub::server {
-
-// Decodes %XX (and `+` as space when `plus_is_space`, for form bodies). nullopt on a malformed
-// escape, so `%2` or `%zz` is a 400 rather than a guess.
-std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space = false);
-// Encodes everything but RFC 3986 unreserved characters (and `/` when keep_slash).
-std::string percent_encode(std::string_view text, bool keep_slash = false);
 
 // Splits a raw request target into its path (still encoded) and query.
 struct Target {
@@ -28,9 +23,6 @@ std::optional<std::vector<std::string>> decode_segments(std::string_view path);
 
 // key=value&key=value (form or query); repeated keys keep every value in order.
 std::optional<std::multimap<std::string, std::string>> parse_form(std::string_view text);
-
-// Strict base64 (RFC 4648, padding optional); nullopt on any other character.
-std::optional<std::string> base64_decode(std::string_view text);
 
 // Current UTC time as 2026-11-20T10:00:00.000Z.
 std::string iso8601_now();

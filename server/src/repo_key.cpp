@@ -2,42 +2,6 @@
 
 namespace kernelhub::server {
 
-std::string_view to_string(RepoType type) {
-  switch (type) {
-    case RepoType::kModel: return "model";
-    case RepoType::kDataset: return "dataset";
-    case RepoType::kSpace: return "space";
-    case RepoType::kKernel: return "kernel";
-  }
-  return "model";
-}
-
-std::optional<RepoType> repo_type_from_name(std::string_view name) {
-  if (name.empty() || name == "model") return RepoType::kModel;
-  if (name == "dataset") return RepoType::kDataset;
-  if (name == "space") return RepoType::kSpace;
-  if (name == "kernel") return RepoType::kKernel;
-  return std::nullopt;
-}
-
-std::optional<RepoType> repo_type_from_api_segment(std::string_view segment) {
-  if (segment == "models") return RepoType::kModel;
-  if (segment == "datasets") return RepoType::kDataset;
-  if (segment == "spaces") return RepoType::kSpace;
-  if (segment == "kernels") return RepoType::kKernel;
-  return std::nullopt;
-}
-
-std::string_view url_prefix(RepoType type) {
-  switch (type) {
-    case RepoType::kModel: return "";
-    case RepoType::kDataset: return "datasets/";
-    case RepoType::kSpace: return "spaces/";
-    case RepoType::kKernel: return "kernels/";
-  }
-  return "";
-}
-
 std::string RepoKey::id() const {
   return ns.empty() ? name : ns + "/" + name;
 }

@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <set>
 
-#include "git_hash.hpp"
+#include "digest_text.hpp"
 #include "http_text.hpp"
+#include "kernelhub/base/percent_encoding.hpp"
+#include "kernelhub/base/sha1.hpp"
 #include "kernelhub/server/repo_path.hpp"
 #include "model_card.hpp"
 #include "request_json.hpp"

@@ -5,8 +5,9 @@
 // and merges are the Hub's web UI and are not served.
 #include <algorithm>
 
-#include "git_hash.hpp"
+#include "digest_text.hpp"
 #include "http_text.hpp"
+#include "kernelhub/base/sha1.hpp"
 #include "request_json.hpp"
 #include "server_impl.hpp"
 #include "upload_requests.hpp"

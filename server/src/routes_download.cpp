@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <charconv>
 
-#include "durable_file.hpp"
-#include "git_hash.hpp"
+#include "digest_text.hpp"
 #include "http_text.hpp"
+#include "kernelhub/base/unique_fd.hpp"
 #include "kernelhub/server/repo_path.hpp"
 #include "server_impl.hpp"
 

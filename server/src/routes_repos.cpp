@@ -6,8 +6,10 @@
 #include <limits>
 #include <set>
 
-#include "git_hash.hpp"
+#include "digest_text.hpp"
 #include "http_text.hpp"
+#include "kernelhub/base/percent_encoding.hpp"
+#include "kernelhub/base/sha1.hpp"
 #include "kernelhub/server/repo_path.hpp"
 #include "request_json.hpp"
 #include "server_impl.hpp"
@@ -79,7 +81,7 @@ void Server::Impl::list_repos(Call& call, RepoType type) {
     out.push_back(std::move(item));
   }
   if (end < visible.size()) {
-    std::string next = public_url + "/api/" + std::string(to_string(type)) + "s?cursor=" + std::to_string(end);
+    std::string next = public_url + "/api/" + std::string(api_segment(type)) + "?cursor=" + std::to_string(end);
     for (const auto& [k, v] : call.query) {
       if (k != "cursor") next += "&" + percent_encode(k) + "=" + percent_encode(v);
     }

@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "durable_file.hpp"
-#include "git_hash.hpp"
+#include "digest_text.hpp"
 #include "http_text.hpp"
+#include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/server/git_patterns.hpp"
 #include "server_impl.hpp"
@@ -199,7 +199,7 @@ void Server::Impl::lfs_upload(Call& call, const httplib::ContentReader& reader, 
   const auto size = parse_u64(call.query_value("size"));
   if (!is_sha256_hex(oid) || !size) return send_error(call.res, 400, "BadRequest", "malformed upload URL");
   if (!check_signature(call, "put:" + oid + ":" + std::to_string(*size))) return;
-  auto temp = TempFile::create(store->tmp_dir());
+  auto temp = TempFile::create_in(store->tmp_dir());
   if (!temp) return send_error(call.res, 500, "InternalError", temp.error().message);
   Sha256 hasher;
   std::uint64_t received = 0;
@@ -231,7 +231,8 @@ void Server::Impl::lfs_upload(Call& call, const httplib::ContentReader& reader, 
         call.res, 400, "LfsOidMismatch",
         "uploaded bytes hash to sha256 " + actual + ", not the announced " + oid + "; nothing was stored");
   }
-  if (auto done = temp->finish(); !done) return send_error(call.res, 500, "InternalError", done.error().message);
+  if (auto done = temp->finish(Durability::kFull); !done)
+    return send_error(call.res, 500, "InternalError", done.error().message);
   if (auto adopted = store->adopt_blob(temp->path(), oid); !adopted) {
     return send_error(call.res, 500, "InternalError", adopted.error().message);
   }
@@ -254,7 +255,7 @@ void Server::Impl::lfs_upload_part(Call& call, const httplib::ContentReader& rea
   const fs::path dir = store->tmp_dir() / ("parts-" + oid);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  auto temp = TempFile::create(store->tmp_dir());
+  auto temp = TempFile::create_in(store->tmp_dir());
   if (!temp) return send_error(call.res, 500, "InternalError", temp.error().message);
   Sha256 hasher;
   std::uint64_t received = 0;
@@ -280,7 +281,7 @@ void Server::Impl::lfs_upload_part(Call& call, const httplib::ContentReader& rea
         "part " + part_text + " must have " + std::to_string(expected) + " bytes, got " + std::to_string(received));
   }
   const std::string etag = to_hex(hasher.finish()).substr(0, 32);
-  if (auto done = temp->commit_to(dir / (std::to_string(*part) + "." + etag)); !done) {
+  if (auto done = temp->commit_to(dir / (std::to_string(*part) + "." + etag), Durability::kFull); !done) {
     return send_error(call.res, 500, "InternalError", done.error().message);
   }
   call.res.set_header("ETag", "\"" + etag + "\"");
@@ -295,7 +296,7 @@ void Server::Impl::lfs_complete(Call& call, const std::string& oid) {
   auto etags = parse_multipart_completion(call.body, (*size + chunk - 1) / chunk);
   if (!etags) return send_error(call.res, 400, "BadRequest", etags.error().message);
   const fs::path dir = store->tmp_dir() / ("parts-" + oid);
-  auto temp = TempFile::create(store->tmp_dir());
+  auto temp = TempFile::create_in(store->tmp_dir());
   if (!temp) return send_error(call.res, 500, "InternalError", temp.error().message);
   Sha256 hasher;
   std::uint64_t total = 0;
@@ -324,7 +325,8 @@ void Server::Impl::lfs_complete(Call& call, const std::string& oid) {
                       "assembled parts have " + std::to_string(total) + " bytes with sha256 " + actual + "; expected " +
                           std::to_string(*size) + " bytes with sha256 " + oid);
   }
-  if (auto done = temp->finish(); !done) return send_error(call.res, 500, "InternalError", done.error().message);
+  if (auto done = temp->finish(Durability::kFull); !done)
+    return send_error(call.res, 500, "InternalError", done.error().message);
   if (auto adopted = store->adopt_blob(temp->path(), oid); !adopted) {
     return send_error(call.res, 500, "InternalError", adopted.error().message);
   }
@@ -335,7 +337,7 @@ void Server::Impl::lfs_complete(Call& call, const std::string& oid) {
 
 std::optional<ParsedCommit> Server::Impl::read_streamed_commit(Call& call, std::vector<StagedBlob>& staged) {
   NdjsonCommitParser parser([&](std::string_view bytes) -> Result<std::string> {
-    KH_ASSIGN_OR_RETURN(TempFile file, TempFile::create(store->tmp_dir()));
+    KH_ASSIGN_OR_RETURN(TempFile file, TempFile::create_in(store->tmp_dir()));
     KH_RETURN_IF_ERROR(file.write(bytes.data(), bytes.size()));
     std::string sha = to_hex(sha256(bytes));
     staged.push_back({std::move(file), sha});
@@ -464,7 +466,7 @@ void Server::Impl::commit(Call& call, const RepoKey& key, const std::string& rev
     const fs::path target = store->blob_path(blob.sha256);
     std::error_code ec;
     fs::create_directories(target.parent_path(), ec);
-    if (auto moved = blob.file.commit_to(target); !moved) {
+    if (auto moved = blob.file.commit_to(target, Durability::kFull); !moved) {
       return send_error(call.res, 500, "InternalError", moved.error().message);
     }
   }

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <ctime>
 
-#include "durable_file.hpp"
-#include "git_hash.hpp"
+#include "digest_text.hpp"
 #include "http_text.hpp"
+#include "kernelhub/base/random_name.hpp"
 #include "kernelhub/server/repo_path.hpp"
 #include "server_impl.hpp"
 
@@ -178,7 +178,7 @@ std::string Server::Impl::repo_url(const RepoKey& key) const {
 }
 
 std::string Server::Impl::api_base(const RepoKey& key) const {
-  return public_url + "/api/" + std::string(to_string(key.type)) + "s/" + key.id();
+  return public_url + "/api/" + std::string(api_segment(key.type)) + "/" + key.id();
 }
 
 std::string Server::Impl::sign(std::string_view message) const {
@@ -419,8 +419,8 @@ void Server::Impl::route(const httplib::Request& req, httplib::Response& res, co
   // Web routes: [{datasets|spaces|kernels}/]{id}/resolve/{rev}/{path} and {id}.git/info/lfs/…
   RepoType type = RepoType::kModel;
   std::size_t off = 0;
-  if (s[0] == "datasets" || s[0] == "spaces" || s[0] == "kernels") {
-    type = *repo_type_from_api_segment(s[0]);
+  if (const auto prefixed = repo_type_from_api_segment(s[0]); prefixed && *prefixed != RepoType::kModel) {
+    type = *prefixed;
     off = 1;
   }
   for (std::size_t width : {std::size_t{2}, std::size_t{1}}) {

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "durable_file.hpp"
+#include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/server/access_policy.hpp"
 #include "kernelhub/server/server.hpp"
 #include "kernelhub/server/store.hpp"

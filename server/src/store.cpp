@@ -5,9 +5,13 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include "durable_file.hpp"
-#include "git_hash.hpp"
+#include "digest_text.hpp"
 #include "http_text.hpp"
+#include "kernelhub/base/atomic_file.hpp"
+#include "kernelhub/base/git_blob_sha1.hpp"
+#include "kernelhub/base/random_name.hpp"
+#include "kernelhub/base/read_file.hpp"
+#include "kernelhub/base/sha1.hpp"
 #include "kernelhub/base/sha256.hpp"
 
 namespace kernelhub::server {
@@ -15,6 +19,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+
+// Note [Durable publish] (store.hpp): staged in tmp/, fsync'ed, renamed, the folder fsync'ed.
+AtomicWrite durable_in(const fs::path& tmp_dir) {
+  return {.durability = Durability::kFull, .staging_dir = tmp_dir};
+}
 
 // The `.gitattributes` the Hub puts in every new repo (its model-repo default), so a fresh repo
 // has a `main` with one commit and LFS decided by pattern, as on the Hub. Kernel repos also
@@ -60,16 +69,6 @@ constexpr std::string_view kKernelGitattributes = "*.so filter=lfs diff=lfs merg
 std::string lfs_pointer(std::string_view sha256, std::uint64_t size) {
   return "version https://git-lfs.github.com/spec/v1\noid sha256:" + std::string(sha256) + "\nsize " +
          std::to_string(size) + "\n";
-}
-
-std::string_view type_dir(RepoType type) {
-  switch (type) {
-    case RepoType::kModel: return "models";
-    case RepoType::kDataset: return "datasets";
-    case RepoType::kSpace: return "spaces";
-    case RepoType::kKernel: return "kernels";
-  }
-  return "models";
 }
 
 json commit_to_json(const Commit& c) {
@@ -162,16 +161,17 @@ Result<std::unique_ptr<Store>> Store::open(const fs::path& root, Options options
   for (const char* sub : {"blobs", "repos", "tmp"}) KH_RETURN_IF_ERROR(make_dirs(absolute / sub));
   // Leftovers of writes interrupted by a crash: never referenced, safe to drop.
   for (const auto& entry : fs::directory_iterator(absolute / "tmp", ec)) fs::remove_all(entry.path(), ec);
-  auto secret = read_small_file(absolute / "secret");
+  auto secret = read_file(absolute / "secret");
   if (secret && secret->size() >= 32) {
     store->secret_ = *secret;
   } else {
     store->secret_ = random_hex(32);
-    KH_RETURN_IF_ERROR(write_file_durably(absolute / "secret", store->secret_, store->tmp_dir()));
-    ::chmod((absolute / "secret").c_str(), 0600);
+    AtomicWrite secret_file = durable_in(store->tmp_dir());
+    secret_file.mode = 0600;
+    KH_RETURN_IF_ERROR(write_file_atomic(absolute / "secret", store->secret_, secret_file));
   }
   KH_RETURN_IF_ERROR(store->load_all());
-  if (auto moved = read_small_file(absolute / "moved.json")) {
+  if (auto moved = read_file(absolute / "moved.json")) {
     const json j = json::parse(*moved, nullptr, false);
     if (!j.is_array()) return unexpected(ErrorCode::kCorruptFile, "`moved.json` under --root is not a JSON list");
     for (const auto& m : j) {
@@ -188,13 +188,13 @@ Result<std::unique_ptr<Store>> Store::open(const fs::path& root, Options options
 }
 
 fs::path Store::repo_dir(const RepoKey& key) const {
-  return root_ / "repos" / std::string(type_dir(key.type)) / (key.ns.empty() ? std::string("-") : key.ns) / key.name;
+  return root_ / "repos" / std::string(api_segment(key.type)) / (key.ns.empty() ? std::string("-") : key.ns) / key.name;
 }
 
 Status Store::load_all() {
   std::error_code ec;
-  for (RepoType type : {RepoType::kModel, RepoType::kDataset, RepoType::kSpace, RepoType::kKernel}) {
-    const fs::path type_root = root_ / "repos" / std::string(type_dir(type));
+  for (RepoType type : kAllRepoTypes) {
+    const fs::path type_root = root_ / "repos" / std::string(api_segment(type));
     if (!fs::is_directory(type_root, ec)) continue;
     for (const auto& ns_entry : fs::directory_iterator(type_root, ec)) {
       if (!ns_entry.is_directory()) continue;
@@ -204,8 +204,8 @@ Status Store::load_all() {
         auto key = parse_repo_key(type, ns.empty() ? repo_entry.path().filename().string()
                                                    : ns + "/" + repo_entry.path().filename().string());
         if (!key) continue;  // not ours
-        auto meta_text = read_small_file(repo_entry.path() / "repo.json");
-        auto refs_text = read_small_file(repo_entry.path() / "refs.json");
+        auto meta_text = read_file(repo_entry.path() / "repo.json");
+        auto refs_text = read_file(repo_entry.path() / "refs.json");
         if (!meta_text || !refs_text) continue;  // a create that crashed before its refs: not a repo
         auto state = std::make_shared<RepoState>();
         state->key = *key;
@@ -240,9 +240,9 @@ void Store::publish(std::shared_ptr<const RepoState> state) {
 Status Store::write_repo_files(const RepoState& state, bool write_meta) {
   const fs::path dir = repo_dir(state.key);
   if (write_meta)
-    KH_RETURN_IF_ERROR(write_file_durably(dir / "repo.json", meta_to_json(state.meta).dump(1), tmp_dir()));
+    KH_RETURN_IF_ERROR(write_file_atomic(dir / "repo.json", meta_to_json(state.meta).dump(1), durable_in(tmp_dir())));
   const json r = {{"branches", state.branches}, {"tags", state.tags}, {"lastModified", state.last_modified}};
-  return write_file_durably(dir / "refs.json", r.dump(1), tmp_dir());
+  return write_file_atomic(dir / "refs.json", r.dump(1), durable_in(tmp_dir()));
 }
 
 Result<std::shared_ptr<const Commit>> Store::write_commit(const RepoKey& key, Commit commit) {
@@ -251,7 +251,7 @@ Result<std::shared_ptr<const Commit>> Store::write_commit(const RepoKey& key, Co
   commit.id = sha1_hex(std::string(to_string(key.type)) + ":" + key.id() + "\n" + j.dump());
   const fs::path dir = repo_dir(key) / "commits";
   KH_RETURN_IF_ERROR(make_dirs(dir));
-  KH_RETURN_IF_ERROR(write_file_durably(dir / (commit.id + ".json"), j.dump(1), tmp_dir()));
+  KH_RETURN_IF_ERROR(write_file_atomic(dir / (commit.id + ".json"), j.dump(1), durable_in(tmp_dir())));
   auto shared = std::make_shared<const Commit>(std::move(commit));
   std::lock_guard lock(commits_mutex_);
   commits_[repo_dir(key).string() + "@" + shared->id] = shared;
@@ -272,7 +272,7 @@ Status Store::write_moved() {
       out.push_back({{"type", std::string(to_string(from.type))}, {"from", from.id()}, {"to", to.id()}});
     }
   }
-  return write_file_durably(root_ / "moved.json", out.dump(1), tmp_dir());
+  return write_file_atomic(root_ / "moved.json", out.dump(1), durable_in(tmp_dir()));
 }
 
 std::optional<RepoKey> Store::moved_to(const RepoKey& key) const {
@@ -403,7 +403,7 @@ Result<std::shared_ptr<const Commit>> Store::commit(const RepoKey& key, std::str
   if (commit_id.size() != 40 || !is_hex(commit_id)) {
     return unexpected(ErrorCode::kNotFound, "no commit `" + std::string(commit_id) + "`");
   }
-  auto text = read_small_file(repo_dir(key) / "commits" / (std::string(commit_id) + ".json"));
+  auto text = read_file(repo_dir(key) / "commits" / (std::string(commit_id) + ".json"));
   if (!text) return unexpected(text.error());
   KH_ASSIGN_OR_RETURN(Commit c, commit_from_json(*text, std::string(commit_id)));
   auto shared = std::make_shared<const Commit>(std::move(c));
@@ -637,17 +637,14 @@ Result<std::string> Store::put_blob(std::string_view bytes) {
   const std::string sha = to_hex(sha256(bytes));
   if (blob_size(sha)) return sha;
   KH_RETURN_IF_ERROR(make_dirs(blob_path(sha).parent_path()));
-  KH_RETURN_IF_ERROR(write_file_durably(blob_path(sha), bytes, tmp_dir()));
+  KH_RETURN_IF_ERROR(write_file_atomic(blob_path(sha), bytes, durable_in(tmp_dir())));
   return sha;
 }
 
 Status Store::adopt_blob(const fs::path& temp_file, std::string_view sha256) {
   const fs::path target = blob_path(sha256);
   KH_RETURN_IF_ERROR(make_dirs(target.parent_path()));
-  if (::rename(temp_file.c_str(), target.c_str()) != 0) {
-    return unexpected(os_error("cannot move upload into `" + target.string() + "`", errno));
-  }
-  return fsync_directory(target.parent_path());
+  return rename_into_place(temp_file, target, Durability::kFull);
 }
 
 Result<std::string> Store::read_blob(std::string_view sha256, std::uint64_t max_bytes) const {
@@ -658,13 +655,12 @@ Result<std::string> Store::read_blob(std::string_view sha256, std::uint64_t max_
                                                        " bytes, more than the " + std::to_string(max_bytes) +
                                                        " read here");
   }
-  return read_small_file(blob_path(sha256));
+  return read_file(blob_path(sha256));
 }
 
 Result<std::string> Store::git_sha1_of_blob(std::string_view sha256) const {
-  const auto size = blob_size(sha256);
-  if (!size) return unexpected(ErrorCode::kNotFound, "no blob `" + std::string(sha256) + "`");
-  return git_blob_sha1_file(blob_path(sha256), *size);
+  if (!blob_size(sha256)) return unexpected(ErrorCode::kNotFound, "no blob `" + std::string(sha256) + "`");
+  return git_blob_sha1_file(blob_path(sha256));
 }
 
 }  // namespace kernelhub::server

@@ -2,8 +2,9 @@
 
 #include <set>
 
-#include "git_hash.hpp"
+#include "digest_text.hpp"
 #include "http_text.hpp"
+#include "kernelhub/base/base64.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/server/repo_path.hpp"
 #include "request_json.hpp"
@@ -49,7 +50,7 @@ Result<PendingChange> parse_change(const std::string& kind, const json& value) {
     if (!value.contains("content") || !value["content"].is_string()) return bad("needs a string `content`");
     const std::string encoding = value.contains("encoding") ? string_field(value, "encoding") : "base64";
     if (encoding != "base64") return bad("unsupported encoding `" + encoding + "`; use base64");
-    auto bytes = base64_decode(value["content"].get<std::string>());
+    auto bytes = base64_decode_lenient(value["content"].get<std::string>());
     if (!bytes) return bad("`content` of `" + path + "` is not valid base64");
     change.op = CommitOperation{CommitOperation::Kind::kAddBlob, path, to_hex(sha256(*bytes)), false, bytes->size()};
     change.inline_content = std::move(*bytes);
@@ -250,7 +251,7 @@ Result<PreuploadRequest> parse_preupload(std::string_view body) {
     if (!size) return invalid("`size` of `" + file.path + "` must be a non-negative integer");
     file.size = *size;
     if (f.contains("sample") && f["sample"].is_string()) {
-      auto decoded = base64_decode(f["sample"].get<std::string>());
+      auto decoded = base64_decode_lenient(f["sample"].get<std::string>());
       if (!decoded) return invalid("`sample` of `" + file.path + "` is not valid base64");
       file.sample = std::move(*decoded);
     }

@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
-#include "base64.hpp"
+#include "kernelhub/base/atomic_file.hpp"
+#include "kernelhub/base/base64.hpp"
+#include "kernelhub/base/read_file.hpp"
 #include "kernelhub/base/sha256.hpp"
 
 namespace kernelhub::signing {
@@ -62,11 +62,9 @@ Result<std::string> read_small_file(const std::filesystem::path& path, std::stri
     return unexpected(ErrorCode::kInvalidArgument, std::string(what) + " `" + path.string() + "` is " +
                                                        std::to_string(size) + " bytes; a key file is a few hundred");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected(os_error("cannot open " + std::string(what) + " `" + path.string() + "`", errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  auto text = read_file(path);
+  if (!text) return unexpected(text.error().with_context("reading " + std::string(what) + " `" + path.string() + "`"));
+  return text;
 }
 
 template <typename T>
@@ -240,32 +238,22 @@ std::string PrivateKey::sign(std::string_view message) const {
 // ---- files ----
 
 Status write_new_file(const std::filesystem::path& path, std::string_view text, unsigned mode) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-  if (fd < 0) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode));
+  if (!fd) {
     if (errno == EEXIST) {
       return unexpected(ErrorCode::kInvalidArgument,
                         "`" + path.string() + "` already exists; choose another path or remove it first");
     }
     return unexpected(os_error("cannot create `" + path.string() + "`", errno));
   }
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int saved = errno;
-      ::close(fd);
-      std::filesystem::remove(path);
-      return unexpected(os_error("cannot write `" + path.string() + "`", saved));
-    }
-    done += static_cast<std::size_t>(n);
+  Status written = write_fully(fd.get(), text, path);
+  if (written && ::close(fd.release()) != 0)
+    written = unexpected(os_error("cannot write `" + path.string() + "`", errno));
+  if (!written) {
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);  // leave no partial key behind
   }
-  if (::close(fd) != 0) {
-    const int saved = errno;
-    std::filesystem::remove(path);
-    return unexpected(os_error("cannot write `" + path.string() + "`", saved));
-  }
-  return {};
+  return written;
 }
 
 }  // namespace kernelhub::signing

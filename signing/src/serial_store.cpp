@@ -8,26 +8,13 @@
 #include <charconv>
 #include <string>
 
+#include "kernelhub/base/unique_fd.hpp"
+
 namespace kernelhub::signing {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// A file descriptor that closes itself.
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  ~UniqueFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // Repo and variant are manifest tokens: no whitespace, but they may hold `/`; keep one level.
 std::string file_part(std::string_view text) {

@@ -1,11 +1,8 @@
 #include "kernelhub/signing/sign.hpp"
 
-#include <openssl/rand.h>
-#include <unistd.h>
-
 #include <chrono>
-#include <cstdio>
 
+#include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 #include "kernelhub/signing/variant_files.hpp"
 
@@ -18,23 +15,6 @@ namespace {
 std::uint64_t unix_seconds() {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-}
-
-// Writes `text` next to `path` under a unique name, then renames it over `path`.
-Status replace_file(const fs::path& path, std::string_view text) {
-  unsigned char random[4];
-  RAND_bytes(random, sizeof random);
-  char suffix[16];
-  std::snprintf(suffix, sizeof suffix, ".%02x%02x%02x%02x.tmp", random[0], random[1], random[2], random[3]);
-  const fs::path temp = path.string() + suffix;
-  KH_RETURN_IF_ERROR(write_new_file(temp, text, 0644));
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int saved = errno;
-    std::error_code ec;
-    fs::remove(temp, ec);
-    return unexpected(os_error("cannot rename `" + temp.string() + "` to `" + path.string() + "`", saved));
-  }
-  return {};
 }
 
 }  // namespace
@@ -55,7 +35,7 @@ Result<Manifest> sign_variant(const fs::path& dir, const VariantIdentity& identi
   manifest.files = std::move(listed.files);
   const std::string bytes = manifest.to_bytes();
   const SignatureFile file{key.public_key().key_id(), key.sign(bytes), bytes};
-  KH_RETURN_IF_ERROR(replace_file(dir / kSignatureFileName, file.to_bytes()));
+  KH_RETURN_IF_ERROR(write_file_atomic(dir / kSignatureFileName, file.to_bytes()));
   return manifest;
 }
 

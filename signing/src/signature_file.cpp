@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "base64.hpp"
+#include "kernelhub/base/base64.hpp"
 #include "kernelhub/signing/keys.hpp"
 
 namespace kernelhub::signing {

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "base64.hpp"
+#include "kernelhub/base/base64.hpp"
 
 namespace kernelhub::signing {
 

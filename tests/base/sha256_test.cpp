@@ -4,13 +4,15 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "kernelhub/base/base64.hpp"
+
 namespace kernelhub {
 namespace {
 
 TEST_CASE("sha256 matches the FIPS 180-2 test vectors") {
   CHECK(to_hex(sha256("")) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   CHECK(to_hex(sha256("abc")) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  CHECK(to_base64(sha256("hello\n")) == "WJG1tSLV3whtD/CxEPvZ0hu0/HFjrzTQgoai6Eb2vgM=");
+  CHECK(base64_encode(sha256("hello\n")) == "WJG1tSLV3whtD/CxEPvZ0hu0/HFjrzTQgoai6Eb2vgM=");
 }
 
 TEST_CASE("sha256_file streams a file larger than its buffer and equals the in-memory hash") {

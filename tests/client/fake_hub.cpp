@@ -4,8 +4,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "kernelhub/base/git_blob_sha1.hpp"
 #include "kernelhub/base/sha256.hpp"
-#include "kernelhub/client/git_blob_sha1.hpp"
 
 namespace kernelhub::client::testing {
 

@@ -6,8 +6,8 @@
 #include <random>
 #include <sstream>
 
+#include "kernelhub/base/git_blob_sha1.hpp"
 #include "kernelhub/base/sha256.hpp"
-#include "kernelhub/client/git_blob_sha1.hpp"
 
 namespace kernelhub::client::testing {
 

@@ -187,7 +187,13 @@ description = """
         Case{"[dependencies]\n\"acme/x\" = 1.5\n", "major version number"},
         Case{"[dependencies]\n\"../x\" = 1\n", "not a repo id"},
         Case{"[dependencies]\n\"acme/x\" = 1\n\"acme/x\" = 2\n", "line 3: \"acme/x\" is listed twice"},
-        Case{"[dependencies]\n\"acme/x\" = { version = 1 }\n", "major version number"}}) {
+        Case{"[dependencies]\n\"acme/x\" = { version = 1 }\n", "major version number"},
+        // Full TOML: a syntax error anywhere is one, with its line and column.
+        Case{"[project]\nname = \"x\n[dependencies]\n", "not valid TOML, line 2, column"},
+        Case{"[dependencies]\n\"acme/x\" = -1\n", "line 2: the version of \"acme/x\" must be a major version number"},
+        Case{"[dependencies]\n\"acme/x\" = \"\"\n", "line 2: the revision of \"acme/x\" is empty"},
+        Case{"[dependencies]\nacme = 1\n", "line 2: expected a quoted repo id"},
+        Case{"dependencies = 3\n", "must be a table"}}) {
     INFO(text);
     dir.write("kernels.toml", text);
     const auto bad = read_dependencies(dir.path / "kernels.toml");
@@ -197,6 +203,23 @@ description = """
   }
   dir.write("kernels.toml", "[other]\n");
   CHECK(read_dependencies(dir.path / "kernels.toml").error().code == ErrorCode::kNotFound);
+}
+
+TEST_CASE("dependency lists are full TOML: any spelling of the table, in the order written") {
+  TempDir dir;
+  dir.write("pyproject.toml", R"([tool.kernels]
+dependencies = { "acme/zeta" = 2, 'acme/alpha' = """v1""" }
+)");
+  auto deps = read_dependencies(dir.path / "pyproject.toml").value();
+  REQUIRE(deps.size() == 2);
+  CHECK(deps[0].repo_id == "acme/zeta");  // as written, not sorted
+  CHECK(deps[0].version == std::optional<int>(2));
+  CHECK(deps[1].revision == std::optional<std::string>("v1"));
+
+  dir.write("kernels.toml", "dependencies.\"acme/x\" = 0x10 # a hex version is a version\n");
+  deps = read_dependencies(dir.path / "kernels.toml").value();
+  REQUIRE(deps.size() == 1);
+  CHECK(deps[0].version == std::optional<int>(16));
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ client::UploadFile write_file(const std::filesystem::path& dir, const std::strin
 }
 
 const client::RepoId kRepo{"acme", "relu"};
-constexpr auto kKernel = client::RepoType::kKernel;
+constexpr auto kKernel = RepoType::kKernel;
 
 // preupload + LFS + one commit on `branch`, as hub-publish does it.
 Result<client::CommitResult> publish(const client::HubUploader& up, const std::vector<const client::UploadFile*>& files,

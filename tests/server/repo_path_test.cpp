@@ -5,6 +5,7 @@
 #include "kernelhub/server/repo_key.hpp"
 
 using namespace kernelhub::server;
+using kernelhub::RepoType;
 
 TEST_CASE("validate_repo_path accepts ordinary relative paths", "[server][repo_path]") {
   CHECK(validate_repo_path("README.md"));
@@ -65,9 +66,4 @@ TEST_CASE("parse_repo_key mirrors validate_repo_id", "[server][repo_key]") {
     INFO(bad);
     CHECK_FALSE(parse_repo_key(RepoType::kModel, bad));
   }
-  CHECK(url_prefix(RepoType::kKernel) == "kernels/");
-  CHECK(url_prefix(RepoType::kModel) == "");
-  CHECK(repo_type_from_api_segment("kernels") == RepoType::kKernel);
-  CHECK(repo_type_from_name("") == RepoType::kModel);
-  CHECK_FALSE(repo_type_from_name("bucket"));
 }

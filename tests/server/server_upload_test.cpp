@@ -29,13 +29,13 @@ TEST_CASE("preupload classifies files and reports existing oids", "[server][uplo
   TestHub hub;
   REQUIRE(hub.create_repo("relu", "kernel") == 200);
   json body = {{"files",
-                {{{"path", "a.txt"}, {"sample", TestHub::base64("text")}, {"size", 4}},
+                {{{"path", "a.txt"}, {"sample", kernelhub::base64_encode("text")}, {"size", 4}},
                  {{"path", "lib.so"},
-                  {"sample", TestHub::base64(std::string("\x7f"
-                                                         "ELF\0\0",
-                                                         6))},
+                  {"sample", kernelhub::base64_encode(std::string("\x7f"
+                                                                  "ELF\0\0",
+                                                                  6))},
                   {"size", 6}},
-                 {{"path", "big.bin"}, {"sample", TestHub::base64("aaaa")}, {"size", 20 * 1024 * 1024}},
+                 {{"path", "big.bin"}, {"sample", kernelhub::base64_encode("aaaa")}, {"size", 20 * 1024 * 1024}},
                  {{"path", ".gitattributes"}, {"sample", ""}, {"size", 10}}}}};
   auto res =
       hub.client().Post("/api/kernels/acme/relu/preupload/main", TestHub::auth(), body.dump(), "application/json");
@@ -164,7 +164,7 @@ TEST_CASE("commit handles deletes, parentCommit and create_pr", "[server][upload
   auto as_json = hub.client().Post(
       "/api/models/acme/m/commit/main", TestHub::auth(),
       json{{"summary", "json"},
-           {"files", {{{"path", "j.txt"}, {"content", TestHub::base64("j")}, {"encoding", "base64"}}}}}
+           {"files", {{{"path", "j.txt"}, {"content", kernelhub::base64_encode("j")}, {"encoding", "base64"}}}}}
           .dump(),
       "application/json");
   CHECK(as_json->status == 200);

@@ -7,6 +7,7 @@
 #include "temp_dir.hpp"
 
 using namespace kernelhub::server;
+using kernelhub::RepoType;
 using kernelhub::server::testing::TempDir;
 
 namespace {

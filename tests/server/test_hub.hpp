@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "kernelhub/base/base64.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/server/server.hpp"
 #include "temp_dir.hpp"
@@ -69,24 +70,7 @@ class TestHub {
     return {{"key", "header"}, {"value", {{"summary", summary}, {"description", ""}}}};
   }
   static nlohmann::json file_line(const std::string& path, const std::string& content) {
-    return {{"key", "file"}, {"value", {{"path", path}, {"content", base64(content)}, {"encoding", "base64"}}}};
-  }
-  static std::string base64(const std::string& in) {
-    static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    std::size_t i = 0;
-    for (; i + 2 < in.size(); i += 3) {
-      const unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8 | (unsigned char)in[i + 2];
-      out += {k[v >> 18], k[(v >> 12) & 63], k[(v >> 6) & 63], k[v & 63]};
-    }
-    if (i + 1 == in.size()) {
-      const unsigned v = (unsigned char)in[i] << 16;
-      out += {k[v >> 18], k[(v >> 12) & 63], '=', '='};
-    } else if (i + 2 == in.size()) {
-      const unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8;
-      out += {k[v >> 18], k[(v >> 12) & 63], k[(v >> 6) & 63], '='};
-    }
-    return out;
+    return {{"key", "file"}, {"value", {{"path", path}, {"content", base64_encode(content)}, {"encoding", "base64"}}}};
   }
 
   std::string head(const std::string& api_repo, const std::string& branch = "main") {

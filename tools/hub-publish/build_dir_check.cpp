@@ -5,8 +5,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/base/environment_source.hpp"
-#include "kernelhub/client/cache_layout.hpp"
 #include "kernelhub/loader/elf_file.hpp"
 #include "kernelhub/loader/preflight.hpp"
 #include "kernelhub/loader/torch_libraries.hpp"
@@ -86,7 +86,7 @@ Status write_digest(const fs::path& variant_dir, const std::map<std::string, std
   nlohmann::ordered_json files = nlohmann::ordered_json::object();
   for (const auto& [rel, value] : digest) files[rel] = value;
   doc["digest"] = {{"algorithm", "sha256"}, {"files", files}};
-  return client::write_file_atomic(path, doc.dump(2) + "\n", true);
+  return write_file_atomic(path, doc.dump(2) + "\n", {.durability = Durability::kData});
 }
 
 void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions& options, BuildDirCheck& out) {

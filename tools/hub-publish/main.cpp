@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "../kernelhub/arguments.hpp"
-#include "../kernelhub/error_json.hpp"
 #include "build_dir_check.hpp"
+#include "cli_app.hpp"
+#include "error_json.hpp"
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/loader/torch_runtime.hpp"
 #include "publish.hpp"
@@ -18,40 +18,25 @@ namespace {
 
 using namespace kernelhub;
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
+using cli::kExitFailure;
+using cli::kExitOk;
 
-constexpr const char* kHelp =
-    "usage: hub-publish ORG/NAME --build-dir DIR [--version N | --branch B] [--repo-type kernel|model]\n"
-    "                   [--private] [--create] [--sign-key KEY] [--card README.md] [--endpoint URL]\n"
-    "                   [--dry-run] [--json] [--quiet] [--retries N]\n\n"
-    "Publish the build variants in DIR/<variant>/ to a Hub repo: every variant is checked first\n"
-    "(name, metadata.json, digest, loader pre-flight; nothing is sent when anything is wrong), then\n"
-    "all of them go to branch v<N> in ONE commit. Publishing identical content makes no commit; a\n"
-    "cut upload is finished by running the command again. Uses HF_TOKEN and HF_ENDPOINT.\n\n"
-    "options:\n"
-    "  --build-dir DIR   folder holding the <variant>/ folders (CMake's local builds for this\n"
-    "                    torch: build/kernels/build; the Nix matrix: kernels/build, nix/README.md)\n"
-    "  --version N       publish to branch vN (default: metadata.json `version`)\n"
-    "  --branch B        publish to branch B instead\n"
-    "  --repo-type T     kernel (default) or model\n"
-    "  --private         create the repo private (with --create)\n"
-    "  --create          create the repo when it does not exist\n"
-    "  --sign-key KEY    sign each variant (kernelhub.sig) with this Ed25519 private key\n"
-    "  --card FILE       the kernel card, committed to main as README.md when it changed\n"
-    "  --endpoint URL    the Hub (default: HF_ENDPOINT, else https://huggingface.co)\n"
-    "  --dry-run         check and print the plan; send nothing\n"
-    "  --json            print one JSON object (commit, url, files, ...) on stdout; on failure\n"
-    "                    {\"error\": {\"code\", \"message\"[, \"missing\"]}}, as kernelhub --json does\n"
-    "  --quiet           no progress line\n"
-    "  --retries N       retries of each upload request after a network error (default 5)\n\n"
-    "exit status: 0 published (or already up to date), 1 a problem (stderr says what), 2 bad usage\n";
-
-int usage(const std::string& why) {
-  std::fprintf(stderr, "hub-publish: %s\n\n%s", why.c_str(), kHelp);
-  return kExitUsage;
-}
+struct PublishArguments {
+  std::string repo;
+  std::string build_dir;
+  std::optional<int> version;
+  std::optional<std::string> branch;
+  std::string repo_type = "kernel";
+  std::optional<std::string> sign_key;
+  std::optional<std::string> card;
+  std::optional<std::string> endpoint;
+  std::optional<int> retries;
+  bool is_private = false;
+  bool create = false;
+  bool dry_run = false;
+  bool json = false;
+  bool quiet = false;
+};
 
 // The message on stderr; with --json also kernelhub's error object on stdout (error_json.hpp), so
 // that a script tells a missing repo from a refused token by its code, not by the wording.
@@ -61,69 +46,31 @@ int fail(const Error& error, bool json) {
   return kExitFailure;
 }
 
-std::optional<int> parse_int(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const int value = std::stoi(text, &used);
-    if (used == text.size() && value >= 0) return value;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
-
-int run(std::span<const std::string> args) {
-  const cli::Arguments parsed =
-      cli::parse_arguments(args, {.flags = {"--private", "--create", "--dry-run", "--json", "--quiet"},
-                                  .options = {"--build-dir", "--version", "--branch", "--repo-type", "--sign-key",
-                                              "--card", "--endpoint", "--retries"}});
-  if (parsed.has("--help")) {
-    std::fputs(kHelp, stdout);
-    return kExitOk;
-  }
-  if (!parsed.error.empty()) return usage(parsed.error);
-  if (parsed.positionals.size() != 1) return usage("expected exactly one ORG/NAME");
-  auto repo = client::RepoId::parse(parsed.positionals[0]);
-  if (!repo) return usage(repo.error().message);
-  if (!parsed.option("--build-dir")) return usage("--build-dir DIR is required");
-  if (parsed.option("--version") && parsed.option("--branch"))
-    return usage("--version and --branch exclude each other");
-  std::optional<int> version;
-  if (auto text = parsed.option("--version")) {
-    version = parse_int(*text);
-    if (!version) return usage("--version needs a non-negative integer, got `" + *text + "`");
-  }
-  client::RepoType type = client::RepoType::kKernel;
-  if (auto text = parsed.option("--repo-type")) {
-    if (*text == "model") {
-      type = client::RepoType::kModel;
-    } else if (*text != "kernel") {
-      return usage("--repo-type must be kernel or model, got `" + *text + "`");
-    }
-  }
-  const bool json = parsed.has("--json");
-  const bool dry_run = parsed.has("--dry-run");
+int run(const PublishArguments& args, const CLI::App& app) {
+  auto repo = client::RepoId::parse(args.repo);
+  if (!repo) return cli::usage_error(app, repo.error().message);
+  std::optional<int> version = args.version;
+  const RepoType type = args.repo_type == "model" ? RepoType::kModel : RepoType::kKernel;
+  const bool json = args.json;
+  const bool dry_run = args.dry_run;
 
   auto settings = client::Settings::from_env(process_environment());
   if (!settings) return fail(settings.error(), json);
-  if (auto endpoint = parsed.option("--endpoint")) {
-    settings->endpoint = *endpoint;
+  if (args.endpoint) {
+    settings->endpoint = *args.endpoint;
     while (settings->endpoint.ends_with('/')) settings->endpoint.pop_back();
   }
-  if (auto text = parsed.option("--retries")) {
-    auto retries = parse_int(*text);
-    if (!retries) return usage("--retries needs a non-negative integer, got `" + *text + "`");
-    settings->max_retries = *retries;
-  }
+  if (args.retries) settings->max_retries = *args.retries;
 
   // Check everything first; nothing leaves the machine when something is wrong.
-  const std::filesystem::path build_dir = *parsed.option("--build-dir");
+  const std::filesystem::path build_dir = args.build_dir;
   auto environment = resolver::Environment::detect(loader::torch_runtime(), process_environment());
   // Digests are written only once every check passed, so a refused run changes nothing.
   publish::CheckOptions options{version, /*write_digest=*/false, environment ? &*environment : nullptr};
   publish::BuildDirCheck check = publish::check_build_dir(build_dir, options);
   std::string branch;
-  if (auto b = parsed.option("--branch")) {
-    branch = *b;
+  if (args.branch) {
+    branch = *args.branch;
   } else if (version) {
     branch = "v" + std::to_string(*version);
   } else {
@@ -143,7 +90,7 @@ int run(std::span<const std::string> args) {
     version = found;
   }
   std::optional<std::filesystem::path> card;
-  if (auto c = parsed.option("--card")) {
+  if (const auto& c = args.card) {
     if (!std::filesystem::is_regular_file(*c)) check.problems.push_back("--card " + *c + ": no such file");
     card = *c;
   }
@@ -160,7 +107,7 @@ int run(std::span<const std::string> args) {
       if (auto added = publish::add_digest(v.dir); !added) return fail(added.error().with_context(v.name), json);
     }
   }
-  if (auto key = parsed.option("--sign-key")) {
+  if (const auto& key = args.sign_key) {
     if (dry_run) {
       std::fprintf(stderr, "hub-publish: dry run: the variants would be signed with %s\n", key->c_str());
     } else {
@@ -169,10 +116,9 @@ int run(std::span<const std::string> args) {
     }
   }
 
-  publish::PublishRequest request{*repo,   type,           branch, parsed.has("--private"), parsed.has("--create"),
-                                  dry_run, check.variants, card};
+  publish::PublishRequest request{*repo, type, branch, args.is_private, args.create, dry_run, check.variants, card};
   client::HubUploader hub(*settings, client::make_curl_transport());
-  auto progress = client::ProgressReporter::for_terminal(parsed.has("--quiet") || json);
+  auto progress = client::ProgressReporter::for_terminal(args.quiet || json);
   auto report = publish::publish(request, hub, progress);
   if (!report) return fail(report.error(), json);
 
@@ -187,7 +133,7 @@ int run(std::span<const std::string> args) {
                           {"digest_added", v.digest_added},
                           {"dirty_build", v.dirty_build}});
     }
-    nlohmann::json out = {{"repo", repo->to_string()},   {"repo_type", std::string(client::to_string(type))},
+    nlohmann::json out = {{"repo", repo->to_string()},   {"repo_type", std::string(to_string(type))},
                           {"branch", report->branch},    {"dry_run", dry_run},
                           {"variants", variants},        {"files", files},
                           {"bytes", report->bytes_total}};
@@ -234,9 +180,47 @@ int run(std::span<const std::string> args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+  CLI::App app(
+      "Publish the build variants in DIR/<variant>/ to a Hub repo: every variant is checked first\n"
+      "(name, metadata.json, digest, loader pre-flight; nothing is sent when anything is wrong), then\n"
+      "all of them go to branch v<N> in ONE commit. Publishing identical content makes no commit; a\n"
+      "cut upload is finished by running the command again. Uses HF_TOKEN and HF_ENDPOINT.",
+      "hub-publish");
+  cli::apply_conventions(app);
+  app.footer("exit status: 0 published (or already up to date), 1 a problem (stderr says what), 2 bad usage");
+  PublishArguments args;
+  app.add_option("ORG/NAME", args.repo, "the Hub repo to publish to")->required();
+  app.add_option("--build-dir", args.build_dir, "folder holding the <variant>/ folders (CMake's local builds for this torch: build/kernels/build; "
+                 "the Nix matrix: kernels/build, nix/README.md)")
+      ->option_text("DIR")
+      ->required();
+  auto* version = app.add_option("--version", args.version, "publish to branch vN (default: metadata.json `version`)")
+                      ->option_text("N")
+                      ->transform(cli::whole_number());
+  auto* branch = app.add_option("--branch", args.branch, "publish to branch B instead")->option_text("B");
+  version->excludes(branch);
+  app.add_option("--repo-type", args.repo_type, "kernel (default) or model")
+      ->option_text("T")
+      ->check(CLI::IsMember({"kernel", "model"}));
+  app.add_flag("--private", args.is_private, "create the repo private (with --create)");
+  app.add_flag("--create", args.create, "create the repo when it does not exist");
+  app.add_option("--sign-key", args.sign_key, "sign each variant (kernelhub.sig) with this Ed25519 private key")
+      ->option_text("KEY");
+  app.add_option("--card", args.card, "the kernel card, committed to main as README.md when it changed")
+      ->option_text("FILE");
+  app.add_option("--endpoint", args.endpoint, "the Hub (default: HF_ENDPOINT, else https://huggingface.co)")
+      ->option_text("URL");
+  app.add_flag("--dry-run", args.dry_run, "check and print the plan; send nothing");
+  app.add_flag("--json", args.json,
+               "print one JSON object (commit, url, files, ...) on stdout; on failure {\"error\": {\"code\", "
+               "\"message\"[, \"missing\"]}}, as kernelhub --json does");
+  app.add_flag("--quiet", args.quiet, "no progress line");
+  app.add_option("--retries", args.retries, "retries of each upload request after a network error (default 5)")
+      ->option_text("N")
+      ->transform(cli::whole_number());
+  if (auto status = cli::parse(app, argc, argv)) return *status;
   try {
-    return run(args);
+    return run(args, app);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hub-publish: error: %s\n", e.what());
     return kExitFailure;

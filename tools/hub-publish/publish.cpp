@@ -15,12 +15,8 @@ bool same_content(const client::TreeEntry& remote, const UploadFile& local) {
   return remote.lfs_sha256 ? *remote.lfs_sha256 == local.sha256 : remote.blob_id == local.git_sha1;
 }
 
-std::string web_url(const client::Settings& settings, const client::RepoId& repo, client::RepoType type) {
-  std::string prefix;
-  if (type == client::RepoType::kKernel) prefix = "kernels/";
-  if (type == client::RepoType::kDataset) prefix = "datasets/";
-  if (type == client::RepoType::kSpace) prefix = "spaces/";
-  return settings.endpoint + "/" + prefix + repo.to_string();
+std::string web_url(const client::Settings& settings, const client::RepoId& repo, RepoType type) {
+  return settings.endpoint + "/" + std::string(url_prefix(type)) + repo.to_string();
 }
 
 // preupload, then LFS content; returns the commit lines for `files`.

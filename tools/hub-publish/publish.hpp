@@ -26,7 +26,7 @@ namespace kernelhub::publish {
 
 struct PublishRequest {
   client::RepoId repo;
-  client::RepoType type = client::RepoType::kKernel;
+  RepoType type = RepoType::kKernel;
   std::string branch;  // v<N> or --branch
   bool is_private = false;
   bool create = false;                        // create the repo when missing

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "arguments.hpp"
 #include "command.hpp"
 #include "error_json.hpp"
 #include "kernelhub/client/hub_client.hpp"
@@ -16,21 +15,16 @@ namespace kernelhub::cli {
 
 namespace {
 
-constexpr const char* kHelp =
-    "usage: kernelhub download ORG/NAME [--revision R | --version N] [--variant V | --all-variants |\n"
-    "                          --all-files] [--json] [--quiet]\n\n"
-    "Download a kernel's build variant into the Hugging Face cache and print its local path.\n"
-    "Without --variant, the variant for this machine is chosen as `kernelhub get` would.\n"
-    "Every file is verified (sha256 / git sha1) before it becomes visible. Honours HF_HOME,\n"
-    "HF_HUB_CACHE, KERNELS_CACHE, HF_ENDPOINT, HF_TOKEN and HF_HUB_OFFLINE.\n\n"
-    "options:\n"
-    "  --revision R     branch, tag or commit (default: main)\n"
-    "  --version N      major version (branch vN)\n"
-    "  --variant V      a build variant, e.g. torch210-cxx11-cu128-x86_64-linux\n"
-    "  --all-variants   every variant under build/\n"
-    "  --all-files      the whole repo at that revision (what `kernels` needs to load offline)\n"
-    "  --json           print one JSON object: path, commit, variants, files, bytes, requests, seconds\n"
-    "  --quiet          no progress line\n";
+struct DownloadArguments {
+  std::string repo;
+  std::optional<std::string> revision;
+  std::optional<int> version;
+  std::optional<std::string> variant;
+  bool all_variants = false;
+  bool all_files = false;
+  bool json = false;
+  bool quiet = false;
+};
 
 int fail(const Error& error, bool json) {
   if (json) {
@@ -41,52 +35,30 @@ int fail(const Error& error, bool json) {
   return kExitFailure;
 }
 
-int run_download(std::span<const std::string> args) {
-  const Arguments parsed = parse_arguments(
-      args, {.flags = {"--json", "--quiet", "--all-variants", "--all-files"}, .options = {"--revision", "--version", "--variant"}});
-  if (parsed.has("--help")) {
-    std::fputs(kHelp, stdout);
-    return kExitOk;
-  }
-  auto usage = [](const std::string& why) {
-    std::fprintf(stderr, "kernelhub download: %s\n%s", why.c_str(), kHelp);
-    return kExitUsage;
-  };
-  if (!parsed.error.empty()) return usage(parsed.error);
-  if (parsed.positionals.size() != 1) return usage("expected exactly one ORG/NAME");
-  if (parsed.option("--revision") && parsed.option("--version")) return usage("--revision and --version exclude each other");
-  if ((parsed.option("--variant") ? 1 : 0) + parsed.has("--all-variants") + parsed.has("--all-files") > 1) {
-    return usage("--variant, --all-variants and --all-files exclude each other");
-  }
-  const bool json = parsed.has("--json");
-  const bool quiet = parsed.has("--quiet") || json;
+int run_download(const DownloadArguments& args, const CLI::App& app) {
+  const bool json = args.json;
+  const bool quiet = args.quiet || json;
 
-  auto repo = client::RepoId::parse(parsed.positionals[0]);
-  if (!repo) return usage(repo.error().message);
-  std::string revision = parsed.option("--revision").value_or("main");
-  if (auto v = parsed.option("--version")) {
-    if (v->empty() || v->find_first_not_of("0123456789") != std::string::npos) {
-      return usage("--version takes a non-negative integer, not `" + *v + "`");
-    }
-    revision = "v" + *v;
-  }
+  auto repo = client::RepoId::parse(args.repo);
+  if (!repo) return usage_error(app, repo.error().message);
+  const std::string revision = args.version ? "v" + std::to_string(*args.version) : args.revision.value_or("main");
   auto settings = client::Settings::from_env(process_environment());
   if (!settings) return fail(settings.error(), json);
   const client::HubClient hub(*settings);
   const auto started = std::chrono::steady_clock::now();
-  const auto type = client::RepoType::kKernel;
+  const auto type = RepoType::kKernel;
 
   auto commit = hub.resolve_revision(*repo, type, revision);
   if (!commit) return fail(commit.error(), json);
   std::vector<std::string> variants;
-  if (parsed.has("--all-files")) {
+  if (args.all_files) {
     // Leaves `variants` empty: one download of every file below.
-  } else if (auto v = parsed.option("--variant")) {
-    variants.push_back(*v);
+  } else if (args.variant) {
+    variants.push_back(*args.variant);
   } else {
     auto names = hub.list_variants(*repo, type, *commit);
     if (!names) return fail(names.error(), json);
-    if (parsed.has("--all-variants")) {
+    if (args.all_variants) {
       variants = *names;
     } else {
       auto environment = detect_environment();
@@ -94,10 +66,10 @@ int run_download(std::span<const std::string> args) {
       const auto decisions = resolver::select(*names, *environment);
       const resolver::Decision* best = resolver::chosen(decisions);
       if (!best) {
-        return fail(Error{ErrorCode::kNoCompatibleVariant, "no variant of `" + repo->to_string() + "` at revision `" +
-                                                                revision + "` runs here:\n" +
-                                                                resolver::format_trace(decisions)},
-                    json);
+        return fail(
+            Error{ErrorCode::kNoCompatibleVariant, "no variant of `" + repo->to_string() + "` at revision `" +
+                                                       revision + "` runs here:\n" + resolver::format_trace(decisions)},
+            json);
       }
       variants.push_back(best->name);
     }
@@ -139,8 +111,35 @@ int run_download(std::span<const std::string> args) {
   return kExitOk;
 }
 
+CommandRun define_download(CLI::App& app) {
+  auto args = std::make_shared<DownloadArguments>();
+  app.description(
+      "Download a kernel's build variant into the Hugging Face cache and print its local path.\n"
+      "Without --variant, the variant for this machine is chosen as `kernelhub get` would.\n"
+      "Every file is verified (sha256 / git sha1) before it becomes visible. Honours HF_HOME,\n"
+      "HF_HUB_CACHE, KERNELS_CACHE, HF_ENDPOINT, HF_TOKEN and HF_HUB_OFFLINE.");
+  app.add_option("ORG/NAME", args->repo, "the kernel repo")->required();
+  auto* revision =
+      app.add_option("--revision", args->revision, "branch, tag or commit (default: main)")->option_text("R");
+  auto* version = app.add_option("--version", args->version, "major version (branch vN)")
+                      ->option_text("N")
+                      ->transform(whole_number());
+  revision->excludes(version);
+  auto* variant = app.add_option("--variant", args->variant, "a build variant, e.g. torch210-cxx11-cu128-x86_64-linux")
+                      ->option_text("V");
+  auto* all_variants = app.add_flag("--all-variants", args->all_variants, "every variant under build/");
+  auto* all_files = app.add_flag("--all-files", args->all_files,
+                                 "the whole repo at that revision (what `kernels` needs to load offline)");
+  variant->excludes(all_variants)->excludes(all_files);
+  all_variants->excludes(all_files);
+  app.add_flag("--json", args->json, "print one JSON object: path, commit, variants, files, bytes, requests, seconds");
+  app.add_flag("--quiet", args->quiet, "no progress line");
+  return [args, &app] { return run_download(*args, app); };
+}
+
 }  // namespace
 
-KERNELHUB_COMMAND("download", "download a kernel variant into the Hugging Face cache and print its path", &run_download);
+KERNELHUB_COMMAND("download", "download a kernel variant into the Hugging Face cache and print its path",
+                  &define_download);
 
 }  // namespace kernelhub::cli

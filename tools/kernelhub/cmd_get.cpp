@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <string>
 
-#include "arguments.hpp"
 #include "command.hpp"
 #include "decision_json.hpp"
 #include "environment_json.hpp"
@@ -21,65 +20,27 @@ long long bytes_read_since(std::optional<std::uint64_t> before) {
   return before && now ? static_cast<long long>(*now - *before) : -1;
 }
 
-constexpr const char* kHelp =
-    "usage: kernelhub get ORG/NAME [--revision R | --version N | --lockfile F] [--backend B]\n"
-    "                     [--trust-remote-code] [--require-signature] [--offline] [--json]\n\n"
-    "Resolve the variant of ORG/NAME that runs here, verify its files and load it into this\n"
-    "process, then list its ops and the load time. LOCAL_KERNELS=org/name=/path loads a local\n"
-    "kernel directory instead of the Hub.\n\n"
-    "options:\n"
-    "  --revision R   branch, tag or commit\n"
-    "  --version N    major version (branch vN)\n"
-    "  --lockfile F   load the commit locked in F (kernels.lock, see `kernelhub lock`) and check\n"
-    "                 the variant's locked hash\n"
-    "  --backend B    cpu, or the backend torch was built for\n"
-    "  --trust-remote-code  load a kernel whose publisher the Hub does not mark as trusted\n"
-    "  --require-signature  refuse a variant without a signature by a trusted key (docs/SIGNING.md;\n"
-    "                 with a key in KERNELHUB_TRUSTED_KEYS for the repo or org, always checked)\n"
-    "  --offline      no network: only what the cache holds (also HF_HUB_OFFLINE=1)\n"
-    "  --json         print one JSON object\n";
-
-int run_get(std::span<const std::string> args) {
-  const Arguments parsed =
-      parse_arguments(args, {.flags = {"--json", "--trust-remote-code", "--offline", "--require-signature"},
-                             .options = {"--revision", "--version", "--backend", "--lockfile"}});
-  if (parsed.has("--help")) {
-    std::fputs(kHelp, stdout);
-    return kExitOk;
-  }
-  if (!parsed.error.empty() || parsed.positionals.size() != 1) {
-    std::fprintf(stderr, "kernelhub get: %s\n%s",
-                 parsed.error.empty() ? "expected exactly one ORG/NAME" : parsed.error.c_str(), kHelp);
-    return kExitUsage;
-  }
+struct GetArguments {
+  std::string repo;
   GetKernelOptions options;
-  options.revision = parsed.option("--revision");
-  options.backend = parsed.option("--backend");
-  options.trust_remote_code = parsed.has("--trust-remote-code");
-  options.offline = parsed.has("--offline");
-  options.require_signature = parsed.has("--require-signature");
-  if (auto lockfile = parsed.option("--lockfile")) options.lockfile = *lockfile;
-  if (auto v = parsed.option("--version")) {
-    try {
-      std::size_t used = 0;
-      options.version = std::stoi(*v, &used);
-      if (used != v->size() || *options.version < 0) throw std::invalid_argument("");
-    } catch (const std::exception&) {
-      std::fprintf(stderr, "kernelhub get: --version takes a non-negative integer, not `%s`\n", v->c_str());
-      return kExitUsage;
-    }
-  }
+  std::optional<std::string> lockfile;
+  bool json = false;
+};
+
+int run_get(const GetArguments& args) {
+  GetKernelOptions options = args.options;
+  if (args.lockfile) options.lockfile = *args.lockfile;
   const auto read_before = bytes_read_by_process();
   const auto start = std::chrono::steady_clock::now();
   try {
-    const Kernel kernel = get_kernel(parsed.positionals[0], options);
+    const Kernel kernel = get_kernel(args.repo, options);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (parsed.has("--json")) {
+    if (args.json) {
       nlohmann::json ops = nlohmann::json::array();
       for (const auto& op : kernel.ops()) ops.push_back({{"name", op.name}, {"schema", op.schema}});
       nlohmann::json decisions = nlohmann::json::array();
       for (const auto& d : kernel.decisions()) decisions.push_back(decision_to_json(d));
-      nlohmann::json j = {{"repo", parsed.positionals[0]},
+      nlohmann::json j = {{"repo", args.repo},
                           {"variant", kernel.variant()},
                           {"revision", kernel.revision()},
                           {"path", kernel.path().string()},
@@ -98,7 +59,7 @@ int run_get(std::span<const std::string> args) {
       std::printf("%s\n", j.dump(2).c_str());
       return kExitOk;
     }
-    std::printf("kernel:    %s\n", parsed.positionals[0].c_str());
+    std::printf("kernel:    %s\n", args.repo.c_str());
     std::printf("variant:   %s\n", kernel.variant().c_str());
     std::printf("revision:  %s\n", kernel.revision().c_str());
     std::printf("path:      %s\n", kernel.path().c_str());
@@ -119,8 +80,37 @@ int run_get(std::span<const std::string> args) {
   }
 }
 
+CommandRun define_get(CLI::App& app) {
+  auto args = std::make_shared<GetArguments>();
+  GetKernelOptions& options = args->options;
+  app.description(
+      "Resolve the variant of ORG/NAME that runs here, verify its files and load it into this\n"
+      "process, then list its ops and the load time. LOCAL_KERNELS=org/name=/path loads a local\n"
+      "kernel directory instead of the Hub.");
+  app.add_option("ORG/NAME", args->repo, "the kernel repo")->required();
+  // Which of revision, version and lockfile may go together is get_kernel's to say (its errors
+  // name the conflict).
+  app.add_option("--revision", options.revision, "branch, tag or commit")->option_text("R");
+  app.add_option("--version", options.version, "major version (branch vN)")
+      ->option_text("N")
+      ->transform(whole_number());
+  app.add_option("--lockfile", args->lockfile,
+                 "load the commit locked in F (kernels.lock, see `kernelhub lock`) and check the variant's locked "
+                 "hash")
+      ->option_text("F");
+  app.add_option("--backend", options.backend, "cpu, or the backend torch was built for")->option_text("B");
+  app.add_flag("--trust-remote-code", options.trust_remote_code,
+               "load a kernel whose publisher the Hub does not mark as trusted");
+  app.add_flag("--require-signature", options.require_signature,
+               "refuse a variant without a signature by a trusted key (docs/SIGNING.md; with a key in "
+               "KERNELHUB_TRUSTED_KEYS for the repo or org, always checked)");
+  app.add_flag("--offline", options.offline, "no network: only what the cache holds (also HF_HUB_OFFLINE=1)");
+  app.add_flag("--json", args->json, "print one JSON object");
+  return [args] { return run_get(*args); };
+}
+
 }  // namespace
 
-KERNELHUB_COMMAND("get", "resolve, verify and load a kernel, and list its ops", &run_get);
+KERNELHUB_COMMAND("get", "resolve, verify and load a kernel, and list its ops", &define_get);
 
 }  // namespace kernelhub::cli

@@ -1,7 +1,6 @@
 // kernelhub keygen --out PATH: make an Ed25519 key pair for signing variants (docs/SIGNING.md).
 #include <cstdio>
 
-#include "arguments.hpp"
 #include "command.hpp"
 #include "kernelhub/signing/keys.hpp"
 
@@ -9,34 +8,10 @@ namespace kernelhub::cli {
 
 namespace {
 
-constexpr const char* kHelp =
-    "usage: kernelhub keygen --out PATH\n\n"
-    "Make an Ed25519 key pair for `kernelhub sign` and hub-publish --sign-key. Writes the private\n"
-    "key to PATH (PEM, mode 0600; an existing file is never replaced) and the public key to\n"
-    "PATH.pub (one line of base64), then prints the public key and its id. Keep PATH secret; give\n"
-    "the public key to your users, who trust it with\n"
-    "  KERNELHUB_TRUSTED_KEYS=ORG=<public key>   or a line `ORG <public key>` in\n"
-    "  ~/.config/kernelhub/trusted_keys\n\n"
-    "options:\n"
-    "  --out PATH   where to write the private key\n";
-
-int run_keygen(std::span<const std::string> args) {
-  const Arguments parsed = parse_arguments(args, {.options = {"--out"}});
-  if (parsed.has("--help")) {
-    std::fputs(kHelp, stdout);
-    return kExitOk;
-  }
-  const auto out = parsed.option("--out");
-  if (!parsed.error.empty() || !parsed.positionals.empty() || !out || out->empty()) {
-    std::fprintf(stderr, "kernelhub keygen: %s\n%s",
-                 !parsed.error.empty()
-                     ? parsed.error.c_str()
-                     : (!parsed.positionals.empty() ? "unexpected argument" : "--out PATH is required"),
-                 kHelp);
-    return kExitUsage;
-  }
-  const std::filesystem::path private_path = *out;
-  const std::filesystem::path public_path = *out + ".pub";
+int run_keygen(const std::string& out, const CLI::App& app) {
+  if (out.empty()) return usage_error(app, "--out PATH must not be empty");
+  const std::filesystem::path private_path = out;
+  const std::filesystem::path public_path = out + ".pub";
   std::error_code ec;
   if (std::filesystem::exists(std::filesystem::symlink_status(public_path, ec))) {
     std::fprintf(stderr, "kernelhub keygen: error: `%s` already exists; choose another --out or remove it first\n",
@@ -65,8 +40,21 @@ int run_keygen(std::span<const std::string> args) {
   return kExitOk;
 }
 
+CommandRun define_keygen(CLI::App& app) {
+  auto out = std::make_shared<std::string>();
+  app.description(
+      "Make an Ed25519 key pair for `kernelhub sign` and hub-publish --sign-key. Writes the private\n"
+      "key to PATH (PEM, mode 0600; an existing file is never replaced) and the public key to\n"
+      "PATH.pub (one line of base64), then prints the public key and its id. Keep PATH secret; give\n"
+      "the public key to your users, who trust it with\n"
+      "  KERNELHUB_TRUSTED_KEYS=ORG=<public key>   or a line `ORG <public key>` in\n"
+      "  ~/.config/kernelhub/trusted_keys");
+  app.add_option("--out", *out, "where to write the private key")->option_text("PATH")->required();
+  return [out, &app] { return run_keygen(*out, app); };
+}
+
 }  // namespace
 
-KERNELHUB_COMMAND("keygen", "make an Ed25519 key pair for signing variants", &run_keygen);
+KERNELHUB_COMMAND("keygen", "make an Ed25519 key pair for signing variants", &define_keygen);
 
 }  // namespace kernelhub::cli

@@ -3,10 +3,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "arguments.hpp"
 #include "command.hpp"
 #include "error_json.hpp"
-#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/lockfile.hpp"
 
@@ -14,40 +13,16 @@ namespace kernelhub::cli {
 
 namespace {
 
-constexpr const char* kHelp =
-    "usage: kernelhub lock [PROJECT_DIR] [--format kernels|legacy] [--trust-remote-code] [--json]\n\n"
-    "Lock the kernels a project depends on: each `\"org/name\" = <major version>` of\n"
-    "[tool.kernels.dependencies] in PROJECT_DIR/pyproject.toml (or of [dependencies] in\n"
-    "PROJECT_DIR/kernels.toml, for C++ projects) is resolved to a commit, and every build variant\n"
-    "at that commit is hashed (git_lfs_concat, as the kernels package hashed them up to 0.16).\n"
-    "Load with `kernelhub get ORG/NAME --lockfile PROJECT_DIR/kernels.lock` or\n"
-    "kernelhub::get_kernel(repo, {.lockfile = ...}): no API request when cached, and the hash is\n"
-    "checked on every load.\n\n"
-    "Writes PROJECT_DIR/kernels.lock in the format of kernels >= 0.17, which that package loads, and\n"
-    "the variant hashes, which that format has no room for, beside it in kernelhub.lock.\n\n"
-    "options:\n"
-    "  --format legacy      write kernels.lock in the kernels <= 0.16 format, hashes included,\n"
-    "                       and no kernelhub.lock\n"
-    "  --trust-remote-code  lock kernels whose publisher the Hub does not mark as trusted\n"
-    "  --json               print one JSON object: the files written and each lock\n";
+struct LockArguments {
+  std::string project = ".";
+  std::string format = "kernels";
+  bool trust_remote_code = false;
+  bool json = false;
+};
 
-int run_lock(std::span<const std::string> args) {
-  const Arguments parsed = parse_arguments(args, {.flags = {"--json", "--trust-remote-code"}, .options = {"--format"}});
-  if (parsed.has("--help")) {
-    std::fputs(kHelp, stdout);
-    return kExitOk;
-  }
-  const std::string format_name = parsed.option("--format").value_or("kernels");
-  if (!parsed.error.empty() || parsed.positionals.size() > 1 || (format_name != "kernels" && format_name != "legacy")) {
-    std::fprintf(stderr, "kernelhub lock: %s\n%s",
-                 !parsed.error.empty()           ? parsed.error.c_str()
-                 : parsed.positionals.size() > 1 ? "expected at most one PROJECT_DIR"
-                                                 : "--format is `kernels` or `legacy`",
-                 kHelp);
-    return kExitUsage;
-  }
-  const bool json = parsed.has("--json");
-  const std::filesystem::path project = parsed.positionals.empty() ? "." : parsed.positionals[0];
+int run_lock(const LockArguments& args) {
+  const bool json = args.json;
+  const std::filesystem::path project = args.project;
   auto fail = [&](const Error& error) {
     if (json) {
       std::printf("%s\n", error_json(error).dump(2).c_str());
@@ -65,21 +40,18 @@ int run_lock(std::span<const std::string> args) {
   auto settings = client::Settings::from_env(env);
   if (!settings) return fail(settings.error());
   const client::HubClient hub(std::move(*settings));
-  auto lock = lock_dependencies(*dependencies, hub, parsed.has("--trust-remote-code"), env);
+  auto lock = lock_dependencies(*dependencies, hub, args.trust_remote_code, env);
   if (!lock) return fail(lock.error());
 
-  const bool legacy = format_name == "legacy";
+  const bool legacy = args.format == "legacy";
   const auto lock_path = project / kLockFileName;
   const auto hashes_path = project / kLockHashesFileName;
   std::vector<std::filesystem::path> written{lock_path};
-  if (auto ok =
-          client::write_file_atomic(lock_path, lock->to_json(legacy ? LockFormat::kLegacy : LockFormat::kKernels));
-      !ok) {
+  if (auto ok = write_file_atomic(lock_path, lock->to_json(legacy ? LockFormat::kLegacy : LockFormat::kKernels)); !ok) {
     return fail(ok.error());
   }
   if (!legacy) {
-    if (auto ok = client::write_file_atomic(hashes_path, lock->to_json(LockFormat::kLegacy)); !ok)
-      return fail(ok.error());
+    if (auto ok = write_file_atomic(hashes_path, lock->to_json(LockFormat::kLegacy)); !ok) return fail(ok.error());
     written.push_back(hashes_path);
   } else {
     // A stale hash file would contradict the new lock; the legacy lock carries its own hashes.
@@ -109,8 +81,32 @@ int run_lock(std::span<const std::string> args) {
   return kExitOk;
 }
 
+CommandRun define_lock(CLI::App& app) {
+  auto args = std::make_shared<LockArguments>();
+  app.description(
+      "Lock the kernels a project depends on: each `\"org/name\" = <major version>` of\n"
+      "[tool.kernels.dependencies] in PROJECT_DIR/pyproject.toml (or of [dependencies] in\n"
+      "PROJECT_DIR/kernels.toml, for C++ projects) is resolved to a commit, and every build variant\n"
+      "at that commit is hashed (git_lfs_concat, as the kernels package hashed them up to 0.16).\n"
+      "Load with `kernelhub get ORG/NAME --lockfile PROJECT_DIR/kernels.lock` or\n"
+      "kernelhub::get_kernel(repo, {.lockfile = ...}): no API request when cached, and the hash is\n"
+      "checked on every load.\n\n"
+      "Writes PROJECT_DIR/kernels.lock in the format of kernels >= 0.17, which that package loads, and\n"
+      "the variant hashes, which that format has no room for, beside it in kernelhub.lock.");
+  app.add_option("PROJECT_DIR", args->project, "the project folder (default: the current one)");
+  app.add_option("--format", args->format,
+                 "kernels (default), or legacy: kernels.lock in the kernels <= 0.16 format, hashes included, "
+                 "and no kernelhub.lock")
+      ->option_text("F")
+      ->check(CLI::IsMember({"kernels", "legacy"}));
+  app.add_flag("--trust-remote-code", args->trust_remote_code,
+               "lock kernels whose publisher the Hub does not mark as trusted");
+  app.add_flag("--json", args->json, "print one JSON object: the files written and each lock");
+  return [args] { return run_lock(*args); };
+}
+
 }  // namespace
 
-KERNELHUB_COMMAND("lock", "lock a project's kernel dependencies to commits and variant hashes", &run_lock);
+KERNELHUB_COMMAND("lock", "lock a project's kernel dependencies to commits and variant hashes", &define_lock);
 
 }  // namespace kernelhub::cli

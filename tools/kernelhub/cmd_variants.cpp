@@ -16,7 +16,6 @@
 #include <fstream>
 #include <map>
 
-#include "arguments.hpp"
 #include "command.hpp"
 #include "decision_json.hpp"
 #include "environment_json.hpp"
@@ -28,20 +27,14 @@ namespace kernelhub::cli {
 
 namespace {
 
-constexpr const char* kHelp =
-    "usage: kernelhub variants ORG/NAME|DIR [--revision R | --version N] [--json] [--native-only]\n\n"
-    "Show which build variant of a Hub kernel repo (or of the local kernel DIR) runs on this\n"
-    "machine, and why each other variant does not, best first. DIR holds the variant directories\n"
-    "(or a build/ that does). With GPUs, CUDA variants are also checked against each GPU and the\n"
-    "driver (metadata.json archs from the Hub; the fatbinary for a local DIR).\n"
-    "KERNELHUB_* variables describe another machine (see `kernelhub env --help`).\n\n"
-    "options:\n"
-    "  --json          print one JSON object: {\"chosen\", \"environment\", \"decisions\"}, each\n"
-    "                  decision {\"variant\", \"accepted\", \"reason\", \"code\"} (code: a stable name\n"
-    "                  for the reason, e.g. \"torch_version\", \"no_code_for_gpu\")\n"
-    "  --revision R    Hub branch, tag or commit\n"
-    "  --version N     Hub major version (branch vN)\n"
-    "  --native-only   reject what only a Python process can load (noarch, universal, tvm-ffi)\n";
+struct VariantsArguments {
+  std::optional<std::string> target;  // ORG/NAME or DIR
+  std::optional<std::string> revision;
+  std::optional<int> version;
+  std::optional<std::string> cases;
+  bool json = false;
+  bool native_only = false;
+};
 
 // The variant directory names under `dir` (or `dir/build`), sorted; none when `dir` is missing.
 std::optional<std::vector<std::string>> candidate_names(const std::filesystem::path& dir) {
@@ -131,27 +124,17 @@ int run_cases(const std::string& file) {
   return kExitOk;
 }
 
-int run_variants(std::span<const std::string> args) {
-  const Arguments parsed = parse_arguments(
-      args, {.flags = {"--json", "--native-only"}, .options = {"--cases", "--revision", "--version"}});
-  if (parsed.has("--help")) {
-    std::fputs(kHelp, stdout);
-    return kExitOk;
-  }
-  if (auto file = parsed.option("--cases"); file && parsed.error.empty() && parsed.positionals.empty()) {
+int run_variants(const VariantsArguments& args, const CLI::App& app) {
+  if (args.cases && !args.target) {
     try {
-      return run_cases(*file);
+      return run_cases(*args.cases);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "kernelhub variants: %s\n", e.what());
       return kExitUsage;
     }
   }
-  if (!parsed.error.empty() || parsed.positionals.size() != 1) {
-    std::fprintf(stderr, "kernelhub variants: %s\n%s",
-                 parsed.error.empty() ? "expected exactly one DIR" : parsed.error.c_str(), kHelp);
-    return kExitUsage;
-  }
-  const std::string& target = parsed.positionals[0];
+  if (!args.target) return usage_error(app, "expected exactly one DIR");
+  const std::string& target = *args.target;
   auto detected = detect_environment();
   if (!detected) {
     std::fprintf(stderr, "kernelhub variants: %s\n", detected.error().message.c_str());
@@ -159,7 +142,7 @@ int run_variants(std::span<const std::string> args) {
   }
   const resolver::Environment env = *std::move(detected);
   FetchRequest request;
-  request.native_only = parsed.has("--native-only");
+  request.native_only = args.native_only;
   std::error_code ec;
   Result<VariantDecisions> resolved = unexpected(ErrorCode::kInternal, "");
   if (std::filesystem::is_directory(target, ec)) {
@@ -167,15 +150,8 @@ int run_variants(std::span<const std::string> args) {
     resolved = variant_decisions(request, FetchContext{env});
   } else if (auto repo = client::RepoId::parse(target)) {
     request.source = *repo;
-    request.revision = parsed.option("--revision");
-    if (auto v = parsed.option("--version")) {
-      try {
-        request.version = std::stoi(*v);
-      } catch (const std::exception&) {
-        std::fprintf(stderr, "kernelhub variants: --version takes an integer, not `%s`\n", v->c_str());
-        return kExitUsage;
-      }
-    }
+    request.revision = args.revision;
+    request.version = args.version;
     resolved = variant_decisions(request, FetchContext{env});
   } else {
     std::fprintf(stderr, "kernelhub variants: `%s` is neither a directory nor a repo id (%s)\n", target.c_str(),
@@ -188,7 +164,7 @@ int run_variants(std::span<const std::string> args) {
   }
   const auto& decisions = resolved->decisions;
   const std::string& dir = target;
-  if (parsed.has("--json")) {
+  if (args.json) {
     std::printf("%s\n", to_json(decisions, env).dump(2).c_str());
   } else {
     print_trace(dir, decisions, env);
@@ -196,8 +172,31 @@ int run_variants(std::span<const std::string> args) {
   return resolver::chosen(decisions) ? kExitOk : kExitFailure;
 }
 
+CommandRun define_variants(CLI::App& app) {
+  auto args = std::make_shared<VariantsArguments>();
+  app.description(
+      "Show which build variant of a Hub kernel repo (or of the local kernel DIR) runs on this\n"
+      "machine, and why each other variant does not, best first. DIR holds the variant directories\n"
+      "(or a build/ that does). With GPUs, CUDA variants are also checked against each GPU and the\n"
+      "driver (metadata.json archs from the Hub; the fatbinary for a local DIR).\n"
+      "KERNELHUB_* variables describe another machine (see `kernelhub env --help`).");
+  app.add_option("ORG/NAME|DIR", args->target, "a Hub kernel repo, or a local kernel directory");
+  app.add_flag("--json", args->json,
+               "print one JSON object: {\"chosen\", \"environment\", \"decisions\"}, each decision {\"variant\", "
+               "\"accepted\", \"reason\", \"code\"} (code: a stable name for the reason, e.g. \"torch_version\", "
+               "\"no_code_for_gpu\")");
+  app.add_option("--revision", args->revision, "Hub branch, tag or commit")->option_text("R");
+  app.add_option("--version", args->version, "Hub major version (branch vN)")
+      ->option_text("N")
+      ->transform(whole_number());
+  app.add_flag("--native-only", args->native_only,
+               "reject what only a Python process can load (noarch, universal, tvm-ffi)");
+  app.add_option("--cases", args->cases)->group("");  // the differential test's batch mode (see above)
+  return [args, &app] { return run_variants(*args, app); };
+}
+
 }  // namespace
 
-KERNELHUB_COMMAND("variants", "show which build variant of a local kernel runs here, and why", &run_variants);
+KERNELHUB_COMMAND("variants", "show which build variant of a local kernel runs here, and why", &define_variants);
 
 }  // namespace kernelhub::cli

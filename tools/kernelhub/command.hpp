@@ -1,36 +1,38 @@
 // A subcommand of the kernelhub CLI. Each lives in cmd_<name>.cpp and registers itself with
-// KERNELHUB_COMMAND(name, summary, function). Conventions: --help on every command, --json where
-// a script wants the output, exit 0 on success, 1 on a failure the user can act on (one line on
-// stderr), 2 on bad usage.
+// KERNELHUB_COMMAND(name, summary, define): `define` adds the command's description, arguments
+// and options to its CLI11 app (cli_app.hpp has the conventions: --help, --json where a script
+// wants the output, exit status 0 / 1 / 2) and returns what runs it once they are parsed.
 #pragma once
 
-#include <span>
-#include <string>
+#include <CLI/CLI.hpp>
+#include <functional>
 #include <string_view>
 #include <vector>
 
+#include "cli_app.hpp"
+
 namespace kernelhub::cli {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;
-inline constexpr int kExitUsage = 2;
-
-using CommandFunction = int (*)(std::span<const std::string> args);  // args after the name
+// Runs the command with the arguments parsed into it; returns the exit status.
+using CommandRun = std::function<int()>;
+using CommandDefine = CommandRun (*)(CLI::App& app);
 
 struct Command {
   std::string_view name;
   std::string_view summary;
-  CommandFunction run;
+  CommandDefine define;
 };
 
 // Every registered command, sorted by name.
 std::vector<Command> commands();
 
 struct CommandRegistrar {
-  CommandRegistrar(std::string_view name, std::string_view summary, CommandFunction run);
+  CommandRegistrar(std::string_view name, std::string_view summary, CommandDefine define);
 };
 
 }  // namespace kernelhub::cli
 
-#define KERNELHUB_COMMAND(name, summary, function) \
-  static const ::kernelhub::cli::CommandRegistrar kernelhub_command_registrar_{name, summary, function}
+#define KERNELHUB_COMMAND(name, summary, define)                                 \
+  static const ::kernelhub::cli::CommandRegistrar kernelhub_command_registrar_ { \
+    name, summary, define                                                        \
+  }

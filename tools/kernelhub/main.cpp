@@ -1,52 +1,38 @@
-// kernelhub: get GPU kernels from a Hub into a running program.
+// kernelhub: get GPU kernels from a Hub into a running program. One CLI11 app; each command is a
+// subcommand defined in its cmd_<name>.cpp (command.hpp).
 #include <cstdio>
-#include <iostream>
+#include <map>
 #include <string>
-#include <vector>
 
 #include "command.hpp"
 
-namespace {
-
-void print_usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: kernelhub [--help] [--version] <command> [args]\n\n"
-               "Get prebuilt torch kernels from a Hugging Face Hub repo, verify them and load them.\n\n"
-               "commands:\n");
-  for (const auto& command : kernelhub::cli::commands()) {
-    std::fprintf(out, "  %-10.*s %.*s\n", static_cast<int>(command.name.size()), command.name.data(),
-                 static_cast<int>(command.summary.size()), command.summary.data());
-  }
-  std::fprintf(out, "\nRun `kernelhub <command> --help` for a command's options.\n");
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   using namespace kernelhub::cli;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) {
-    print_usage(stderr);
+  CLI::App app("Get prebuilt torch kernels from a Hugging Face Hub repo, verify them and load them.", "kernelhub");
+  apply_conventions(app);
+  app.set_version_flag("--version", "kernelhub " KERNELHUB_VERSION, "print the version and exit");
+  app.require_subcommand(1);
+  std::map<std::string, CommandRun, std::less<>> runs;
+  for (const auto& command : commands()) {
+    runs.emplace(command.name,
+                 command.define(add_command(app, std::string(command.name), std::string(command.summary))));
+  }
+  app.footer("Run `kernelhub <command> --help` for a command's options.");  // after the commands: not theirs
+
+  if (argc > 1 && std::string_view(argv[1]) == "help") {
+    std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  }
+  if (argc > 1 && argv[1][0] != '-' && !runs.contains(std::string_view(argv[1]))) {
+    std::fprintf(stderr, "kernelhub: unknown command `%s`; run `kernelhub --help` for the list\n", argv[1]);
     return kExitUsage;
   }
-  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    print_usage(stdout);
-    return kExitOk;
+  if (auto status = parse(app, argc, argv)) return *status;
+  const std::string name = app.get_subcommands().front()->get_name();
+  try {
+    return runs.at(name)();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kernelhub %s: error: %s\n", name.c_str(), e.what());
+    return kExitFailure;
   }
-  if (args[0] == "--version") {
-    std::printf("kernelhub %s\n", KERNELHUB_VERSION);
-    return kExitOk;
-  }
-  for (const auto& command : commands()) {
-    if (command.name == args[0]) {
-      try {
-        return command.run(std::span<const std::string>(args).subspan(1));
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "kernelhub %s: error: %s\n", args[0].c_str(), e.what());
-        return kExitFailure;
-      }
-    }
-  }
-  std::fprintf(stderr, "kernelhub: unknown command `%s`; run `kernelhub --help` for the list\n", args[0].c_str());
-  return kExitUsage;
 }

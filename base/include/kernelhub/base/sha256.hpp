@@ -8,30 +8,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <memory>
 #include <string>
 #include <string_view>
 
+#include "kernelhub/base/hex.hpp"  // to_hex(digest), which most users of a digest want
 #include "kernelhub/base/result.hpp"
+#include "kernelhub/base/streamed_digest.hpp"
 
 namespace kernelhub {
 
 using Sha256Digest = std::array<std::uint8_t, 32>;
 
-class Sha256 {
+class Sha256 : public StreamedDigest {
  public:
-  Sha256();
-  ~Sha256();
-  Sha256(Sha256&&) noexcept;
-  Sha256& operator=(Sha256&&) noexcept;
-
-  void update(const void* data, std::size_t size);
-  void update(std::string_view bytes) { update(bytes.data(), bytes.size()); }
+  Sha256() : StreamedDigest(Algorithm::kSha256) {}
   Sha256Digest finish();
-
- private:
-  struct Context;
-  std::unique_ptr<Context> context_;
 };
 
 Sha256Digest sha256(std::string_view bytes);
@@ -46,11 +37,5 @@ struct FileHash {
 // Hashes a file in 1 MiB chunks. Errors: kNotFound, kIo.
 Result<FileHash> hash_file(const std::filesystem::path& path);
 Result<Sha256Digest> sha256_file(const std::filesystem::path& path);
-
-std::string to_hex(const Sha256Digest& digest);
-// Whether `text` is exactly `length` lower-case hex digits, as to_hex writes them (64 for sha256,
-// 40 for a git sha1 or commit id).
-bool is_lower_hex(std::string_view text, std::size_t length);
-std::string to_base64(const Sha256Digest& digest);
 
 }  // namespace kernelhub

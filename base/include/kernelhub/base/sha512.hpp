@@ -1,4 +1,4 @@
-// SHA-512 of a file (OpenSSL EVP), streamed in 1 MiB chunks: a metadata.json `digest` may name
+// SHA-512 of a file, streamed in 1 MiB chunks (a StreamedDigest): a metadata.json `digest` may name
 // sha512 (kernels-data's DigestAlgorithm), though kernel-builder writes sha256.
 //
 // Thread safety: free functions.
@@ -10,14 +10,20 @@
 #include <string>
 
 #include "kernelhub/base/result.hpp"
+#include "kernelhub/base/streamed_digest.hpp"
 
 namespace kernelhub {
 
 using Sha512Digest = std::array<std::uint8_t, 64>;
 
+class Sha512 : public StreamedDigest {
+ public:
+  Sha512() : StreamedDigest(Algorithm::kSha512) {}
+  Sha512Digest finish();
+};
+
 // Errors: kNotFound, kIo.
 Result<Sha512Digest> sha512_file(const std::filesystem::path& path);
 
-std::string to_base64(const Sha512Digest& digest);
 
 }  // namespace kernelhub

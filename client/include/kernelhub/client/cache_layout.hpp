@@ -15,9 +15,10 @@
 //       .no_exist/<commit>/<path>                 empty: <path> is absent at <commit>
 //       trees/<commit>.json                       tree listing (format_version 1)
 //
-// Note [Atomic publish]: nothing becomes visible under blobs/, refs/, snapshots/ or trees/
-// except by rename(2) of a complete file, so a reader (ours or Python's) never sees a partial
-// one. The .locks/ flock only saves bandwidth; correctness never depends on it.
+// Nothing becomes visible under blobs/, refs/, snapshots/ or trees/ except by rename(2) of a
+// complete file (Note [Atomic publish], kernelhub/base/atomic_file.hpp), so a reader (ours or
+// Python's) never sees a partial one. The .locks/ flock only saves bandwidth; correctness never
+// depends on it.
 //
 // Thread safety: a value type; its operations are safe to run concurrently from threads and
 // processes (they rely on rename atomicity). Touches disk only in the functions that say so.
@@ -98,13 +99,6 @@ class CacheLayout {
   RepoId repo_;
   std::filesystem::path repo_dir_;
 };
-
-// Disk. Writes `content` to `path` through a unique temp file + rename (Note [Atomic publish]),
-// creating parent folders. Errors: kIo.
-Status write_file_atomic(const std::filesystem::path& path, std::string_view content, bool sync = false);
-
-// 8 random lower-case hex characters, for unique temp names.
-std::string random_hex8();
 
 // True for 40 lower-case hex characters (a full commit id).
 bool is_commit_hash(std::string_view text);

@@ -13,14 +13,10 @@
 #include <string>
 
 #include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/base/repo_type.hpp"
 #include "kernelhub/base/result.hpp"
 
 namespace kernelhub::client {
-
-enum class RepoType { kModel, kDataset, kSpace, kKernel };
-
-// "model", "dataset", "space", "kernel".
-std::string_view to_string(RepoType type);
 
 // A Hub token. to_string() masks it (`hf_…abcd`); value() is for the Authorization header only.
 class Token {
@@ -34,26 +30,26 @@ class Token {
 };
 
 struct Settings {
-  std::filesystem::path hf_home;          // HF_HOME
-  std::filesystem::path hub_cache;        // HF_HUB_CACHE: the huggingface_hub cache
+  std::filesystem::path hf_home;                       // HF_HOME
+  std::filesystem::path hub_cache;                     // HF_HUB_CACHE: the huggingface_hub cache
   std::optional<std::filesystem::path> kernels_cache;  // KERNELS_CACHE, for kernel repos only
   std::string endpoint = "https://huggingface.co";     // HF_ENDPOINT, no trailing `/`
-  std::optional<Token> token;             // HF_TOKEN / HUGGING_FACE_HUB_TOKEN / token file
-  bool offline = false;                   // HF_HUB_OFFLINE: no request at all
-  bool disable_telemetry = false;         // HF_HUB_DISABLE_TELEMETRY / DISABLE_TELEMETRY / DO_NOT_TRACK
-  std::string user_agent_origin;          // HF_HUB_USER_AGENT_ORIGIN
+  std::optional<Token> token;                          // HF_TOKEN / HUGGING_FACE_HUB_TOKEN / token file
+  bool offline = false;                                // HF_HUB_OFFLINE: no request at all
+  bool disable_telemetry = false;                      // HF_HUB_DISABLE_TELEMETRY / DISABLE_TELEMETRY / DO_NOT_TRACK
+  std::string user_agent_origin;                       // HF_HUB_USER_AGENT_ORIGIN
   std::chrono::milliseconds connect_timeout{10'000};   // KERNELHUB_CONNECT_TIMEOUT
   std::chrono::milliseconds api_timeout{10'000};       // HF_HUB_ETAG_TIMEOUT: metadata and API reads
   std::chrono::milliseconds read_timeout{10'000};      // HF_HUB_DOWNLOAD_TIMEOUT: no byte for this long
-  int max_parallel = 8;                   // KERNELHUB_MAX_PARALLEL: files in flight at once
-  int max_retries = 5;                    // after the first attempt (huggingface_hub http_backoff)
+  int max_parallel = 8;                                // KERNELHUB_MAX_PARALLEL: files in flight at once
+  int max_retries = 5;                                 // after the first attempt (huggingface_hub http_backoff)
   std::chrono::milliseconds backoff_base{1'000};       // 1, 2, 4, 8, 8 s
   std::chrono::milliseconds backoff_max{8'000};
   std::chrono::milliseconds retry_after_max{60'000};  // a longer Retry-After is capped
-  int hash_threads = -1;                  // KERNELHUB_HASH_THREADS; -1: by core count
-  int transfer_threads = -1;              // KERNELHUB_TRANSFER_THREADS: threads, each with its own
-                                          // transfers hashed inline; -1: by core count
-  bool fsync = true;                      // KERNELHUB_FSYNC: fdatasync blobs before they become visible
+  int hash_threads = -1;                              // KERNELHUB_HASH_THREADS; -1: by core count
+  int transfer_threads = -1;                          // KERNELHUB_TRANSFER_THREADS: threads, each with its own
+                                                      // transfers hashed inline; -1: by core count
+  bool fsync = true;                                  // KERNELHUB_FSYNC: fdatasync blobs before they become visible
 
   // Reads the environment (and the token file, from disk). Errors: kInvalidArgument naming the
   // variable when a number does not parse. Touches disk (token file), not the network.

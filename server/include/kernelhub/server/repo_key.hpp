@@ -1,10 +1,9 @@
 // RepoKey: which repository a request is about: its type (model, dataset, space, kernel) and
 // its id (`namespace/name`, or a legacy single-segment `name`).
 //
-// The Hub spells the type three ways and we need all of them: the URL prefix of file routes
-// (`kernels/`, none for models), the API segment (`/api/kernels/...`) and the `type` field of
-// `/api/repos/create`. parse() accepts exactly what huggingface_hub's `validate_repo_id` accepts,
-// so nothing a client could not have produced ever reaches the store.
+// The type's spellings (URL prefix, API segment, `type` field) are base/repo_type.hpp's.
+// parse_repo_key() accepts exactly what huggingface_hub's `validate_repo_id` accepts, so nothing a
+// client could not have produced ever reaches the store.
 //
 // Thread safety: value types.
 #pragma once
@@ -13,20 +12,10 @@
 #include <string>
 #include <string_view>
 
+#include "kernelhub/base/repo_type.hpp"
 #include "kernelhub/base/result.hpp"
 
 namespace kernelhub::server {
-
-enum class RepoType { kModel, kDataset, kSpace, kKernel };
-
-// "model", "dataset", "space", "kernel".
-std::string_view to_string(RepoType type);
-// From the singular name ("kernel") as used by /api/repos/create; an empty name means model.
-std::optional<RepoType> repo_type_from_name(std::string_view name);
-// From the API segment ("kernels").
-std::optional<RepoType> repo_type_from_api_segment(std::string_view segment);
-// The file-route prefix: "" for models, "kernels/" for kernels, ...
-std::string_view url_prefix(RepoType type);
 
 struct RepoKey {
   RepoType type = RepoType::kModel;

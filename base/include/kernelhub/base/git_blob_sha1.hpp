@@ -8,30 +8,34 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
-namespace kernelhub::client {
+#include "kernelhub/base/result.hpp"
+#include "kernelhub/base/sha1.hpp"
+
+namespace kernelhub {
 
 class GitBlobSha1 {
  public:
   // `size` is the total number of content bytes that update() will be given.
   explicit GitBlobSha1(std::uint64_t size);
-  ~GitBlobSha1();
-  GitBlobSha1(GitBlobSha1&&) noexcept;
-  GitBlobSha1& operator=(GitBlobSha1&&) noexcept;
 
-  void update(const void* data, std::size_t size);
+  void update(const void* data, std::size_t size) { sha1_.update(data, size); }
   // 40 lower-case hex characters.
-  std::string finish_hex();
+  std::string finish_hex() { return sha1_.finish_hex(); }
 
  private:
-  struct Context;
-  std::unique_ptr<Context> context_;
+  Sha1 sha1_;
 };
 
 // git_blob_sha1("hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a".
 std::string git_blob_sha1(std::string_view content);
 
-}  // namespace kernelhub::client
+// The git blob sha1 of a file, read once. Errors: kNotFound, kIo (also when the file changed size
+// while it was read).
+Result<std::string> git_blob_sha1_file(const std::filesystem::path& path);
+
+}  // namespace kernelhub
