@@ -17,5 +17,4 @@ Result<Sha512Digest> sha512_file(const std::filesystem::path& path) {
   return hasher.finish();
 }
 
-
 }  // namespace kernelhub

@@ -170,7 +170,8 @@ Result<VariantDecisions> local_decisions(const std::filesystem::path& dir, const
   out.root = dir;
   std::vector<std::string> names = subdirectories(dir);
   const auto parses = [](const std::vector<std::string>& list) {
-    return std::any_of(list.begin(), list.end(), [](const std::string& n) { return resolver::Variant::parse(n).has_value(); });
+    return std::any_of(list.begin(), list.end(),
+                       [](const std::string& n) { return resolver::Variant::parse(n).has_value(); });
   };
   if (!parses(names) && std::filesystem::is_directory(dir / "build", ec)) {
     out.root = dir / "build";
@@ -207,8 +208,8 @@ Result<FetchedVariant> fetch_local(const std::filesystem::path& path, const Fetc
     // `path` itself may be a variant directory.
     if (std::filesystem::exists(path / "metadata.json", ec) || std::filesystem::exists(path / "_ops.py", ec)) {
       stamps.seed(path, digests);
-      auto fetched = verify_variant_dir(path, path.filename().string(), "local", {}, request, ctx.environment,
-                                        digests, timings, "variant `" + path.string() + "`");
+      auto fetched = verify_variant_dir(path, path.filename().string(), "local", {}, request, ctx.environment, digests,
+                                        timings, "variant `" + path.string() + "`");
       if (fetched) stamps.record(path, digests);
       return fetched;
     }
@@ -302,9 +303,9 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
     if (!checked) return unexpected(checked.error().with_context("locked load of `" + repo.to_string() + "`"));
   }
   timings.verify = seconds_since(verify_start);
-  auto fetched = verify_variant_dir(snapshot->path, name, resolved.commit, std::move(resolved.decisions), request,
-                                    ctx.environment, digests, timings,
-                                    "`" + repo.to_string() + "` variant `" + name + "` (commit " + resolved.commit + ")");
+  auto fetched = verify_variant_dir(
+      snapshot->path, name, resolved.commit, std::move(resolved.decisions), request, ctx.environment, digests, timings,
+      "`" + repo.to_string() + "` variant `" + name + "` (commit " + resolved.commit + ")");
   if (!fetched) return fetched;
   stamps.record(snapshot->path, digests);
   return fetched;

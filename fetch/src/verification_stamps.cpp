@@ -20,7 +20,6 @@ namespace {
 
 using Files = std::map<std::filesystem::path, FileDigests::Entry>;
 
-
 // What this process verified, by canonical variant directory.
 struct ProcessRecord {
   std::mutex mutex;
@@ -57,8 +56,7 @@ Files read_stamp_file(const std::filesystem::path& file, const std::filesystem::
   const std::string json = text.str();
   if (json.size() > (8u << 20) || !json_nesting_within(json, 8)) return {};
   const auto doc = nlohmann::json::parse(json, nullptr, false);
-  if (!doc.is_object() || doc.value("dir", "") != dir.string() || !doc.contains("files") ||
-      !doc["files"].is_array()) {
+  if (!doc.is_object() || doc.value("dir", "") != dir.string() || !doc.contains("files") || !doc["files"].is_array()) {
     return {};
   }
   Files out;
@@ -143,9 +141,8 @@ void VerificationStamps::record(const std::filesystem::path& variant_dir, const 
   // Racily clean entries are not written (as git does): a file changed within the file system's
   // timestamp granularity of its hashing could be changed again without moving its times. Such a
   // file is hashed once more by a later process, then recorded.
-  const auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const auto now_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   Files settled;
   for (const auto& [path, entry] : files) {
     if (std::max(entry.stamp.changed_ns, entry.stamp.modified_ns) < now_ns - racy_window_.count()) {

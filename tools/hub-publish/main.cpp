@@ -190,7 +190,8 @@ int main(int argc, char** argv) {
   app.footer("exit status: 0 published (or already up to date), 1 a problem (stderr says what), 2 bad usage");
   PublishArguments args;
   app.add_option("ORG/NAME", args.repo, "the Hub repo to publish to")->required();
-  app.add_option("--build-dir", args.build_dir, "folder holding the <variant>/ folders (CMake's local builds for this torch: build/kernels/build; "
+  app.add_option("--build-dir", args.build_dir,
+                 "folder holding the <variant>/ folders (CMake's local builds for this torch: build/kernels/build; "
                  "the Nix matrix: kernels/build, nix/README.md)")
       ->option_text("DIR")
       ->required();

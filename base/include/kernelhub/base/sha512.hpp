@@ -25,5 +25,4 @@ class Sha512 : public StreamedDigest {
 // Errors: kNotFound, kIo.
 Result<Sha512Digest> sha512_file(const std::filesystem::path& path);
 
-
 }  // namespace kernelhub
