@@ -427,7 +427,8 @@ class BlobDownload final : public Workload {
       fail(j, published.error());
       return;
     }
-    report_.sha256.insert_or_assign(blob, FileHash{sha256, j.spec.size});
+    // A git blob's sha1 was its etag, checked above: the load's lock check reuses it.
+    report_.sha256.insert_or_assign(blob, FileHash{sha256, j.spec.size, j.spec.etag.size() == 40 ? j.spec.etag : ""});
     publish_link(j);
   }
 

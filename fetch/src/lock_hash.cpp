@@ -71,7 +71,7 @@ std::string concat_hash(const std::vector<LockedFile>& files) {
 // The digest a tree entry's content must have, computed from the file on disk.
 Result<std::string> content_digest(const std::filesystem::path& path, const client::TreeEntry& entry,
                                    FileDigests* digests) {
-  if (!entry.is_lfs()) return git_blob_sha1_file(path);
+  if (!entry.is_lfs()) return digests != nullptr ? digests->git_sha1(path) : git_blob_sha1_file(path);
   KH_ASSIGN_OR_RETURN(Sha256Digest digest, sha256_file(path, digests));
   return to_hex(digest);
 }

@@ -70,7 +70,8 @@ Files read_stamp_file(const std::filesystem::path& file, const std::filesystem::
       entry.stamp.changed_ns = f.at("changed_ns").get<std::int64_t>();
       auto digest = digest_from_hex(f.at("sha256").get<std::string>());
       if (!digest) return {};
-      entry.hash = FileHash{*digest, entry.stamp.size};
+      entry.hash = FileHash{*digest, entry.stamp.size, f.value("git_sha1", std::string())};
+      if (!entry.hash.git_sha1.empty() && !is_lower_hex(entry.hash.git_sha1, 40)) return {};
       out.emplace(f.at("path").get<std::string>(), entry);
     }
   } catch (const nlohmann::json::exception&) {
@@ -82,13 +83,15 @@ Files read_stamp_file(const std::filesystem::path& file, const std::filesystem::
 std::string stamp_json(const std::filesystem::path& dir, const Files& files) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& [path, entry] : files) {
-    list.push_back({{"path", path.string()},
-                    {"device", entry.stamp.device},
-                    {"inode", entry.stamp.inode},
-                    {"size", entry.stamp.size},
-                    {"modified_ns", entry.stamp.modified_ns},
-                    {"changed_ns", entry.stamp.changed_ns},
-                    {"sha256", to_hex(entry.hash.digest)}});
+    nlohmann::json file = {{"path", path.string()},
+                           {"device", entry.stamp.device},
+                           {"inode", entry.stamp.inode},
+                           {"size", entry.stamp.size},
+                           {"modified_ns", entry.stamp.modified_ns},
+                           {"changed_ns", entry.stamp.changed_ns},
+                           {"sha256", to_hex(entry.hash.digest)}};
+    if (!entry.hash.git_sha1.empty()) file["git_sha1"] = entry.hash.git_sha1;
+    list.push_back(std::move(file));
   }
   return nlohmann::json{{"dir", dir.string()}, {"files", list}}.dump(1) + "\n";
 }

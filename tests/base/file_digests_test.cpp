@@ -1,5 +1,7 @@
 #include "kernelhub/base/file_digests.hpp"
 
+#include "kernelhub/base/git_blob_sha1.hpp"
+
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -50,6 +52,42 @@ TEST_CASE("FileDigests reads a file once, also through another path to it, and e
   CHECK(hash->digest == *first);
   CHECK(hash->size == bytes.size());
   CHECK(digests.bytes_read() == bytes.size());
+}
+
+TEST_CASE("FileDigests gives a small file's git blob sha1 from the read that gave its sha256") {
+  TempDir dir;
+  const fs::path small = dir.path / "__init__.py";
+  write(small, "hello\n");
+  FileDigests digests;
+  REQUIRE(digests.sha256(small).has_value());
+  const auto sha1 = digests.git_sha1(small);
+  REQUIRE(sha1.has_value());
+  CHECK(*sha1 == "ce013625030ba8dba906f756967f9e9ca394464a");  // `git hash-object`
+  CHECK(digests.bytes_read() == 6);                            // one read served both
+
+  // Asked for the sha1 first, the sha256 comes from the same read.
+  const fs::path other = dir.path / "metadata.json";
+  write(other, "{}");
+  FileDigests fresh;
+  REQUIRE(fresh.git_sha1(other).has_value());
+  CHECK(*fresh.sha256(other) == sha256("{}"));
+  CHECK(fresh.bytes_read() == 2);
+}
+
+TEST_CASE("FileDigests reads a file above the git blob limit again only when its git sha1 is asked for") {
+  TempDir dir;
+  const fs::path large = dir.path / "lib.so";
+  const std::string bytes(FileDigests::kGitBlobLimit + 1, 'x');
+  write(large, bytes);
+  FileDigests digests;
+  REQUIRE(digests.sha256(large).has_value());
+  CHECK(digests.hash(large)->git_sha1.empty());  // an LFS file's etag is its sha256
+  const auto sha1 = digests.git_sha1(large);
+  REQUIRE(sha1.has_value());
+  CHECK(*sha1 == *git_blob_sha1_file(large));
+  CHECK(digests.bytes_read() == 2 * bytes.size());
+  REQUIRE(digests.git_sha1(large).has_value());
+  CHECK(digests.bytes_read() == 2 * bytes.size());  // kept since
 }
 
 TEST_CASE("FileDigests reads a file again once its size or modification time changed") {

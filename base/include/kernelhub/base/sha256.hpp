@@ -28,10 +28,12 @@ class Sha256 : public StreamedDigest {
 Sha256Digest sha256(std::string_view bytes);
 
 // A file's SHA-256 and the number of bytes it covers: a manifest records both, and a separate
-// stat could see another size if the file changed between the two.
+// stat could see another size if the file changed between the two. `git_sha1` is the file's git
+// blob id (40 hex), when the same read computed it (file_digests.hpp says when), else empty.
 struct FileHash {
   Sha256Digest digest{};
   std::uint64_t size = 0;
+  std::string git_sha1;
 };
 
 // Hashes a file in 1 MiB chunks. Errors: kNotFound, kIo.
