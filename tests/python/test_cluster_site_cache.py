@@ -7,8 +7,12 @@ upstream log: each file must reach it once, however many nodes ask."""
 from __future__ import annotations
 
 import hashlib
-import sys
+import json
+import os
+import subprocess
 import time
+import urllib.error
+import urllib.request
 from collections import Counter
 from pathlib import Path
 
@@ -16,49 +20,34 @@ import pytest
 
 from conftest import BUILD_DIR
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH / "cluster"))
-sys.path.insert(0, str(BENCH / "chaos"))
-
-from fault_proxy import FaultProxy  # noqa: E402
-from site_cache import WRITE_TOKEN, Site, free_port, nginx_binary, node_results, run_nodes  # noqa: E402
+from cluster_support import require_built, site  # noqa: F401  (a fixture)
+from fault_proxy import FaultProxy
+from site_cache import WRITE_TOKEN, Site, copy_variant, free_port, node_results, run_nodes
 
 NODES = 64
 
 
-@pytest.fixture
-def site(tmp_path):
-    """Factory: site(**Site kwargs) starts a Hub behind a site cache; all are stopped after."""
-    if nginx_binary() is None:
-        pytest.skip("nginx is not installed (scripts/bootstrap.sh --apt installs Debian's nginx-light)")
-    for binary in ("kernelhub", "hub-publish", "cluster_node"):
-        if not (BUILD_DIR / "bin" / binary).exists():
-            pytest.skip(f"{BUILD_DIR / 'bin' / binary} is not built")
-    if not list((BUILD_DIR / "kernels" / "build").glob("torch*-cpu-*")):
-        pytest.skip("the reference kernels' CPU variant is not built (reference_kernels target)")
-    sites = []
-
-    def start(**kwargs) -> Site:
-        s = Site(tmp_path / f"site{len(sites)}", BUILD_DIR, **kwargs)
-        sites.append(s)
-        return s.start()
-
-    yield start
-    for s in sites:
-        s.stop()
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """One Hub behind one site cache for the tests that each use repos of their own; no branch
+    answer expires during them, however slow the machine."""
+    require_built(nginx=True)
+    s = Site(tmp_path_factory.mktemp("shared-site"), BUILD_DIR, ref_max_age=120).start()
+    yield s
+    s.stop()
 
 
-def nodes(site: Site, work: Path, count: int, *how: str, repo: str = "acme/cluster", token: str | None = None):
+def nodes(site: Site, work: Path, count: int, *how: str, repo: str, token: str | None = None):
     results, seconds = run_nodes(site.node_command(repo, *how),
                                  [site.node_env(work / f"node{i}", token=token) for i in range(count)])
     return node_results(results), seconds
 
 
-def test_64_nodes_through_the_site_cache_reach_the_hub_once_per_file(site, tmp_path):
-    s = site(ref_max_age=120)  # no branch answer expires during the run, however slow the machine
-    commit = s.publish("acme/cluster")
+def test_64_nodes_through_the_site_cache_reach_the_hub_once_per_file(shared, tmp_path):
+    s = shared
+    commit = s.publish("acme/wide")
     before = len(s.upstream())
-    got, seconds = nodes(s, tmp_path / "wave1", NODES)
+    got, seconds = nodes(s, tmp_path / "wave1", NODES, repo="acme/wide")
     assert all(g["rc"] == 0 for g in got), [g for g in got if g["rc"]][:3]
     assert {g["commit"] for g in got} == {commit}
     upstream = s.upstream()[before:]
@@ -76,7 +65,7 @@ def test_64_nodes_through_the_site_cache_reach_the_hub_once_per_file(site, tmp_p
 
     # A second wave finds every answer in the site cache: nothing reaches the Hub.
     before = len(s.upstream())
-    again, _ = nodes(s, tmp_path / "wave2", 8)
+    again, _ = nodes(s, tmp_path / "wave2", 8, repo="acme/wide")
     assert all(g["rc"] == 0 and g["commit"] == commit for g in again)
     assert s.upstream()[before:] == []
 
@@ -84,14 +73,21 @@ def test_64_nodes_through_the_site_cache_reach_the_hub_once_per_file(site, tmp_p
 def test_a_new_publish_is_seen_once_the_branch_answer_expires_and_commits_stay_cached(site, tmp_path):
     ttl = 1
     s = site(ref_max_age=ttl)
-    old = s.publish("acme/cluster")
-    (first,), _ = nodes(s, tmp_path / "a", 1)
+    old = s.publish("acme/moving")
+    (first,), _ = nodes(s, tmp_path / "a", 1, repo="acme/moving")
     assert first["commit"] == old
-    new = s.publish("acme/cluster", marker="the new build")
+    # hub-publish through the cache, right after a publish the cache has seen: it must plan on
+    # the branch as it is now, not on the cached answer (else the Hub refuses a stale parent).
+    build = copy_variant(s.variant, tmp_path / "new-build", "the new build")
+    r = subprocess.run([str(BUILD_DIR / "bin" / "hub-publish"), "acme/moving", "--build-dir", str(build),
+                        "--version", "1", "--endpoint", s.url, "--json", "--quiet"],
+                       env=dict(os.environ, HF_TOKEN=WRITE_TOKEN), capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    new = json.loads(r.stdout)["commit"]
     published = time.monotonic()
     seen = None
     for attempt in range(40):
-        (g,), _ = nodes(s, tmp_path / f"b{attempt}", 1)
+        (g,), _ = nodes(s, tmp_path / f"b{attempt}", 1, repo="acme/moving")
         assert g["rc"] == 0 and g["commit"] in (old, new), g
         if g["commit"] == new:
             seen = time.monotonic() - published
@@ -103,13 +99,13 @@ def test_a_new_publish_is_seen_once_the_branch_answer_expires_and_commits_stay_c
     # Answers about a commit do not expire with the branch: the old commit loads from the cache.
     time.sleep(ttl + 0.5)
     before = len(s.upstream())
-    (pinned,), _ = nodes(s, tmp_path / "c", 1, "--revision", old)
+    (pinned,), _ = nodes(s, tmp_path / "c", 1, "--revision", old, repo="acme/moving")
     assert pinned["rc"] == 0 and pinned["commit"] == old
     assert [t for _, t, _ in s.upstream()[before:] if old in t] == []
 
 
-def test_private_answers_are_not_shared_and_public_ones_are_shared_with_tokens(site, tmp_path):
-    s = site()
+def test_private_answers_are_not_shared_and_public_ones_are_shared_with_tokens(shared, tmp_path):
+    s = shared
     s.publish("acme/secret", private=True)
     (owner,), _ = nodes(s, tmp_path / "owner", 1, repo="acme/secret", token=WRITE_TOKEN)
     assert owner["rc"] == 0
@@ -120,17 +116,47 @@ def test_private_answers_are_not_shared_and_public_ones_are_shared_with_tokens(s
     assert statuses and set(statuses) == {401}, statuses  # the Hub said no; the cache did not answer
 
     # A public repo's answers, fetched with a token, serve the next nodes, with or without one.
-    commit = s.publish("acme/cluster")
-    (first,), _ = nodes(s, tmp_path / "t1", 1, token=WRITE_TOKEN)
+    commit = s.publish("acme/shared")
+    (first,), _ = nodes(s, tmp_path / "t1", 1, repo="acme/shared", token=WRITE_TOKEN)
     before = len(s.upstream())
-    (second,), _ = nodes(s, tmp_path / "t2", 1, token=WRITE_TOKEN)
-    (third,), _ = nodes(s, tmp_path / "anon", 1)
+    (second,), _ = nodes(s, tmp_path / "t2", 1, repo="acme/shared", token=WRITE_TOKEN)
+    (third,), _ = nodes(s, tmp_path / "anon", 1, repo="acme/shared")
     assert first["commit"] == second["commit"] == third["commit"] == commit
     assert s.upstream()[before:] == []
 
 
-def test_errors_are_not_kept(site, tmp_path):
-    s = site()
+def test_the_hub_says_how_long_each_answer_may_be_kept(shared):
+    """Straight to the Hub (no cache): the Cache-Control the site cache acts on, and 304s."""
+    s = shared
+    commit = s.publish("acme/headers")
+    s.publish("acme/secret", private=True)
+    hub = f"http://127.0.0.1:{s.hub_port}"
+
+    def head(path: str, token: str | None = None, **headers: str):
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        try:
+            with urllib.request.urlopen(urllib.request.Request(hub + path, headers=headers)) as r:
+                return r.status, r.headers
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers
+
+    status, h = head(f"/api/kernels/acme/headers/revision/{commit}")
+    assert status == 200 and h["Cache-Control"] == "public, max-age=31536000, immutable"
+    status, h = head("/api/kernels/acme/headers/revision/v1")
+    assert status == 200 and h["Cache-Control"] == "public, max-age=120" and h["ETag"]
+    assert head("/api/kernels/acme/headers/revision/v1", **{"If-None-Match": h["ETag"]})[0] == 304
+    assert head("/api/kernels/acme/headers/refs")[1]["Cache-Control"] == "public, max-age=120"
+    assert head(f"/api/kernels/acme/headers/tree/{commit}")[1]["Cache-Control"].endswith("immutable")
+    assert head("/api/organizations/acme/overview")[1]["Cache-Control"] == "public, max-age=120"
+    assert head("/api/kernels/acme/secret/revision/v1", WRITE_TOKEN)[1]["Cache-Control"] == "private"
+    status, h = head("/api/kernels/acme/secret/revision/v1")
+    assert status == 401 and h["Cache-Control"] == "no-store"
+    assert head("/api/kernels/acme/headers/revision/v9")[1]["Cache-Control"] == "no-store"
+
+
+def test_errors_are_not_kept(shared, tmp_path):
+    s = shared
     (missing,), _ = nodes(s, tmp_path / "before", 1, repo="acme/later")
     assert missing["rc"] == 1 and missing["error"]["code"] == "not_found"
     commit = s.publish("acme/later")  # right after a 404 for the same URL
@@ -155,10 +181,10 @@ def library_sha256(variant_dir: Path) -> str:
     return hashlib.sha256(library.read_bytes()).hexdigest()
 
 
-def test_a_bad_body_in_the_site_cache_is_refetched_and_replaced(site, tmp_path):
-    s = site()
-    s.publish("acme/cluster")
-    (first,), _ = nodes(s, tmp_path / "first", 1)
+def test_a_bad_body_in_the_site_cache_is_refetched_and_replaced(shared, tmp_path):
+    s = shared
+    s.publish("acme/altered")
+    (first,), _ = nodes(s, tmp_path / "first", 1, repo="acme/altered")
     sha = library_sha256(Path(first["path"]))
     stored = cached_object(s.cache.cache_dir, f"/lfs-storage/{sha}".encode())
     data = bytearray(stored.read_bytes())
@@ -166,7 +192,7 @@ def test_a_bad_body_in_the_site_cache_is_refetched_and_replaced(site, tmp_path):
     stored.write_bytes(bytes(data))
 
     before = len(s.upstream())
-    (second,), _ = nodes(s, tmp_path / "second", 1)
+    (second,), _ = nodes(s, tmp_path / "second", 1, repo="acme/altered")
     assert second["rc"] == 0, second
     assert library_sha256(Path(second["path"])) == sha
     refetched = [t for _, t, _ in s.upstream()[before:]]
@@ -174,7 +200,7 @@ def test_a_bad_body_in_the_site_cache_is_refetched_and_replaced(site, tmp_path):
     assert not list((tmp_path / "second").rglob("*.incomplete"))
     # The fresh copy replaced the bad one: the next node gets it from the cache.
     before = len(s.upstream())
-    (third,), _ = nodes(s, tmp_path / "third", 1)
+    (third,), _ = nodes(s, tmp_path / "third", 1, repo="acme/altered")
     assert third["rc"] == 0 and s.upstream()[before:] == []
 
 
@@ -188,7 +214,7 @@ def test_a_site_cache_that_truncates_or_alters_a_body_never_leaves_a_bad_blob(si
         s.publish("acme/cluster")
         proxy.enabled = True
         # A body cut short on its way in: nginx keeps nothing, the node retries and loads.
-        (cut,), _ = nodes(s, tmp_path / "cut", 1)
+        (cut,), _ = nodes(s, tmp_path / "cut", 1, repo="acme/cluster")
         assert cut["rc"] == 0, cut
         assert proxy.counts["truncate"] == 1
 
@@ -209,34 +235,3 @@ def test_a_site_cache_that_truncates_or_alters_a_body_never_leaves_a_bad_blob(si
     finally:
         proxy.stop()
 
-
-def test_the_hub_says_how_long_each_answer_may_be_kept(site):
-    """Straight to the Hub (no cache): the Cache-Control the site cache acts on, and 304s."""
-    import urllib.error
-    import urllib.request
-
-    s = site(ref_max_age=7)
-    commit = s.publish("acme/cluster")
-    s.publish("acme/secret", private=True)
-    hub = f"http://127.0.0.1:{s.hub_port}"
-
-    def head(path: str, token: str | None = None, **headers: str):
-        request = urllib.request.Request(hub + path, headers={**headers, **({"Authorization": f"Bearer {token}"}
-                                                                           if token else {})})
-        try:
-            with urllib.request.urlopen(request) as r:
-                return r.status, r.headers
-        except urllib.error.HTTPError as e:
-            return e.code, e.headers
-
-    status, h = head(f"/api/kernels/acme/cluster/revision/{commit}")
-    assert status == 200 and h["Cache-Control"] == "public, max-age=31536000, immutable"
-    status, h = head("/api/kernels/acme/cluster/revision/v1")
-    assert status == 200 and h["Cache-Control"] == "public, max-age=7" and h["ETag"]
-    assert head("/api/kernels/acme/cluster/revision/v1", **{"If-None-Match": h["ETag"]})[0] == 304
-    assert head("/api/kernels/acme/cluster/refs")[1]["Cache-Control"] == "public, max-age=7"
-    assert head(f"/api/kernels/acme/cluster/tree/{commit}")[1]["Cache-Control"].endswith("immutable")
-    assert head("/api/kernels/acme/secret/revision/v1", WRITE_TOKEN)[1]["Cache-Control"] == "private"
-    status, h = head("/api/kernels/acme/secret/revision/v1")
-    assert status == 401 and h["Cache-Control"] == "no-store"
-    assert head("/api/kernels/acme/cluster/revision/v9")[1]["Cache-Control"] == "no-store"
