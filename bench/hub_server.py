@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -30,3 +31,18 @@ def start_server(kernelhub: Path, work: Path, *, token: str, user: str, org: str
         m = re.search(r"listening on (\S+) \(storage", line)
         if m:
             return proc, m.group(1)
+
+
+def copy_variant(variant: Path, into: Path, marker: str | None = None) -> Path:
+    """Copies a built variant directory to into/<its name>; `marker` makes it a changed build (a
+    comment appended to layers.py, metadata.json's digest, which no longer holds, dropped).
+    Returns `into`, a build folder for hub-publish."""
+    dst = into / variant.name
+    shutil.copytree(variant, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    if marker:
+        with open(dst / "layers.py", "a") as f:
+            f.write(f"\n# {marker}\n")
+        meta = json.loads((dst / "metadata.json").read_text())
+        meta.pop("digest", None)
+        (dst / "metadata.json").write_text(json.dumps(meta))
+    return into

@@ -20,6 +20,7 @@ apt_packages=(
   libtomlplusplus-dev libcli11-dev
   python3-venv
   nix-bin  # evaluates the Nix build matrix (nix/) in the tests, without network
+  nginx-light  # the site cache of the cluster tests (docs/nginx/), started by them on loopback
 )
 
 say() { printf '\033[1m[bootstrap]\033[0m %s\n' "$*" >&2; }

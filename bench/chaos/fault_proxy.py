@@ -70,8 +70,10 @@ def _reset(sock: socket.socket) -> None:
 
 class FaultProxy:
     def __init__(self, seed: int = 0, fault_rate: float = 0.3, faults: tuple[str, ...] = FAULTS,
-                 stall_s: float = 3.0):
+                 stall_s: float = 3.0, targets: tuple[str, ...] = ("/",), max_faults: int | None = None):
         self.fault_rate = fault_rate
+        self.targets = targets  # only requests whose target starts with one of these are faulted
+        self.max_faults = max_faults  # None: no limit
         self.faults = faults
         self.stall_s = stall_s
         self.enabled = False
@@ -117,10 +119,12 @@ class FaultProxy:
                 continue
             threading.Thread(target=self._serve, args=(conn, index), daemon=True).start()
 
-    def _choose(self) -> tuple[str | None, float]:
+    def _choose(self, target: str) -> tuple[str | None, float]:
         """The fault for the next request and where in the body it strikes (a fraction)."""
         with self._lock:
-            if not self.enabled:
+            if not self.enabled or not target.startswith(self.targets):
+                return None, 0.0
+            if self.max_faults is not None and sum(self.counts.values()) >= self.max_faults:
                 return None, 0.0
             if self._burst:
                 kind = self._burst[0]
@@ -159,7 +163,7 @@ class FaultProxy:
                 to = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query)["to"][0]
                 self._answer(client, 307, [("Location", to)])
                 return
-            fault, where = self._choose()
+            fault, where = self._choose(target)
             if fault:
                 with self._lock:
                     self.counts[fault] += 1

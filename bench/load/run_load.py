@@ -53,16 +53,7 @@ def publish(build_dir: Path, url: str) -> str:
 
 def cpu_build(work: Path, name: str, marker: str | None) -> Path:
     """A copy of the CMake-built CPU variant; `marker` changes one file (the digest is recomputed)."""
-    src = next((BUILD / "kernels" / "build").glob("torch*-cpu-*"))
-    dst = work / name / src.name
-    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
-    if marker:
-        with open(dst / "layers.py", "a") as f:
-            f.write(f"\n# {marker}\n")
-        meta = json.loads((dst / "metadata.json").read_text())
-        meta.pop("digest", None)
-        (dst / "metadata.json").write_text(json.dumps(meta))
-    return dst.parent
+    return hub_server.copy_variant(next((BUILD / "kernels" / "build").glob("torch*-cpu-*")), work / name, marker)
 
 
 def main() -> int:

@@ -236,6 +236,9 @@ class BlobDownload final : public Workload {
         request.headers.push_back({"Authorization", "Bearer " + settings_.token->value()});
       }
       if (j.written > 0) request.headers.push_back({"Range", "bytes=" + std::to_string(j.written) + "-"});
+      // A body that failed its hash may sit in a cache between us and the Hub (a site cache):
+      // the retry asks every cache on the way to fetch it again, and so replaces the bad copy.
+      if (j.integrity_failures > 0) request.headers.push_back({"Cache-Control", "no-cache"});
       j.state = Job::State::kInFlight;
       j.start_attempt();
       ++j.attempts;

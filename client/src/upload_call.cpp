@@ -60,6 +60,9 @@ Result<ApiAnswer> UploadCall::api(const std::string& method, const std::string& 
   request.body = std::move(body);
   request.headers = {{"User-Agent", settings.user_agent()}, {"Accept", "application/json"}};
   if (!content_type.empty()) request.headers.push_back({"Content-Type", content_type});
+  // A publisher plans its commit on the branch as it is now: a cache on the way (a site cache,
+  // docs/CLUSTER.md) must ask the Hub, not hand back a branch answer from before the last publish.
+  if (method == "GET") request.headers.push_back({"Cache-Control", "no-cache"});
   // The token goes to the Hub's own origin only, never to a host an answer points at.
   if (settings.token && url::origin(target) == url::origin(settings.endpoint)) {
     request.headers.push_back({"Authorization", "Bearer " + settings.token->value()});

@@ -135,6 +135,7 @@ void Server::Impl::repo_info(Call& call, const RepoKey& key, const std::string& 
     }
     info["siblings"] = std::move(siblings);
   }
+  mark_cacheable(call, repo.get(), revision == commit->id);
   send_json(call.res, 200, info);
 }
 
@@ -179,6 +180,7 @@ void Server::Impl::tree(Call& call, const RepoKey& key, const std::string& revis
             "&cursor=" + std::to_string(cursor + page);
     call.res.set_header("Link", "<" + next + ">; rel=\"next\"");
   }
+  mark_cacheable(call, repo.get(), revision == commit->id);
   send_json(call.res, 200, out);
 }
 
@@ -246,6 +248,7 @@ void Server::Impl::refs(Call& call, const RepoKey& key) {
   }
   json out = {{"branches", branches}, {"tags", tags}, {"converts", json::array()}};
   if (call.query_flag("include_prs")) out["pullRequests"] = prs;
+  mark_cacheable(call, repo.get(), /*pinned=*/false);
   send_json(call.res, 200, out);
 }
 
@@ -314,6 +317,7 @@ void Server::Impl::organization_overview(Call& call, const std::string& org) {
   if (!info) {
     return send_error(call.res, 404, "OrganizationNotFound", "Organization `" + org + "` not found on this server");
   }
+  mark_cacheable(call, nullptr, /*pinned=*/false);
   send_json(call.res, 200,
             {{"_id", sha1_hex("org:" + org).substr(0, 24)},
              {"name", info->name},

@@ -113,6 +113,7 @@ void Server::Impl::resolve_file(Call& call, const RepoKey& key, const std::strin
     return;
   }
   const FileEntry& entry = it->second;
+  mark_cacheable(call, repo.get(), revision == commit->id);
   res.set_header("X-Repo-Commit", commit->id);
   res.set_header("ETag", "\"" + entry.git_sha1 + "\"");
   if (entry.lfs) {
@@ -139,6 +140,7 @@ void Server::Impl::storage_get(Call& call, const std::string& sha256) {
   const auto size = store->blob_size(sha256);
   if (!size) return send_error(call.res, 404, "EntryNotFound", "no stored object " + sha256);
   call.res.set_header("ETag", "\"" + sha256 + "\"");
+  mark_cacheable(call, nullptr, /*pinned=*/true);  // named by its content
   serve_blob(call, sha256, *size, /*allow_fault=*/true);
 }
 

@@ -88,6 +88,10 @@ void send_json(httplib::Response& res, int status, const json& body) {
 void send_error(httplib::Response& res, int status, std::string_view code, std::string_view message,
                 std::string_view repo_commit) {
   res.status = status;
+  // Never kept by a cache (Note [Answers a shared cache may keep]), even an answer marked
+  // cacheable before it failed (a 416).
+  res.headers.erase("Cache-Control");
+  res.set_header("Cache-Control", "no-store");
   if (!code.empty()) res.set_header("X-Error-Code", std::string(code));
   res.set_header("X-Error-Message", header_safe(message));
   if (!repo_commit.empty()) res.set_header("X-Repo-Commit", std::string(repo_commit));
@@ -290,6 +294,7 @@ void drop_ranges_unless_file(const httplib::Request& req, const httplib::Respons
 void Server::Impl::dispatch(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* reader) {
   set_request_id(res);
   route(req, res, reader);
+  answer_conditionally(req, res);
   // A streamed commit refused before (or while) its body was read leaves bytes on the connection.
   if (res.status != 200 && reader && is_streamed_commit(req)) res.set_header("Connection", "close");
   drop_ranges_unless_file(req, res);

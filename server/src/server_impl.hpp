@@ -42,6 +42,9 @@ struct Call {
 void send_error(httplib::Response& res, int status, std::string_view code, std::string_view message,
                 std::string_view repo_commit = {});
 void send_json(httplib::Response& res, int status, const json& body);
+// After a route answered: an ETag on what mark_cacheable made cacheable, and 304 for a matching
+// If-None-Match (cache_policy.cpp).
+void answer_conditionally(const httplib::Request& req, httplib::Response& res);
 std::string dump_json(const json& value);
 
 struct Server::Impl {
@@ -85,6 +88,11 @@ struct Server::Impl {
   std::string api_base(const RepoKey& key) const;  // {public}/api/{T}s/{id}
   std::string sign(std::string_view message) const;
   bool check_signature(Call& call, std::string_view message);
+
+  // --- shared caches (cache_policy.cpp, Note [Answers a shared cache may keep]) ------------
+  // Cache-Control for an answer about `repo` (nullptr: about no repo, e.g. an organization):
+  // `pinned` answers (asked by full commit id) never change; others may move with a publish.
+  void mark_cacheable(Call& call, const RepoState* repo, bool pinned) const;
 
   // --- routes (routes_download.cpp) ------------------------------------------------------
   void resolve_file(Call& call, const RepoKey& key, const std::string& revision, const std::string& path);

@@ -1,6 +1,7 @@
 // kernelhub download ORG/NAME [--revision R | --version N] [--variant V | --all-variants]
 //                   [--json] [--quiet]: fetch a kernel's build variant into the Hugging Face
-// cache (verified, resumable, parallel) and print where it is.
+// cache (verified, resumable, parallel) and print where it is. With --lockfile F, every kernel F
+// pins (locked_download.hpp).
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -10,13 +11,15 @@
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/load.hpp"
 #include "kernelhub/resolver/select.hpp"
+#include "locked_download.hpp"
 
 namespace kernelhub::cli {
 
 namespace {
 
 struct DownloadArguments {
-  std::string repo;
+  std::vector<std::string> repos;  // one, or with --lockfile those of the lock to fetch (none: all)
+  std::optional<std::string> lockfile;
   std::optional<std::string> revision;
   std::optional<int> version;
   std::optional<std::string> variant;
@@ -35,11 +38,35 @@ int fail(const Error& error, bool json) {
   return kExitFailure;
 }
 
+int run_locked(const DownloadArguments& args) {
+  const LockedDownload request{.lockfile = *args.lockfile,
+                               .repos = args.repos,
+                               .variant = args.variant,
+                               .all_variants = args.all_variants,
+                               .quiet = args.quiet || args.json};
+  auto settings = client::Settings::from_env(process_environment());
+  if (!settings) return fail(settings.error(), args.json);
+  const auto started = std::chrono::steady_clock::now();
+  auto done = download_locked(request, client::HubClient(*settings));
+  if (!done) return fail(done.error(), args.json);
+  (*done)["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (args.json) {
+    std::printf("%s\n", done->dump(2).c_str());
+    return kExitOk;
+  }
+  for (const auto& kernel : (*done)["kernels"]) {
+    for (const auto& path : kernel["paths"]) std::printf("%s\n", path.get<std::string>().c_str());
+  }
+  return kExitOk;
+}
+
 int run_download(const DownloadArguments& args, const CLI::App& app) {
+  if (args.lockfile) return run_locked(args);
+  if (args.repos.size() != 1) return usage_error(app, "expected exactly one ORG/NAME (or --lockfile F)");
   const bool json = args.json;
   const bool quiet = args.quiet || json;
 
-  auto repo = client::RepoId::parse(args.repo);
+  auto repo = client::RepoId::parse(args.repos[0]);
   if (!repo) return usage_error(app, repo.error().message);
   const std::string revision = args.version ? "v" + std::to_string(*args.version) : args.revision.value_or("main");
   auto settings = client::Settings::from_env(process_environment());
@@ -118,7 +145,7 @@ CommandRun define_download(CLI::App& app) {
       "Without --variant, the variant for this machine is chosen as `kernelhub get` would.\n"
       "Every file is verified (sha256 / git sha1) before it becomes visible. Honours HF_HOME,\n"
       "HF_HUB_CACHE, KERNELS_CACHE, HF_ENDPOINT, HF_TOKEN and HF_HUB_OFFLINE.");
-  app.add_option("ORG/NAME", args->repo, "the kernel repo")->required();
+  app.add_option("ORG/NAME", args->repos, "the kernel repo; with --lockfile, the locked ones to fetch (default: all)");
   auto* revision =
       app.add_option("--revision", args->revision, "branch, tag or commit (default: main)")->option_text("R");
   auto* version = app.add_option("--version", args->version, "major version (branch vN)")
@@ -132,6 +159,13 @@ CommandRun define_download(CLI::App& app) {
                                  "the whole repo at that revision (what `kernels` needs to load offline)");
   variant->excludes(all_variants)->excludes(all_files);
   all_variants->excludes(all_files);
+  app.add_option("--lockfile", args->lockfile,
+                 "every kernel F pins (or those named), at its locked commit, checked against the lock's hashes: "
+                 "fills a cache for nodes that load offline")
+      ->option_text("F")
+      ->excludes(revision)
+      ->excludes(version)
+      ->excludes(all_files);
   app.add_flag("--json", args->json, "print one JSON object: path, commit, variants, files, bytes, requests, seconds");
   app.add_flag("--quiet", args->quiet, "no progress line");
   return [args, &app] { return run_download(*args, app); };

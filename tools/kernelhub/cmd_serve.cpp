@@ -74,6 +74,9 @@ CommandRun define_serve(CLI::App& app) {
   size("--multipart-chunk", options->multipart_chunk_bytes, "LFS uploads above N bytes use multipart parts of N bytes");
   size("--tree-page-size", options->tree_page_size, "entries per tree page (default 1000)");
   size("--threads", options->threads, "worker threads; each open connection holds one (default 128)");
+  size("--ref-max-age", options->ref_max_age_seconds,
+       "seconds a shared cache may keep an answer about a branch or tag (default 10); answers about a commit are "
+       "kept for good");
   size("--fault-cut-after", options->fault_cut_storage_after_bytes,
        "testing: cut the first storage download of each object after N bytes");
   size("--fault-cut-upload-after", options->fault_cut_upload_after_bytes,

@@ -35,6 +35,9 @@ struct ServerOptions {
   std::size_t tree_page_size = 1000;                                // entries per /tree page
   std::size_t threads = 128;  // worker threads; an open keep-alive connection holds one
   bool log_requests = false;  // one line per request on stderr
+  // How long a shared cache may keep an answer about a branch or tag (which the next publish
+  // moves) before asking again; answers about a commit are kept for good (cache_policy.cpp).
+  std::uint64_t ref_max_age_seconds = 10;
   // Fault injection for resume tests: the first storage GET of each LFS object is cut after this
   // many bytes (0 = never).
   std::uint64_t fault_cut_storage_after_bytes = 0;
