@@ -17,6 +17,18 @@ PYTHON := $(CURDIR)/$(VENV)/bin/python
 # a report's stack needs): ASan+UBSan at -O2 -g took 2.6 times as long to compile (92 -> 35 s for
 # client/src/hub_answers.cpp), and the sanitizer stage is most of CI's time.
 SAN_OPT := "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+# ccache, where installed (bootstrap installs it), keeps compiled objects outside the checkout
+# (~/.cache/ccache), so a second checkout or CI's fresh clone on a warm machine compiles only what
+# changed. Paths are hashed relative to the checkout, so any folder hits the same entries (debug
+# info may then name the folder that first compiled an object). Set before the first configure;
+# CCACHE_DISABLE=1 turns it off.
+ifneq ($(shell command -v ccache 2>/dev/null),)
+export CMAKE_C_COMPILER_LAUNCHER ?= ccache
+export CMAKE_CXX_COMPILER_LAUNCHER ?= ccache
+export CMAKE_CUDA_COMPILER_LAUNCHER ?= ccache
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= 1
+endif
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=$(PYTHON) \
                $(if $(SAN),-DKERNELHUB_SANITIZE=address$(,)undefined $(SAN_OPT))
 
