@@ -1,38 +1,23 @@
 #include "kernelhub/loader/torch_runtime.hpp"
 
 #include "kernelhub/loader/torch_libraries.hpp"
+#include "kernelhub/resolver/installed_torch.hpp"
 
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <dlfcn.h>
 #include <torch/version.h>
 
-#include <filesystem>
-#include <fstream>
-#include <regex>
-
 namespace kernelhub::loader {
 
 namespace {
 
-// Reads `cuda = '13.2'` (or hip/xpu) from torch/version.py next to torch/lib.
+// torch/version.py next to torch/lib says which CUDA/ROCm/XPU torch was built for.
 std::optional<resolver::Backend> backend_from_version_py() {
   const auto dir = TorchLibraries::of_this_process().lib_dir;
   if (dir.empty()) return std::nullopt;
-  std::ifstream in(dir.parent_path() / "version.py");
-  if (!in) return std::nullopt;
-  const std::regex line_re(R"(^(cuda|hip|xpu)\s*(?::[^=]*)?=\s*'([0-9.]+)[^']*')");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::smatch m;
-    if (!std::regex_search(line, m, line_re)) continue;
-    auto version = resolver::Version::parse(m[2].str());
-    if (!version) continue;
-    const std::string kind = m[1].str();
-    if (kind == "cuda") return resolver::Backend{resolver::BackendKind::kCuda, *version};
-    if (kind == "hip") return resolver::Backend{resolver::BackendKind::kRocm, *version};
-    return resolver::Backend{resolver::BackendKind::kXpu, *version};
-  }
-  return std::nullopt;
+  auto torch = resolver::read_installed_torch(dir.parent_path());
+  if (!torch) return std::nullopt;
+  return torch->runtime.backend;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "kernelhub/resolver/cuda_probe.hpp"
+#include "kernelhub/resolver/torch_spec.hpp"
 
 namespace kernelhub::resolver {
 
@@ -86,9 +87,10 @@ Status Environment::apply_overrides(const EnvironmentSource& env) {
     python = *parsed;
   }
   if (auto v = env("KERNELHUB_TORCH")) {
-    auto parsed = Version::parse(*v);
-    if (!parsed) return bad_override("KERNELHUB_TORCH", *v, "MAJOR.MINOR, e.g. 2.13");
-    torch = *parsed;
+    auto parsed = TorchSpec::parse(*v);
+    if (!parsed) return bad_override("KERNELHUB_TORCH", *v, "MAJOR.MINOR[+BACKEND], e.g. 2.13 or 2.13.0+cu130");
+    torch = parsed->version;
+    if (parsed->backend) torch_backend = *parsed->backend;
   }
   if (auto v = env("KERNELHUB_CXX11_ABI")) {
     if (*v != "0" && *v != "1") return bad_override("KERNELHUB_CXX11_ABI", *v, "0 or 1");

@@ -1,8 +1,5 @@
 #include "signing_fixture.hpp"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <fstream>
 #include <sstream>
 
@@ -11,20 +8,6 @@
 namespace kernelhub::signing::testing {
 
 namespace fs = std::filesystem;
-
-TempDir::TempDir() {
-  static std::atomic<int> counter{0};
-  const char* base = std::getenv("KERNELHUB_TEST_TMP");
-  const fs::path root = base != nullptr ? fs::path(base) : fs::temp_directory_path();
-  path_ = root / ("signing-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-  fs::remove_all(path_);
-  fs::create_directories(path_);
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

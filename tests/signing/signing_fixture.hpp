@@ -7,23 +7,14 @@
 
 #include "kernelhub/signing/keys.hpp"
 #include "kernelhub/signing/verify.hpp"
+#include "support/temp_dir.hpp"
 
 namespace kernelhub::signing::testing {
 
 inline constexpr const char* kRepo = "acme/reference-kernels";
 inline constexpr const char* kVariant = "torch215-cxx11-cpu-x86_64-linux";
 
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using kernelhub::testing::TempDir;
 
 std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& bytes);

@@ -4,11 +4,13 @@
 //   1. os, cpu            uname(2)
 //   2. glibc              gnu_get_libc_version()
 //   3. torch, C++ ABI,    given by the caller (TorchRuntime): the resolver never links torch;
-//      torch backend      the loader layer reports the LibTorch this process runs with
+//      torch backend      the loader layer reports the LibTorch this process runs with, and
+//                         a process without LibTorch passes find_torch() (torch_lookup.hpp)
 //   4. CUDA driver, GPUs  libcuda.so.1 through dlopen (see cuda_probe.hpp); absent → empty
 //   5. overrides          KERNELHUB_OS, KERNELHUB_CPU, KERNELHUB_GLIBC, KERNELHUB_PYTHON,
 //                         KERNELHUB_TORCH, KERNELHUB_CXX11_ABI, KERNELHUB_BACKEND,
 //                         KERNELHUB_CUDA_DRIVER, KERNELHUB_GPUS, KERNELHUB_TVM_FFI
+// KERNELHUB_TORCH is a TorchSpec (2.13, 2.13.0+cu130): with a backend it sets torch's backend too.
 // tvm_ffi is never probed (a C++ process has no tvm-ffi runtime of its own); it is set only by
 // KERNELHUB_TVM_FFI, to describe a Python process that has the tvm_ffi package.
 // The selected backend is torch's backend, except that a CUDA torch on a machine without a CUDA
