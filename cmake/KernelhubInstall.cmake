@@ -27,7 +27,9 @@ install(FILES ${PROJECT_BINARY_DIR}/kernelhubConfig.cmake ${PROJECT_BINARY_DIR}/
               ${CMAKE_CURRENT_LIST_DIR}/KernelhubTorch.cmake
         DESTINATION ${kh_config_dir} COMPONENT cpp)
 if(TARGET kernelhub)
-  # The CLI finds the LibTorch it was built against where that torch lives, so it runs installed.
-  set_target_properties(kernelhub PROPERTIES INSTALL_RPATH "${KERNELHUB_TORCH_LIB_DIR};${_kh_nvidia_lib_dirs}")
-  install(TARGETS kernelhub RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cpp)
+  # The CLI, both halves side by side (kernelhub runs kernelhub-get for `kernelhub get`, from its
+  # own folder). Only kernelhub-get links LibTorch: it finds the one it was built against where
+  # that torch lives, so it runs installed.
+  set_target_properties(kernelhub-get PROPERTIES INSTALL_RPATH "${KERNELHUB_TORCH_LIB_DIR};${_kh_nvidia_lib_dirs}")
+  install(TARGETS kernelhub kernelhub-get RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cpp)
 endif()

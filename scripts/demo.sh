@@ -12,7 +12,9 @@ token="hf_kernelhub_demo_$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 printf '{"tokens": {"%s": {"user": "demo", "orgs": ["kernelhub"], "write": true}}}\n' "$token" >"$hub/tokens.json"
 
 echo "== kernelhub env"
-"$build/bin/kernelhub" env
+# The torch the demo's kernels are built for is the project environment's; the CLI reads it from
+# its files (no import) through VIRTUAL_ENV, as in an activated environment.
+VIRTUAL_ENV="${VIRTUAL_ENV:-$root/.venv}" "$build/bin/kernelhub" env
 echo
 echo "== kernelhub serve --root .hub"
 "$build/bin/kernelhub" serve --root "$hub/store" --tokens "$hub/tokens.json" --port 0 \

@@ -161,15 +161,17 @@ def main(argv=None) -> int:
     parser.add_argument("--stall", type=float, default=3.0, help="seconds a stall holds a response")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds before a run counts as a hang")
     parser.add_argument("--build-dir", type=Path, default=Path(os.environ.get("KERNELHUB_BUILD_DIR", "build")),
-                        help="holds bin/kernelhub and kernels/build/torch*-cpu-*; copy them elsewhere for a "
+                        help="holds bin/kernelhub, bin/kernelhub-get (which `kernelhub get` runs) and "
+                             "kernels/build/torch*-cpu-*; copy them elsewhere for a "
                              "long run while the build tree may be rebuilt")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
 
     build = args.build_dir.resolve()
     variants = sorted((build / "kernels" / "build").glob("torch*-cpu-*"))
-    if not (build / "bin" / "kernelhub").exists() or len(variants) != 1:
-        print(f"need {build}/bin/kernelhub and one CPU variant in {build}/kernels/build", file=sys.stderr)
+    if not all((build / "bin" / name).exists() for name in ("kernelhub", "kernelhub-get")) or len(variants) != 1:
+        print(f"need {build}/bin/kernelhub, bin/kernelhub-get and one CPU variant in {build}/kernels/build",
+              file=sys.stderr)
         return 2
     work = Path(tempfile.mkdtemp(prefix="kernelhub-chaos-"))
     proxy = FaultProxy(seed=args.seed, fault_rate=args.fault_rate, stall_s=args.stall).start()

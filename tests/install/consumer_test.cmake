@@ -12,13 +12,20 @@ file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 step("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component cpp)
 foreach(file lib/cmake/kernelhub/kernelhubConfig.cmake lib/cmake/kernelhub/kernelhubConfigVersion.cmake
-             include/kernelhub/kernelhub.hpp include/kernelhub/fetch.hpp lib/libkernelhub_kernelhub.a bin/kernelhub)
+             include/kernelhub/kernelhub.hpp include/kernelhub/fetch.hpp lib/libkernelhub_kernelhub.a bin/kernelhub
+             bin/kernelhub-get)
   if(NOT EXISTS ${prefix}/${file})
     message(FATAL_ERROR "the install has no ${file}")
   endif()
 endforeach()
 
 step("the installed CLI" ${prefix}/bin/kernelhub --help)
+# `kernelhub get` runs the installed kernelhub-get beside it, which finds its LibTorch (INSTALL_RPATH).
+step("the installed `kernelhub get`" ${CMAKE_COMMAND} -E env LOCAL_KERNELS=kernelhub/reference-kernels=${KERNEL_DIR}
+     ${prefix}/bin/kernelhub get kernelhub/reference-kernels --json)
+if(NOT step_output MATCHES "\"rms_norm\"")
+  message(FATAL_ERROR "the installed `kernelhub get` listed no rms_norm op:\n${step_output}")
+endif()
 
 # A version the package does not satisfy is CMake's own version error.
 file(WRITE ${WORK_DIR}/too-new/CMakeLists.txt

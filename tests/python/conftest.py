@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,11 @@ import pytest
 # Every test talks to `kernelhub serve`, which speaks the git-LFS upload path, not Xet; set it
 # before any test module imports huggingface_hub (which reads it once, at import).
 os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
+# The CLI's torch-free commands select variants for the torch of the Python environment, found
+# through VIRTUAL_ENV or python3 on PATH (resolver/torch_lookup.hpp): name the environment that
+# runs the tests (`.venv/bin/python -m pytest` activates nothing), whose torch the build used.
+if sys.prefix != sys.base_prefix:
+    os.environ.setdefault("VIRTUAL_ENV", sys.prefix)
 
 BUILD_DIR = Path(os.environ.get("KERNELHUB_BUILD_DIR", "/work/main/build"))
 KERNELHUB_BIN = BUILD_DIR / "bin" / "kernelhub"

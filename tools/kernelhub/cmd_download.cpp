@@ -9,9 +9,9 @@
 #include "command.hpp"
 #include "error_json.hpp"
 #include "kernelhub/client/hub_client.hpp"
-#include "kernelhub/load.hpp"
 #include "kernelhub/resolver/select.hpp"
 #include "locked_download.hpp"
+#include "selection_environment.hpp"
 
 namespace kernelhub::cli {
 
@@ -23,27 +23,33 @@ struct DownloadArguments {
   std::optional<std::string> revision;
   std::optional<int> version;
   std::optional<std::string> variant;
+  std::optional<std::string> torch;
   bool all_variants = false;
   bool all_files = false;
   bool json = false;
   bool quiet = false;
 };
 
-int fail(const Error& error, bool json) {
+int fail(const Error& error, bool json, int status = kExitFailure) {
   if (json) {
     std::printf("%s\n", error_json(error).dump(2).c_str());
   } else {
     std::fprintf(stderr, "kernelhub download: %s\n", error.message.c_str());
   }
-  return kExitFailure;
+  return status;
 }
 
 int run_locked(const DownloadArguments& args) {
-  const LockedDownload request{.lockfile = *args.lockfile,
-                               .repos = args.repos,
-                               .variant = args.variant,
-                               .all_variants = args.all_variants,
-                               .quiet = args.quiet || args.json};
+  LockedDownload request{.lockfile = *args.lockfile,
+                         .repos = args.repos,
+                         .variant = args.variant,
+                         .all_variants = args.all_variants,
+                         .quiet = args.quiet || args.json};
+  if (!args.variant && !args.all_variants) {
+    auto selection = selection_environment(args.torch);
+    if (!selection) return fail(selection.error(), args.json, kExitUsage);
+    request.environment = std::move(selection->environment);
+  }
   auto settings = client::Settings::from_env(process_environment());
   if (!settings) return fail(settings.error(), args.json);
   const auto started = std::chrono::steady_clock::now();
@@ -88,9 +94,10 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
     if (args.all_variants) {
       variants = *names;
     } else {
-      auto environment = detect_environment();
-      if (!environment) return fail(environment.error(), json);
-      const auto decisions = resolver::select(*names, *environment);
+      // No torch to select for is bad usage: the command needs --torch (the message says so).
+      auto selection = selection_environment(args.torch);
+      if (!selection) return fail(selection.error(), json, kExitUsage);
+      const auto decisions = resolver::select(*names, selection->environment);
       const resolver::Decision* best = resolver::chosen(decisions);
       if (!best) {
         return fail(
@@ -142,7 +149,8 @@ CommandRun define_download(CLI::App& app) {
   auto args = std::make_shared<DownloadArguments>();
   app.description(
       "Download a kernel's build variant into the Hugging Face cache and print its local path.\n"
-      "Without --variant, the variant for this machine is chosen as `kernelhub get` would.\n"
+      "Without --variant, the variant for this machine is chosen as `kernelhub get` would, for the\n"
+      "torch of --torch, KERNELHUB_TORCH or the Python environment (VIRTUAL_ENV, python3 on PATH).\n"
       "Every file is verified (sha256 / git sha1) before it becomes visible. Honours HF_HOME,\n"
       "HF_HUB_CACHE, KERNELS_CACHE, HF_ENDPOINT, HF_TOKEN and HF_HUB_OFFLINE.");
   app.add_option("ORG/NAME", args->repos, "the kernel repo; with --lockfile, the locked ones to fetch (default: all)");
@@ -166,6 +174,7 @@ CommandRun define_download(CLI::App& app) {
       ->excludes(revision)
       ->excludes(version)
       ->excludes(all_files);
+  add_torch_option(app, args->torch);
   app.add_flag("--json", args->json, "print one JSON object: path, commit, variants, files, bytes, requests, seconds");
   app.add_flag("--quiet", args->quiet, "no progress line");
   return [args, &app] { return run_download(*args, app); };

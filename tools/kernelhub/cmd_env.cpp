@@ -1,22 +1,29 @@
-// kernelhub env [--json]: what this machine is, as variant selection sees it.
+// kernelhub env [--torch SPEC] [--json]: what this machine is, as variant selection sees it.
 #include <cstdio>
 
 #include "command.hpp"
 #include "environment_json.hpp"
-#include "kernelhub/load.hpp"
+#include "selection_environment.hpp"
 
 namespace kernelhub::cli {
 
 namespace {
 
-int run_env(bool json) {
-  auto environment = detect_environment();
-  if (!environment) {
-    std::fprintf(stderr, "kernelhub env: error: %s\n", environment.error().message.c_str());
-    return kExitFailure;
+struct EnvArguments {
+  std::optional<std::string> torch;
+  bool json = false;
+};
+
+int run_env(const EnvArguments& args) {
+  auto selection = selection_environment(args.torch, /*torch_required=*/false);
+  if (!selection) {
+    std::fprintf(stderr, "kernelhub env: error: %s\n", selection.error().message.c_str());
+    return kExitUsage;
   }
-  const nlohmann::json j = environment_to_json(*environment);
-  if (json) {
+  nlohmann::json j = environment_to_json(selection->environment);
+  j["torch_source"] =
+      selection->torch_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(selection->torch_source);
+  if (args.json) {
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
   }
@@ -24,18 +31,26 @@ int run_env(bool json) {
     std::printf("%-15s %s\n", (key + ":").c_str(),
                 value.is_string() ? value.get<std::string>().c_str() : value.dump().c_str());
   }
+  // Not an error here (env describes the machine), but what the commands that select would say.
+  if (!selection->torch_missing.empty()) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "kernelhub env: %s\n", selection->torch_missing.c_str());
+  }
   return kExitOk;
 }
 
 CommandRun define_env(CLI::App& app) {
-  auto json = std::make_shared<bool>(false);
+  auto args = std::make_shared<EnvArguments>();
   app.description(
       "Show what this machine is, as variant selection sees it: os, cpu, glibc, torch version,\n"
-      "C++ ABI, torch's CUDA version, CUDA driver version and GPUs. KERNELHUB_* variables override\n"
-      "each field (KERNELHUB_OS, KERNELHUB_CPU, KERNELHUB_TORCH, KERNELHUB_CXX11_ABI,\n"
-      "KERNELHUB_BACKEND, KERNELHUB_CUDA_DRIVER, KERNELHUB_GPUS, KERNELHUB_PYTHON).");
-  app.add_flag("--json", *json, "print one JSON object");
-  return [json] { return run_env(*json); };
+      "C++ ABI, torch's CUDA version, CUDA driver version and GPUs. The torch is that of --torch,\n"
+      "KERNELHUB_TORCH, or the Python environment (VIRTUAL_ENV, then python3 on PATH), read from its\n"
+      "files without importing it; torch_source says which. KERNELHUB_* variables override each\n"
+      "field (KERNELHUB_OS, KERNELHUB_CPU, KERNELHUB_TORCH, KERNELHUB_CXX11_ABI, KERNELHUB_BACKEND,\n"
+      "KERNELHUB_CUDA_DRIVER, KERNELHUB_GPUS, KERNELHUB_PYTHON).");
+  add_torch_option(app, args->torch);
+  app.add_flag("--json", args->json, "print one JSON object");
+  return [args] { return run_env(*args); };
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
-// kernelhub variants ORG/NAME|DIR [--revision R | --version N] [--json] [--native-only]: the
-// variant decision trace for a Hub repo or a local kernel directory, best first, as get_kernel
-// would decide it on this machine (KERNELHUB_* overrides describe another one), with the GPU fit
-// applied when there are GPUs.
+// kernelhub variants ORG/NAME|DIR [--revision R | --version N] [--torch SPEC] [--json]
+// [--native-only]: the variant decision trace for a Hub repo or a local kernel directory, best
+// first, as get_kernel would decide it on this machine (KERNELHUB_* overrides describe another
+// one), with the GPU fit applied when there are GPUs.
 //
 // DIR is a directory whose subdirectories are variants, or one whose build/ is. Exit 0 when a
-// variant was chosen, 1 when none fits, 2 on bad usage (including a missing DIR or a
-// KERNELHUB_* override that does not parse).
+// variant was chosen, 1 when none fits, 2 on bad usage (including a missing DIR, a KERNELHUB_*
+// override that does not parse, and no torch to select for: selection_environment.hpp).
 //
 // Hidden --cases FILE (for the differential test): FILE is a JSON array of
 // {"dir": DIR, "env": {"KERNELHUB_OS": ..., ...}, "native_only": bool}; each case's overrides are
@@ -20,8 +20,9 @@
 #include "decision_json.hpp"
 #include "environment_json.hpp"
 #include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/load.hpp"
+#include "kernelhub/fetch.hpp"
 #include "kernelhub/resolver/select.hpp"
+#include "selection_environment.hpp"
 
 namespace kernelhub::cli {
 
@@ -32,6 +33,7 @@ struct VariantsArguments {
   std::optional<std::string> revision;
   std::optional<int> version;
   std::optional<std::string> cases;
+  std::optional<std::string> torch;
   bool json = false;
   bool native_only = false;
 };
@@ -85,7 +87,7 @@ void print_trace(const std::string& dir, const std::vector<resolver::Decision>& 
   }
 }
 
-int run_cases(const std::string& file) {
+int run_cases(const std::string& file, const std::optional<std::string>& torch) {
   std::ifstream in(file);
   if (!in) {
     std::fprintf(stderr, "kernelhub variants: cannot read `%s`\n", file.c_str());
@@ -96,9 +98,10 @@ int run_cases(const std::string& file) {
     std::fprintf(stderr, "kernelhub variants: `%s` is not a JSON array of cases\n", file.c_str());
     return kExitUsage;
   }
-  auto detected = detect_environment();
+  // Each case names its torch, so the base needs none.
+  auto detected = selection_environment(torch, /*torch_required=*/false);
   if (!detected) throw std::runtime_error(detected.error().message);
-  const resolver::Environment base = *std::move(detected);
+  const resolver::Environment base = std::move(detected->environment);
   nlohmann::json answers = nlohmann::json::array();
   for (const auto& c : cases) {
     std::map<std::string, std::string, std::less<>> vars;
@@ -127,7 +130,7 @@ int run_cases(const std::string& file) {
 int run_variants(const VariantsArguments& args, const CLI::App& app) {
   if (args.cases && !args.target) {
     try {
-      return run_cases(*args.cases);
+      return run_cases(*args.cases, args.torch);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "kernelhub variants: %s\n", e.what());
       return kExitUsage;
@@ -135,24 +138,25 @@ int run_variants(const VariantsArguments& args, const CLI::App& app) {
   }
   if (!args.target) return usage_error(app, "expected exactly one DIR");
   const std::string& target = *args.target;
-  auto detected = detect_environment();
+  auto detected = selection_environment(args.torch);
   if (!detected) {
     std::fprintf(stderr, "kernelhub variants: %s\n", detected.error().message.c_str());
     return kExitUsage;
   }
-  const resolver::Environment env = *std::move(detected);
+  const resolver::Environment& env = detected->environment;
+  const FetchContext context{env, detected->env};
   FetchRequest request;
   request.native_only = args.native_only;
   std::error_code ec;
   Result<VariantDecisions> resolved = unexpected(ErrorCode::kInternal, "");
   if (std::filesystem::is_directory(target, ec)) {
     request.source = std::filesystem::path(target);
-    resolved = variant_decisions(request, FetchContext{env});
+    resolved = variant_decisions(request, context);
   } else if (auto repo = client::RepoId::parse(target)) {
     request.source = *repo;
     request.revision = args.revision;
     request.version = args.version;
-    resolved = variant_decisions(request, FetchContext{env});
+    resolved = variant_decisions(request, context);
   } else {
     std::fprintf(stderr, "kernelhub variants: `%s` is neither a directory nor a repo id (%s)\n", target.c_str(),
                  repo.error().message.c_str());
@@ -179,7 +183,9 @@ CommandRun define_variants(CLI::App& app) {
       "machine, and why each other variant does not, best first. DIR holds the variant directories\n"
       "(or a build/ that does). With GPUs, CUDA variants are also checked against each GPU and the\n"
       "driver (metadata.json archs from the Hub; the fatbinary for a local DIR).\n"
-      "KERNELHUB_* variables describe another machine (see `kernelhub env --help`).");
+      "The torch is that of --torch, KERNELHUB_TORCH or the Python environment (VIRTUAL_ENV, then\n"
+      "python3 on PATH), read without importing it. KERNELHUB_* variables describe another machine\n"
+      "(see `kernelhub env --help`).");
   app.add_option("ORG/NAME|DIR", args->target, "a Hub kernel repo, or a local kernel directory");
   app.add_flag("--json", args->json,
                "print one JSON object: {\"chosen\", \"environment\", \"decisions\"}, each decision {\"variant\", "
@@ -189,6 +195,7 @@ CommandRun define_variants(CLI::App& app) {
   app.add_option("--version", args->version, "Hub major version (branch vN)")
       ->option_text("N")
       ->transform(whole_number());
+  add_torch_option(app, args->torch);
   app.add_flag("--native-only", args->native_only,
                "reject what only a Python process can load (noarch, universal, tvm-ffi)");
   app.add_option("--cases", args->cases)->group("");  // the differential test's batch mode (see above)

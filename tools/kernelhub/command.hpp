@@ -2,6 +2,8 @@
 // KERNELHUB_COMMAND(name, summary, define): `define` adds the command's description, arguments
 // and options to its CLI11 app (cli_app.hpp has the conventions: --help, --json where a script
 // wants the output, exit status 0 / 1 / 2) and returns what runs it once they are parsed.
+// KERNELHUB_TORCH_COMMAND(name, summary, executable) lists a command that another executable
+// next to this one defines and runs (torch_commands.hpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -20,19 +22,29 @@ using CommandDefine = CommandRun (*)(CLI::App& app);
 struct Command {
   std::string_view name;
   std::string_view summary;
-  CommandDefine define;
+  CommandDefine define = nullptr;  // none: `executable` runs it
+  std::string_view executable;     // for one defined in another executable
 };
 
 // Every registered command, sorted by name.
 std::vector<Command> commands();
 
 struct CommandRegistrar {
-  CommandRegistrar(std::string_view name, std::string_view summary, CommandDefine define);
+  explicit CommandRegistrar(Command command);
 };
 
 }  // namespace kernelhub::cli
 
 #define KERNELHUB_COMMAND(name, summary, define)                                 \
   static const ::kernelhub::cli::CommandRegistrar kernelhub_command_registrar_ { \
-    name, summary, define                                                        \
+    ::kernelhub::cli::Command {                                                  \
+      name, summary, define, {}                                                  \
+    }                                                                            \
+  }
+
+#define KERNELHUB_TORCH_COMMAND(name, summary, executable)                             \
+  static const ::kernelhub::cli::CommandRegistrar kernelhub_torch_command_registrar_ { \
+    ::kernelhub::cli::Command {                                                        \
+      name, summary, nullptr, executable                                               \
+    }                                                                                  \
   }

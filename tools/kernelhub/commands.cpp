@@ -11,8 +11,8 @@ std::vector<Command>& registry() {
 }
 }  // namespace
 
-CommandRegistrar::CommandRegistrar(std::string_view name, std::string_view summary, CommandDefine define) {
-  registry().push_back(Command{name, summary, define});
+CommandRegistrar::CommandRegistrar(Command command) {
+  registry().push_back(command);
 }
 
 std::vector<Command> commands() {

@@ -1,8 +1,8 @@
 #include "locked_download.hpp"
 
 #include <algorithm>
+#include <cassert>
 
-#include "kernelhub/load.hpp"
 #include "kernelhub/lockfile.hpp"
 #include "kernelhub/resolver/select.hpp"
 
@@ -18,8 +18,8 @@ Result<std::vector<std::string>> variants_to_fetch(const LockedDownload& request
   if (request.variant) return std::vector<std::string>{*request.variant};
   KH_ASSIGN_OR_RETURN(std::vector<std::string> names, hub.list_variants(repo, kKernel, lock.commit));
   if (request.all_variants) return names;
-  KH_ASSIGN_OR_RETURN(resolver::Environment environment, detect_environment());
-  const auto decisions = resolver::select(names, environment);
+  assert(request.environment);
+  const auto decisions = resolver::select(names, *request.environment);
   const resolver::Decision* best = resolver::chosen(decisions);
   if (best == nullptr) {
     return unexpected(ErrorCode::kNoCompatibleVariant,

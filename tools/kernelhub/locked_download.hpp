@@ -12,6 +12,7 @@
 
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/resolver/environment.hpp"
 
 namespace kernelhub::cli {
 
@@ -20,12 +21,15 @@ struct LockedDownload {
   std::vector<std::string> repos;      // empty: every kernel in the lock file
   std::optional<std::string> variant;  // one variant by name
   bool all_variants = false;           // every variant at the locked commit (a cache for mixed nodes)
+  // The machine to select for (selection_environment.hpp); needed unless `variant` or
+  // `all_variants` names what to fetch.
+  std::optional<resolver::Environment> environment;
   bool quiet = false;
 };
 
 // Downloads and checks each locked kernel; returns {"lockfile", "kernels": [{repo, commit,
 // variants, paths, files, bytes, downloaded_bytes, requests}]}. Without `variant` or
-// `all_variants`, the variant this machine would load. Errors: those of LockFile::read, kNotFound
+// `all_variants`, the variant `environment` would load. Errors: those of LockFile::read, kNotFound
 // for a named repo the lock file does not pin, kNoCompatibleVariant, the client's, and
 // kIntegrityMismatch when a variant's files do not hash to the locked value.
 Result<nlohmann::json> download_locked(const LockedDownload& request, const client::HubClient& hub);

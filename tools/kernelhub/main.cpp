@@ -1,10 +1,12 @@
 // kernelhub: get GPU kernels from a Hub into a running program. One CLI11 app; each command is a
-// subcommand defined in its cmd_<name>.cpp (command.hpp).
+// subcommand defined in its cmd_<name>.cpp (command.hpp). Built twice: `kernelhub`, without
+// LibTorch, and `kernelhub-get`, which runs the commands that load it (torch_commands.hpp).
 #include <cstdio>
 #include <map>
 #include <string>
 
 #include "command.hpp"
+#include "sibling_executable.hpp"
 
 int main(int argc, char** argv) {
   using namespace kernelhub::cli;
@@ -13,15 +15,25 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "kernelhub " KERNELHUB_VERSION, "print the version and exit");
   app.require_subcommand(1);
   std::map<std::string, CommandRun, std::less<>> runs;
+  std::map<std::string, std::string_view, std::less<>> elsewhere;  // command → the executable that runs it
   for (const auto& command : commands()) {
-    runs.emplace(command.name,
-                 command.define(add_command(app, std::string(command.name), std::string(command.summary))));
+    CLI::App& subcommand = add_command(app, std::string(command.name), std::string(command.summary));
+    if (command.define != nullptr) {
+      runs.emplace(command.name, command.define(subcommand));
+    } else {
+      elsewhere.emplace(command.name, command.executable);
+    }
   }
   app.footer("Run `kernelhub <command> --help` for a command's options.");  // after the commands: not theirs
 
   if (argc > 1 && std::string_view(argv[1]) == "help") {
     std::fputs(app.help().c_str(), stdout);
     return kExitOk;
+  }
+  if (argc > 1) {
+    if (const auto found = elsewhere.find(std::string_view(argv[1])); found != elsewhere.end()) {
+      return exec_sibling(found->second, found->first, argv);
+    }
   }
   if (argc > 1 && argv[1][0] != '-' && !runs.contains(std::string_view(argv[1]))) {
     std::fprintf(stderr, "kernelhub: unknown command `%s`; run `kernelhub --help` for the list\n", argv[1]);

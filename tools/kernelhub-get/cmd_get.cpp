@@ -1,14 +1,15 @@
 // kernelhub get ORG/NAME [--revision R | --version N] [--backend B] [--json]: resolve, verify and
-// load a kernel in this process, and list its ops with the time each step took.
+// load a kernel in this process, and list its ops with the time each step took. Built into
+// kernelhub-get, which links LibTorch; `kernelhub get` runs it (kernelhub/torch_commands.hpp).
 #include <chrono>
 #include <cstdio>
 #include <string>
 
 #include "command.hpp"
 #include "decision_json.hpp"
-#include "environment_json.hpp"
 #include "kernelhub/base/process_io.hpp"
 #include "kernelhub/kernelhub.hpp"
+#include "torch_commands.hpp"
 
 namespace kernelhub::cli {
 
@@ -111,6 +112,6 @@ CommandRun define_get(CLI::App& app) {
 
 }  // namespace
 
-KERNELHUB_COMMAND("get", "resolve, verify and load a kernel, and list its ops", &define_get);
+KERNELHUB_COMMAND("get", kGetSummary, &define_get);
 
 }  // namespace kernelhub::cli

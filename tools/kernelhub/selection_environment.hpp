@@ -1,0 +1,36 @@
+// The machine a torch-free command (download, variants, env) selects variants for: this one
+// (resolver::Environment::detect: os, cpu, glibc, CUDA driver, GPUs), with the torch of
+//   1. --torch SPEC        what KERNELHUB_TORCH=SPEC would say, for this command only
+//   2. KERNELHUB_TORCH     2.9, or torch's full version: 2.9.1+cu128 (resolver/torch_spec.hpp)
+//   3. the Python environment's torch, read from its files without importing it
+//      (VIRTUAL_ENV, then python3 on PATH; resolver/torch_lookup.hpp)
+// and the other KERNELHUB_* overrides.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/base/result.hpp"
+#include "kernelhub/resolver/environment.hpp"
+
+namespace kernelhub::cli {
+
+struct SelectionEnvironment {
+  resolver::Environment environment;
+  EnvironmentSource env;      // the process environment, with --torch as KERNELHUB_TORCH
+  std::string torch_source;   // where the torch came from; empty when none was found
+  std::string torch_missing;  // why none was found (with torch_required = false)
+};
+
+// Adds --torch SPEC to a command that selects variants.
+void add_torch_option(CLI::App& app, std::optional<std::string>& torch);
+
+// torch_required = false describes the machine without torch when none is found (env, and the
+// differential test's --cases, whose cases each name a torch). Errors: kInvalidArgument for a
+// --torch or KERNELHUB_* value that does not parse; kNotFound when no torch is found (the
+// message says what to give); kCorruptFile for a torch whose version.py does not parse.
+Result<SelectionEnvironment> selection_environment(const std::optional<std::string>& torch, bool torch_required = true);
+
+}  // namespace kernelhub::cli
