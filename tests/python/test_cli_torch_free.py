@@ -179,5 +179,16 @@ def test_no_torch_to_be_found_says_which_flag_or_variable_to_give(published, tmp
     result = run("download", REPO, "--version", "1", "--torch", f"{variant_torch()}+cpu", "--json", env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert json.loads(result.stdout)["variants"] == [cpu_variant_dir().name]
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "kernels.toml").write_text(f'[dependencies]\n"{REPO}" = 1\n')
+    assert run("lock", str(project), env=env).returncode == 0
+    lockfile = str(project / "kernels.lock")
+    result = run("download", "--lockfile", lockfile, "--json", env=dict(env, HF_HUB_CACHE=str(tmp_path / "stage")))
+    assert result.returncode == 2 and "--torch" in json.loads(result.stdout)["error"]["message"]
+    result = run("download", "--lockfile", lockfile, "--torch", f"{variant_torch()}+cpu", "--json",
+                 env=dict(env, HF_HUB_CACHE=str(tmp_path / "stage")))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout)["kernels"][0]["variants"] == [cpu_variant_dir().name]
     result = run("variants", local, "--json", env=dict(env, KERNELHUB_TORCH=variant_torch()))
     assert result.returncode == 0 and json.loads(result.stdout)["chosen"] == cpu_variant_dir().name

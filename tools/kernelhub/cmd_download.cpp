@@ -1,7 +1,8 @@
 // kernelhub download ORG/NAME [--revision R | --version N] [--variant V | --all-variants]
-//                   [--json] [--quiet]: fetch a kernel's build variant into the Hugging Face
-// cache (verified, resumable, parallel) and print where it is. With --lockfile F, every kernel F
-// pins (locked_download.hpp).
+//                   [--torch SPEC] [--json] [--quiet]: fetch a kernel's build variant into the
+// Hugging Face cache (verified, resumable, parallel) and print where it is. With --lockfile F,
+// every kernel F pins (locked_download.hpp). Without --variant or --all-variants, the variant for
+// the torch of selection_environment.hpp.
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
