@@ -29,6 +29,16 @@ def require_shim() -> None:
         pytest.skip("the reference kernels are not built (build the reference_kernels target)")
 
 
+def import_shim():
+    """The kernelhub package from the build, imported into this process (skips when not built)."""
+    require_shim()
+    if str(PACKAGE_DIR) not in sys.path:
+        sys.path.insert(0, str(PACKAGE_DIR))
+    import kernelhub
+
+    return kernelhub
+
+
 def cpu_variant_dir() -> Path:
     dirs = glob.glob(str(BUILD / "kernels" / "build" / "torch*-cpu-*"))
     assert len(dirs) == 1, dirs
