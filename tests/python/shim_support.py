@@ -18,7 +18,9 @@ from huggingface_hub import CommitOperationAdd, HfApi
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("KERNELHUB_BUILD_DIR", ROOT / "build"))
-PACKAGE_DIR = BUILD / "python"
+# Where the kernelhub package under test is: the build's (<build>/python), or an installed wheel's
+# site directory (scripts/test_wheel.sh sets KERNELHUB_PACKAGE_DIR).
+PACKAGE_DIR = Path(os.environ.get("KERNELHUB_PACKAGE_DIR", BUILD / "python"))
 
 
 def require_shim() -> None:
@@ -36,6 +38,7 @@ def import_shim():
         sys.path.insert(0, str(PACKAGE_DIR))
     import kernelhub
 
+    assert Path(kernelhub.__file__).parent == PACKAGE_DIR / "kernelhub", (kernelhub.__file__, PACKAGE_DIR)
     return kernelhub
 
 
