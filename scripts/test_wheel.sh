@@ -50,6 +50,7 @@ esac
 
 "$python" -m pip install --quiet --no-deps --no-index --target "$work/site" "$wheel"
 echo "_core NEEDED: $(readelf -d "$work"/site/kernelhub/_core*.so | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
+echo "built, repaired and installed in $SECONDS s"
 
 KERNELHUB_PACKAGE_DIR="$work/site" KERNELHUB_BUILD_DIR="$root/$build" \
   "$python" -m pytest tests/python/test_shim_*.py -q -p no:cacheprovider

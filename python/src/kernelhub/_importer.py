@@ -110,7 +110,8 @@ def _import_variant(fetched: dict, repo_info: RepoInfo | None) -> ModuleType:
             # A retry must import from scratch, not find a half-initialised module.
             sys.modules.pop(metadata.id, None)
             origin = f" ({repo_info.repo_id}, revision: {repo_info.revision})" if repo_info else ""
-            e.add_note(f"while importing kernel '{metadata.name}', variant '{variant_path.name}'{origin}")
+            if hasattr(e, "add_note"):  # Python 3.11+, as in kernels
+                e.add_note(f"while importing kernel '{metadata.name}', variant '{variant_path.name}'{origin}")
             raise
 
     _loaded_kernels[variant_path] = LoadedKernel(metadata=metadata, module=module, repo_info=repo_info)
