@@ -12,13 +12,23 @@ set(kh_torch_free_targets kernelhub_base kernelhub_resolver kernelhub_client ker
                           kernelhub_binary_format kernelhub_fetch)
 install(TARGETS ${kh_torch_free_targets} EXPORT kernelhubTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
-install(TARGETS kernelhub_loader kernelhub_kernelhub EXPORT kernelhubTorchTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
-foreach(layer base resolver client signing loader fetch kernelhub)
+set(kh_layers base resolver client signing fetch)
+if(KERNELHUB_WITH_TORCH)
+  install(TARGETS kernelhub_loader kernelhub_kernelhub EXPORT kernelhubTorchTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
+  install(EXPORT kernelhubTorchTargets NAMESPACE kernelhub:: DESTINATION ${kh_config_dir} COMPONENT cpp)
+  list(APPEND kh_layers loader kernelhub)
+else()
+  # binary_format's headers live in loader/include/kernelhub/loader/ with the loader's.
+  install(FILES ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/elf_file.hpp
+                ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/fatbin.hpp
+                ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/library_image.hpp
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kernelhub/loader COMPONENT cpp)
+endif()
+foreach(layer ${kh_layers})
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${layer}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT cpp)
 endforeach()
 install(EXPORT kernelhubTargets NAMESPACE kernelhub:: DESTINATION ${kh_config_dir} COMPONENT cpp)
-install(EXPORT kernelhubTorchTargets NAMESPACE kernelhub:: DESTINATION ${kh_config_dir} COMPONENT cpp)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/kernelhubConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/kernelhubConfig.cmake INSTALL_DESTINATION ${kh_config_dir})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/kernelhubConfigVersion.cmake
@@ -26,7 +36,9 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/kernelhubConfigVersion.cm
 install(FILES ${PROJECT_BINARY_DIR}/kernelhubConfig.cmake ${PROJECT_BINARY_DIR}/kernelhubConfigVersion.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KernelhubTorch.cmake
         DESTINATION ${kh_config_dir} COMPONENT cpp)
-if(TARGET kernelhub)
+if(TARGET kernelhub AND NOT TARGET kernelhub-get)
+  install(TARGETS kernelhub RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cpp)
+elseif(TARGET kernelhub)
   # The CLI, both halves side by side (kernelhub runs kernelhub-get for `kernelhub get`, from its
   # own folder). Only kernelhub-get links LibTorch: it finds the one it was built against where
   # that torch lives, so it runs installed.

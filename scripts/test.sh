@@ -13,8 +13,19 @@ status=0
 echo "== ctest ($build)"
 ctest --test-dir "$build" --output-on-failure --timeout 600 -j "$(nproc)" || status=1
 echo
+# The shim's tests (test_shim_*.py) run from the installed wheel (scripts/test_wheel.sh), except in a
+# sanitizer build, which has no Python binding (they skip there).
+wheel=yes ignore=(--ignore-glob='*/test_shim_*.py')
+if grep -q '^KERNELHUB_SANITIZE:STRING=.' "$build/CMakeCache.txt"; then wheel= ignore=(); fi
 echo "== pytest"
 # PYTHONPATH: the kernelhub Python package as the build assembles it (<build>/python/kernelhub).
 KERNELHUB_BUILD_DIR="$root/$build" PYTHONPATH="$root/$build/python${PYTHONPATH:+:$PYTHONPATH}" \
-  .venv/bin/python -m pytest tests/python -q -p no:cacheprovider || status=1
+  .venv/bin/python -m pytest tests/python -q -p no:cacheprovider "${ignore[@]}" || status=1
+if [ -n "$wheel" ]; then
+  echo
+  echo "== wheel: pip wheel ./python, auditwheel, pip install --target, the shim's tests from that install"
+  start=$SECONDS
+  scripts/test_wheel.sh "$build" || status=1
+  echo "== wheel step: $((SECONDS - start)) s"
+fi
 exit $status

@@ -34,6 +34,7 @@ std::string_view to_string(Missing missing) {
     case Missing::kRevision: return "revision";
     case Missing::kVersion: return "version";
     case Missing::kFile: return "file";
+    case Missing::kLock: return "lock";
   }
   return "";
 }

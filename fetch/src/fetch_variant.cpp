@@ -105,14 +105,8 @@ Result<std::optional<KernelLock>> lock_for(const client::RepoId& repo, const Fet
                                                        "do not also give a revision or version");
   }
   KH_ASSIGN_OR_RETURN(LockFile lock, LockFile::read(*request.lockfile));
-  const KernelLock* entry = lock.find(repo.to_string());
-  if (entry == nullptr) {
-    return unexpected(ErrorCode::kNotFound, "`" + repo.to_string() + "` is not locked in `" +
-                                                request.lockfile->string() +
-                                                "`. Add it to [tool.kernels.dependencies] in pyproject.toml (or "
-                                                "[dependencies] in kernels.toml) and run `kernelhub lock`");
-  }
-  return std::optional<KernelLock>(*entry);
+  KH_ASSIGN_OR_RETURN(KernelLock entry, lock.lock_of(repo.to_string(), request.lockfile->string(), request.wording));
+  return std::optional<KernelLock>(std::move(entry));
 }
 
 // Reads and verifies a variant directory once: metadata.json (or the namespace from _ops.py), its
@@ -312,6 +306,19 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
 }
 
 }  // namespace
+
+Status require_revision_or_version(const std::optional<std::string>& revision, const std::optional<int>& version) {
+  if (revision && version) {
+    return unexpected(ErrorCode::kInvalidArgument, "Only one of `revision` or `version` must be specified.");
+  }
+  if (!revision && !version) {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "A kernel version or revision must be specified. Use `version=<major>` for a stable kernel API "
+                      "version or `revision=<branch/tag/commit>` for an explicit Hub revision. See: "
+                      "https://huggingface.co/docs/kernels/migration");
+  }
+  return {};
+}
 
 Result<resolver::Environment> with_backend(resolver::Environment environment,
                                            const std::optional<std::string>& backend) {

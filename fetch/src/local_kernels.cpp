@@ -4,7 +4,22 @@
 
 namespace kernelhub {
 
-Result<std::map<std::string, std::filesystem::path>> parse_local_kernels(std::string_view value) {
+namespace {
+
+Unexpected malformed(std::string_view entry, Wording wording) {
+  if (wording == Wording::kKernels) {
+    // kernels/load.py `_parse_local_kernel_overrides`
+    return unexpected(ErrorCode::kInvalidArgument, "Invalid LOCAL_KERNELS entry: " + std::string(entry) +
+                                                       ". Expected format: repo_id_1=path_1:repo_id_2=path_2");
+  }
+  return unexpected(ErrorCode::kInvalidArgument,
+                    "LOCAL_KERNELS entry `" + std::string(entry) +
+                        "` is malformed; expected `org/name=/path/to/kernel` entries separated by `:`");
+}
+
+}  // namespace
+
+Result<std::map<std::string, std::filesystem::path>> parse_local_kernels(std::string_view value, Wording wording) {
   std::map<std::string, std::filesystem::path> out;
   std::size_t start = 0;
   while (start <= value.size()) {
@@ -13,11 +28,7 @@ Result<std::map<std::string, std::filesystem::path>> parse_local_kernels(std::st
         value.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     if (!entry.empty()) {
       const std::size_t eq = entry.find('=');
-      if (eq == std::string_view::npos || eq == 0 || eq + 1 == entry.size()) {
-        return unexpected(ErrorCode::kInvalidArgument,
-                          "LOCAL_KERNELS entry `" + std::string(entry) +
-                              "` is malformed; expected `org/name=/path/to/kernel` entries separated by `:`");
-      }
+      if (eq == std::string_view::npos || eq == 0 || eq + 1 == entry.size()) return malformed(entry, wording);
       auto repo = client::RepoId::parse(entry.substr(0, eq));
       if (!repo) return unexpected(repo.error().with_context("LOCAL_KERNELS"));
       out[repo->to_string()] = std::filesystem::path(entry.substr(eq + 1));
@@ -26,6 +37,15 @@ Result<std::map<std::string, std::filesystem::path>> parse_local_kernels(std::st
     start = end + 1;
   }
   return out;
+}
+
+Result<std::optional<std::filesystem::path>> local_kernel_dir(std::string_view repo_id, const EnvironmentSource& env,
+                                                              Wording wording) {
+  const auto value = env("LOCAL_KERNELS");
+  if (!value) return std::optional<std::filesystem::path>();
+  KH_ASSIGN_OR_RETURN(const auto map, parse_local_kernels(*value, wording));
+  const auto it = map.find(std::string(repo_id));
+  return it == map.end() ? std::optional<std::filesystem::path>() : std::optional(it->second);
 }
 
 }  // namespace kernelhub

@@ -139,6 +139,24 @@ const KernelLock* LockFile::find(std::string_view repo_id) const {
   return nullptr;
 }
 
+Result<KernelLock> LockFile::lock_of(std::string_view repo_id, std::string_view source, Wording wording) const {
+  if (const KernelLock* lock = find(repo_id)) return *lock;
+  const std::string repo(repo_id);
+  if (wording == Wording::kKernels) {
+    // kernels/locking.py `_get_locked_kernel_revision`
+    return unexpected(Error{ErrorCode::kNotFound,
+                            "Kernel `" + repo +
+                                "` is not locked. Please lock it with `kernels lock <project>` and then reinstall "
+                                "the project.",
+                            Missing::kLock});
+  }
+  return unexpected(Error{ErrorCode::kNotFound,
+                          "`" + repo + "` is not locked in `" + std::string(source) +
+                              "`. Add it to [tool.kernels.dependencies] in pyproject.toml (or [dependencies] in "
+                              "kernels.toml) and run `kernelhub lock`",
+                          Missing::kLock});
+}
+
 Result<LockFile> LockFile::parse(std::string_view json, std::string_view source) {
   // A lock file is four levels deep; anything much deeper is hostile (base/json_nesting.hpp).
   const bool shallow = json_nesting_within(json, 16);

@@ -36,13 +36,10 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
                        options.lockfile,
                        options.require_signature,
                        /*native_only=*/true};
-  if (auto local = env("LOCAL_KERNELS")) {
-    const auto map = value_or_raise(parse_local_kernels(*local));
-    if (auto it = map.find(repo.to_string()); it != map.end()) {
-      request.source = it->second;
-      return value_or_raise(load_kernel(request, context_for(env, options.backend)),
-                            "LOCAL_KERNELS entry for `" + repo.to_string() + "`");
-    }
+  if (auto local = value_or_raise(local_kernel_dir(repo.to_string(), env))) {
+    request.source = *std::move(local);
+    return value_or_raise(load_kernel(request, context_for(env, options.backend)),
+                          "LOCAL_KERNELS entry for `" + repo.to_string() + "`");
   }
   return value_or_raise(load_kernel(request, context_for(env, options.backend)));
 }

@@ -70,6 +70,24 @@ TEST_CASE("both kernels lock formats are read, and written back identically") {
         old.locks.at(0).variants);
 }
 
+TEST_CASE("a repo the lock file does not list is a typed not-found, in either wording") {
+  const std::string json =
+      R"([{"dependency": {"repo-id": "acme/x", "version": 1}, "lock": {"commit": ")" + kCommit + R"("}}])";
+  const auto lock = LockFile::parse(json, "kernels.lock").value();
+  CHECK(lock.lock_of("acme/x", "kernels.lock").value().commit == kCommit);
+  const auto ours = lock.lock_of("acme/y", "/p/kernels.lock");
+  REQUIRE_FALSE(ours.has_value());
+  CHECK(ours.error().code == ErrorCode::kNotFound);
+  CHECK(ours.error().missing == Missing::kLock);
+  CHECK_THAT(ours.error().message, Catch::Contains("/p/kernels.lock") && Catch::Contains("kernelhub lock"));
+  const auto theirs = lock.lock_of("acme/y", "/p/kernels.lock", Wording::kKernels);
+  REQUIRE_FALSE(theirs.has_value());
+  CHECK(theirs.error().missing == Missing::kLock);
+  // kernels/locking.py `_get_locked_kernel_revision`, word for word.
+  CHECK(theirs.error().message ==
+        "Kernel `acme/y` is not locked. Please lock it with `kernels lock <project>` and then reinstall the project.");
+}
+
 TEST_CASE("malformed lock files are kCorruptFile naming the entry and the problem") {
   const std::string hash = "sha256-" + std::string(64, 'c');
   struct Case {

@@ -18,7 +18,9 @@ from huggingface_hub import CommitOperationAdd, HfApi
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("KERNELHUB_BUILD_DIR", ROOT / "build"))
-PACKAGE_DIR = BUILD / "python"
+# Where the kernelhub package under test is: the build's (<build>/python), or an installed wheel's
+# site directory (scripts/test_wheel.sh sets KERNELHUB_PACKAGE_DIR).
+PACKAGE_DIR = Path(os.environ.get("KERNELHUB_PACKAGE_DIR", BUILD / "python"))
 
 
 def require_shim() -> None:
@@ -27,6 +29,17 @@ def require_shim() -> None:
         pytest.skip(f"kernelhub._core is not built under {PACKAGE_DIR} (build the kernelhub_python_core target)")
     if not list((BUILD / "kernels" / "build").glob("torch*-cpu-*")):
         pytest.skip("the reference kernels are not built (build the reference_kernels target)")
+
+
+def import_shim():
+    """The kernelhub package from the build, imported into this process (skips when not built)."""
+    require_shim()
+    if str(PACKAGE_DIR) not in sys.path:
+        sys.path.insert(0, str(PACKAGE_DIR))
+    import kernelhub
+
+    assert Path(kernelhub.__file__).parent == PACKAGE_DIR / "kernelhub", (kernelhub.__file__, PACKAGE_DIR)
+    return kernelhub
 
 
 def cpu_variant_dir() -> Path:

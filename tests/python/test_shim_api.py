@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from shim_support import PACKAGE_DIR, cpu_variant_dir, require_shim
+from shim_support import PACKAGE_DIR, cpu_variant_dir, import_shim
 
 API = ["get_kernel", "get_local_kernel", "has_kernel", "install_kernel", "load_kernel", "get_locked_kernel",
        "get_kernel_variants", "get_loaded_kernels"]
@@ -17,12 +17,7 @@ API = ["get_kernel", "get_local_kernel", "has_kernel", "install_kernel", "load_k
 
 @pytest.fixture(scope="module")
 def kernelhub():
-    require_shim()
-    if str(PACKAGE_DIR) not in sys.path:
-        sys.path.insert(0, str(PACKAGE_DIR))
-    import kernelhub
-
-    return kernelhub
+    return import_shim()
 
 
 @pytest.mark.parametrize("name", API)

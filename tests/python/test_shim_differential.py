@@ -71,6 +71,7 @@ print(json.dumps({"ours": show(getattr(kernelhub, function)(repo, **kwargs)),
 """
 
 NO_FIT_VARIANT = "torch215-cxx11-cpu-aarch64-linux"  # the x86_64 library under an aarch64 name
+OTHER_TORCH_VARIANT = "torch29-cxx11-cpu-x86_64-linux"  # the library under another torch's name
 
 # kernels selects the backend torch was built for (CUDA for the PyPI wheel) even on a machine
 # without a GPU, where kernelhub selects cpu; name it, so both packages choose among the same.
@@ -83,6 +84,7 @@ def hub(hub_server):
     hub_server.commit = publish(hub_server, "acme/reference-kernels")
     publish(hub_server, "alice/reference-kernels")
     publish(hub_server, "acme/aarch64-only", variant_name=NO_FIT_VARIANT)
+    publish(hub_server, "acme/other-torch-only", variant_name=OTHER_TORCH_VARIANT)
     return hub_server
 
 
@@ -149,6 +151,19 @@ def test_no_compatible_variant(hub, tmp_path):
         message = got[side]["str"]
         assert "Cannot find a build variant for this system in" in message and "acme/aarch64-only" in message
         assert NO_FIT_VARIANT in message  # the decision trace names the rejected variant
+
+
+def test_no_variant_for_this_torch(hub, tmp_path):
+    # Built for another torch only: the torch-free core, given the torch this interpreter imported,
+    # rejects it as kernels does, with kernels' exception type and words.
+    got = both_raise(hub, tmp_path / "cache", "get_kernel", "acme/other-torch-only", version=1, **CPU)
+    assert got["theirs"]["type"] == "FileNotFoundError" and got["ours_is_theirs"], got
+    for side in ("ours", "theirs"):
+        message = got[side]["str"]
+        assert "Cannot find a build variant for this system in" in message and OTHER_TORCH_VARIANT in message
+    got = run_json(BOTH_RETURN, child_env(hub, tmp_path / "cache"), "get_kernel_variants", "acme/other-torch-only",
+                   json.dumps({"version": 1, **CPU}))
+    assert got["ours"] == got["theirs"] == [["VariantRejected", OTHER_TORCH_VARIANT]], got
 
 
 @pytest.mark.parametrize("how", ["version", "revision"])

@@ -40,6 +40,7 @@
 #include "kernelhub/metadata.hpp"
 #include "kernelhub/resolver/environment.hpp"
 #include "kernelhub/resolver/select.hpp"
+#include "kernelhub/wording.hpp"
 
 namespace kernelhub {
 
@@ -66,6 +67,8 @@ struct FetchRequest {
   // A C++ process can only dlopen native variants; a Python process also imports pure-Python
   // ones (torch-universal, torch-<backend>), as the kernels package does.
   bool native_only = true;
+  // Whose words errors about the request itself are in (a repo the lock file does not list).
+  Wording wording = Wording::kKernelhub;
 };
 
 // The seams of a fetch: the configuration (read once, by the caller) and the transport.
@@ -96,6 +99,12 @@ struct VariantDecisions {
   std::filesystem::path root;                 // for a directory: where the variant folders are
   std::vector<resolver::Decision> decisions;  // best first
 };
+
+// The `kernels` package's rule for a request by revision or version (kernels/_versions.py
+// `revision_or_version`): exactly one of the two, checked before anything is read. Errors:
+// kInvalidArgument in the kernels package's words. (get_kernel in C++ refuses both itself and
+// leaves neither to the resolve step, whose message lists the versions the repo has.)
+Status require_revision_or_version(const std::optional<std::string>& revision, const std::optional<int>& version);
 
 // Resolve, list, select, download and verify the variant of request.source that runs here.
 Result<FetchedVariant> fetch_variant(const FetchRequest& request, const FetchContext& ctx);

@@ -31,6 +31,7 @@
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/client/repo_tree.hpp"
 #include "kernelhub/kernel_dependency.hpp"
+#include "kernelhub/wording.hpp"
 
 namespace kernelhub {
 
@@ -52,6 +53,10 @@ struct LockFile {
   std::vector<KernelLock> locks;
 
   const KernelLock* find(std::string_view repo_id) const;
+  // The lock of `repo_id`. Errors: kNotFound (Missing::kLock) saying how to lock it, in `wording`
+  // (kernelhub's names `source`, the lock file).
+  Result<KernelLock> lock_of(std::string_view repo_id, std::string_view source,
+                             Wording wording = Wording::kKernelhub) const;
 
   // Errors: kCorruptFile naming `source` and what is wrong (not a list, an unknown field, a commit
   // that is not 40 hex, a hash that is not sha256-<64 hex>, an unknown hash_type, a repo locked twice).

@@ -5,12 +5,14 @@
     rms = get_kernel("kernels-community/rmsnorm", version=1)
 
 Same functions, signatures, return values (the variant's module, imported under its metadata
-`id`), exception types and environment variables as kernels 0.17; resolution, variant selection,
-download and verification run in C++ with the GIL released. kernelize and the layer
-repositories are in kernelhub.layers (re-exported here; they need the `kernels` package).
+`id`), exception types and environment variables as kernels 0.17; every rule (LOCAL_KERNELS, lock
+files, revision or version, resolution, variant selection, download, verification, metadata.json)
+is the C++ core's, run with the GIL released. kernelize and the layer repositories are in
+kernelhub.layers (re-exported here; they need the `kernels` package).
 
-Importing kernelhub is cheap: the C++ core (which links LibTorch) loads on the first call, and
-the kernelize API on first access.
+Importing kernelhub is cheap: the C++ core links no torch, so one build fits every torch; torch is
+read (as kernels reads it) at the first call that selects a variant, and the kernelize API is
+imported on first access.
 
 Where kernelhub differs from kernels 0.17 on purpose:
 - with a CUDA torch and no CUDA driver, `backend=None` selects cpu (kernels picks CUDA, which
@@ -18,7 +20,9 @@ Where kernelhub differs from kernels 0.17 on purpose:
 - every load verifies the variant's files against metadata.json `digest` (and against a lock
   file's per-variant hash, kernels <= 0.16 format, when it has one) before importing them, except
   that get_kernel at a full commit returns the module it already imported in this process;
-- `user_agent` is accepted and not sent.
+- `user_agent` is accepted and not sent;
+- LOCAL_KERNELS entries are checked as the C++ core checks them: each repo id must be `org/name`
+  and each path non-empty; empty entries are skipped.
 """
 
 from ._importer import LoadedKernel, Metadata, RepoInfo, get_loaded_kernels

@@ -6,7 +6,6 @@ The same variant path imports once per process; get_loaded_kernels() lists what 
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -24,7 +23,8 @@ class RepoInfo:
 
 @dataclass(frozen=True)
 class Metadata:
-    """A variant's metadata.json: `id` is the module name and the torch op namespace."""
+    """A variant's metadata.json, as the C++ core read it: `id` is the module name and the torch
+    op namespace."""
 
     id: str
     name: str
@@ -41,17 +41,10 @@ class Metadata:
 
     @staticmethod
     def read_from_file(path: Path) -> "Metadata":
-        doc = json.loads(Path(path).read_text())
-        return Metadata(
-            id=doc["id"],
-            name=doc["name"],
-            version=doc.get("version"),
-            license=doc.get("license"),
-            upstream=doc.get("upstream"),
-            source=doc.get("source"),
-            python_depends=list(doc.get("python-depends", [])),
-            backend=dict(doc.get("backend", {})),
-        )
+        from . import _core
+        from .errors import call
+
+        return Metadata(**call(_core.parse_metadata, Path(path).read_text()))
 
 
 @dataclass(frozen=True)
@@ -74,14 +67,6 @@ def get_loaded_kernels() -> list[LoadedKernel]:
     return list(_loaded_kernels.values())
 
 
-def _metadata_of(variant_path: Path, fetched: dict) -> Metadata:
-    metadata_file = variant_path / "metadata.json"
-    if metadata_file.exists():
-        return Metadata.read_from_file(metadata_file)
-    # Variants built before kernel-builder wrote metadata.json: the core read the namespace from _ops.py.
-    return Metadata(id=fetched["id"], name=fetched["name"])
-
-
 def import_variant(fetched: dict, repo_info: RepoInfo | None = None) -> ModuleType:
     """Imports the variant the core fetched (and verified) as a module named by its metadata `id`."""
     with _import_lock:
@@ -93,7 +78,7 @@ def _import_variant(fetched: dict, repo_info: RepoInfo | None) -> ModuleType:
     if (loaded := _loaded_kernels.get(variant_path)) is not None:
         return loaded.module
 
-    metadata = _metadata_of(variant_path, fetched)
+    metadata = Metadata(**fetched["metadata"])
     file_path = variant_path / "__init__.py"
     if not file_path.exists():
         file_path = variant_path / metadata.python_name / "__init__.py"
@@ -125,7 +110,8 @@ def _import_variant(fetched: dict, repo_info: RepoInfo | None) -> ModuleType:
             # A retry must import from scratch, not find a half-initialised module.
             sys.modules.pop(metadata.id, None)
             origin = f" ({repo_info.repo_id}, revision: {repo_info.revision})" if repo_info else ""
-            e.add_note(f"while importing kernel '{metadata.name}', variant '{variant_path.name}'{origin}")
+            if hasattr(e, "add_note"):  # Python 3.11+, as in kernels
+                e.add_note(f"while importing kernel '{metadata.name}', variant '{variant_path.name}'{origin}")
             raise
 
     _loaded_kernels[variant_path] = LoadedKernel(metadata=metadata, module=module, repo_info=repo_info)

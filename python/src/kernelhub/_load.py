@@ -1,12 +1,14 @@
-"""The loader API of the `kernels` package (kernels/load.py, install.py, variants.py), with the
-heavy work — revision resolution, variant selection, download, verification — done by the C++
-core (kernelhub._core) with the GIL released. Signatures, return values and exception types are
-those of kernels 0.17.2, so `from kernelhub import get_kernel` replaces `from kernels import
-get_kernel` unchanged.
+"""The loader API of the `kernels` package (kernels/load.py, install.py, variants.py). Every rule
+is the C++ core's (kernelhub._core, with the GIL released): the revision-or-version rule,
+LOCAL_KERNELS, lock files, revision resolution, variant selection, download, verification and
+metadata.json, with the kernels package's words where it has its own. What stays here: reading
+the imported torch, finding the caller's package for a lock in its metadata, importing the variant
+(_importer.py), and the signatures, return values and exception types of kernels 0.17.2, so
+`from kernelhub import get_kernel` replaces `from kernels import get_kernel` unchanged.
 
-Configuration comes from the same environment variables, read at call time: LOCAL_KERNELS,
-HF_ENDPOINT, HF_TOKEN, HF_HOME / HF_HUB_CACHE / KERNELS_CACHE (the same cache as kernels and
-huggingface_hub), HF_HUB_OFFLINE.
+Configuration comes from the same environment variables, read by the core at call time:
+LOCAL_KERNELS, HF_ENDPOINT, HF_TOKEN, HF_HOME / HF_HUB_CACHE / KERNELS_CACHE (the same cache as
+kernels and huggingface_hub), HF_HUB_OFFLINE.
 """
 
 from __future__ import annotations
@@ -17,63 +19,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from . import errors
+from . import _core, errors
 from ._importer import RepoInfo, import_variant
 
-_TRUE = {"1", "ON", "YES", "TRUE"}
 
-
-def _core():
-    """kernelhub._core, imported on first use: it links LibTorch, which `import torch` loads
-    from the same files first, so `import kernelhub` alone stays cheap."""
-    import torch  # noqa: F401  (the kernel modules need it anyway)
-
-    from . import _core as core
-
-    return core
-
-
-def _offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "").upper() in _TRUE
+@functools.cache
+def _torch() -> _core.TorchRuntime:
+    """The torch this process imports, read as kernels reads it (kernels/variants.py and
+    backends.py), at the first call that selects a variant: `import kernelhub` imports no torch.
+    The core decides what the text means (resolver/torch_version_info.hpp)."""
+    try:
+        import torch
+    except ImportError:
+        return _core.TorchRuntime()  # as kernels without torch: no torch version
+    return _core.TorchRuntime(
+        version=torch.__version__,
+        cxx11_abi=torch.compiled_with_cxx11_abi(),
+        cuda=torch.version.cuda,
+        hip=torch.version.hip,
+        xpu=getattr(torch.version, "xpu", None),
+    )
 
 
 def _call(function, *args, **kwargs):
-    """Runs a core function, turning its CoreError into the kernelhub/kernels exception type."""
-    core = _core()
-    try:
-        return function(core)(*args, **kwargs)
-    except core.CoreError as e:
-        raise errors.from_core(*e.args) from None
-
-
-def _revision_or_version(revision: str | None, version: int | None) -> None:
-    # The kernels package's checks and wording (kernels/_versions.py revision_or_version).
-    if revision is not None and version is not None:
-        raise errors.InvalidArgumentError("Only one of `revision` or `version` must be specified.")
-    if revision is None and version is None:
-        raise errors.InvalidArgumentError(
-            "A kernel version or revision must be specified. "
-            "Use `version=<major>` for a stable kernel API version or `revision=<branch/tag/commit>` "
-            "for an explicit Hub revision. See: https://huggingface.co/docs/kernels/migration"
-        )
-
-
-@functools.lru_cache(maxsize=1)
-def _parse_local_kernel_overrides(local_kernels: str) -> dict[str, Path]:
-    overrides = {}
-    for entry in local_kernels.split(":"):
-        if "=" not in entry:
-            raise errors.InvalidArgumentError(
-                f"Invalid LOCAL_KERNELS entry: {entry}. Expected format: repo_id_1=path_1:repo_id_2=path_2"
-            )
-        repo_id, path = entry.split("=", 1)
-        overrides[repo_id] = Path(path)
-    return overrides
-
-
-def _local_override(repo_id: str) -> Path | None:
-    value = os.environ.get("LOCAL_KERNELS")
-    return None if value is None else _parse_local_kernel_overrides(value).get(repo_id)
+    """Runs a core function for the imported torch (see errors.call)."""
+    return errors.call(function, *args, torch=_torch(), **kwargs)
 
 
 def _trust(trust_remote_code: bool | list[str]) -> dict:
@@ -82,8 +52,10 @@ def _trust(trust_remote_code: bool | list[str]) -> dict:
     return {"trust_remote_code": bool(trust_remote_code), "trusted_repos": []}
 
 
-def _fetch_local(repo_path: Path, backend: str | None) -> dict:
-    return _call(lambda c: c.fetch_local, str(repo_path), backend)
+def _import(fetched: dict, repo_id: str | None = None) -> ModuleType:
+    """Imports what the core fetched; a get_kernel load from the Hub carries its RepoInfo."""
+    from_hub = repo_id is not None and fetched["from_hub"]
+    return import_variant(fetched, RepoInfo(repo_id=repo_id, revision=fetched["revision"]) if from_hub else None)
 
 
 def get_kernel(
@@ -104,40 +76,28 @@ def get_kernel(
     Hub does not mark as trusted. `user_agent` is accepted for compatibility and not sent.
     `check_arch`: the core always checks CUDA variants against the visible GPUs.
     """
-    _revision_or_version(revision, version)
-    local = _local_override(repo_id)
-    if local is not None:
-        return import_variant(_fetch_local(local, backend))
-    pinned_key = _pinned_key(repo_id, revision, backend)
-    if pinned_key is not None and (module := _pinned_modules.get(pinned_key)) is not None:
+    key = _pinned_key(repo_id, revision, version, backend)
+    if (module := _pinned_modules.get(key)) is not None:
         return module
-    fetched = _call(
-        lambda c: c.fetch_hub,
-        repo_id,
-        revision=revision,
-        version=version,
-        backend=backend,
-        offline=_offline(),
-        **_trust(trust_remote_code),
-    )
-    module = import_variant(fetched, RepoInfo(repo_id=repo_id, revision=fetched["revision"]))
-    if pinned_key is not None:
-        _pinned_modules[pinned_key] = module
+    fetched = _call(_core.fetch_kernel, repo_id, revision=revision, version=version, backend=backend,
+                    **_trust(trust_remote_code))
+    module = _import(fetched, repo_id)
+    if fetched["pinned"]:
+        _pinned_modules[key] = module
     return module
 
 
 # get_kernel at a full commit, once imported, returns the same module for the rest of the process:
 # the commit is immutable and its module already runs, so resolving, listing and re-hashing the
-# files again (what the first call did) could not change what a caller gets. Keyed also by what
-# could point the same call elsewhere: the backend and the cache location.
+# files again (what the first call did) could not change what a caller gets. The core says whether
+# a call was pinned; the key holds the call and what could point it elsewhere: the cache location,
+# the backend override and LOCAL_KERNELS.
 _pinned_modules: dict[tuple, ModuleType] = {}
 
 
-def _pinned_key(repo_id: str, revision: str | None, backend: str | None) -> tuple | None:
-    if revision is None or len(revision) != 40 or any(c not in "0123456789abcdef" for c in revision):
-        return None
-    cache = tuple(os.environ.get(name) for name in ("KERNELS_CACHE", "HF_HUB_CACHE", "HF_HOME", "KERNELHUB_BACKEND"))
-    return repo_id, revision, backend, cache
+def _pinned_key(repo_id: str, revision: str | None, version: int | None, backend: str | None) -> tuple:
+    names = ("KERNELS_CACHE", "HF_HUB_CACHE", "HF_HOME", "KERNELHUB_BACKEND", "LOCAL_KERNELS")
+    return repo_id, revision, version, backend, tuple(os.environ.get(name) for name in names)
 
 
 def get_local_kernel(
@@ -149,7 +109,7 @@ def get_local_kernel(
 ) -> ModuleType:
     """Import a kernel from a local directory: its best variant under `repo_path` or
     `repo_path/build`, or `repo_path` itself when it is a variant directory."""
-    return import_variant(_fetch_local(Path(repo_path), backend))
+    return _import(_call(_core.fetch_local, str(repo_path), backend))
 
 
 def has_kernel(
@@ -162,20 +122,8 @@ def has_kernel(
     check_arch: bool = True,
 ) -> bool:
     """Whether a variant of `repo_id` runs here (nothing is downloaded but the listing)."""
-    _revision_or_version(revision, version)
-    local = _local_override(repo_id)
-    if local is not None:
-        try:
-            decided = _call(lambda c: c.local_decisions, str(local), backend)
-        except FileNotFoundError:
-            return False
-        return any(accepted for _, accepted, _ in decided["decisions"])
-    try:
-        decided = _call(lambda c: c.hub_decisions, repo_id, revision=revision, version=version,
-                        backend=backend, offline=_offline(), check_trust=True, **_trust(trust_remote_code))
-    except (errors.NoCompatibleVariantError, errors.OfflineMissError):
-        return False
-    return any(accepted for _, accepted, _ in decided["decisions"])
+    return _call(_core.has_kernel, repo_id, revision=revision, version=version, backend=backend,
+                 **_trust(trust_remote_code))
 
 
 def install_kernel(
@@ -189,16 +137,8 @@ def install_kernel(
     trust_remote_code: bool | list[str] = False,
 ) -> Path:
     """Download (and verify) the variant of `repo_id` that runs here; return its directory."""
-    _revision_or_version(revision, version)
-    fetched = _call(
-        lambda c: c.fetch_hub,
-        repo_id,
-        revision=revision,
-        version=version,
-        backend=backend,
-        offline=local_files_only or _offline(),
-        **_trust(trust_remote_code),
-    )
+    fetched = _call(_core.fetch_kernel, repo_id, revision=revision, version=version, backend=backend,
+                    offline=local_files_only, local_kernels=False, **_trust(trust_remote_code))
     return Path(fetched["path"])
 
 
@@ -206,34 +146,9 @@ def install_kernel(
 # Lock files
 
 
-def _locked_commit(repo_id: str, lock_json: str, source: str) -> str:
-    """The commit `repo_id` is locked at, in either kernels.lock format (kernels >= 0.17:
-    [{"dependency": {"repo-id": ...}, "lock": {"commit": ...}}]; <= 0.16: [{"repo_id", "sha"}])."""
-    import json
-
-    try:
-        entries = json.loads(lock_json)
-    except json.JSONDecodeError as e:
-        raise errors.CorruptFileError(f"{source} is not JSON ({e}); regenerate it with `kernels lock <project>`")
-    if not isinstance(entries, list):
-        raise errors.CorruptFileError(
-            f"{source} is not a JSON list of locks; regenerate it with `kernels lock <project>`"
-        )
-    for entry in entries:
-        if not isinstance(entry, dict):
-            continue
-        if isinstance(entry.get("dependency"), dict) and entry["dependency"].get("repo-id") == repo_id:
-            return str(entry.get("lock", {}).get("commit", ""))
-        if entry.get("repo_id") == repo_id:
-            return str(entry.get("sha", ""))
-    raise errors.InvalidArgumentError(
-        f"Kernel `{repo_id}` is not locked. "
-        "Please lock it with `kernels lock <project>` and then reinstall the project."
-    )
-
-
-def _caller_lock_json() -> tuple[str, str]:
-    """kernels.lock from the metadata of the distribution that called us (as kernels does)."""
+def _caller_lock() -> dict:
+    """kernels.lock from the metadata of the distribution that called us (as kernels/locking.py
+    finds it), as the core's lock_json and lock_source."""
     import importlib.metadata
     import inspect
 
@@ -250,34 +165,27 @@ def _caller_lock_json() -> tuple[str, str]:
         for dist_name in importlib.metadata.packages_distributions().get(package, []):
             lock_json = importlib.metadata.distribution(dist_name).read_text("kernels.lock")
             if lock_json is not None:
-                return lock_json, f"kernels.lock of the `{dist_name}` distribution"
+                return {"lock_json": lock_json, "lock_source": f"kernels.lock of the `{dist_name}` distribution"}
     raise errors.InvalidArgumentError(
         "Could not find a `kernels.lock` file in the caller's package metadata. "
         "Please lock kernels with `kernels lock <project>` and then reinstall the project."
     )
 
 
-def _lock(repo_id: str, lockfile: Path | None) -> tuple[str, str | None]:
-    """(commit, lockfile path for the core's hash check, if there is a file)."""
-    if lockfile is None:
-        lock_json, source = _caller_lock_json()
-        return _locked_commit(repo_id, lock_json, source), None
-    return _locked_commit(repo_id, Path(lockfile).read_text(), str(lockfile)), str(lockfile)
+def _lock(lockfile: Path | None) -> dict:
+    return _caller_lock() if lockfile is None else {"lockfile": str(lockfile)}
 
 
-def _locked(repo_id: str, lockfile: Path | None) -> dict:
-    """What the core is asked for a locked load: the lock file itself (the core reads the commit
-    and checks the variant's lock hash), or, for a lock from package metadata, its commit."""
-    commit, lock_path = _lock(repo_id, lockfile)  # kernels' errors, e.g. for a repo not locked
-    return {"lockfile": lock_path} if lock_path is not None else {"revision": commit}
+def locked_commit(repo_id: str, lockfile: Path | None) -> str:
+    """The commit `repo_id` is locked at (kernels.lock from `lockfile`, or from the caller's
+    package metadata when it is None)."""
+    return errors.call(_core.locked_commit, repo_id, **_lock(lockfile))
 
 
 def load_kernel(repo_id: str, *, lockfile: Path | None, backend: str | None = None) -> ModuleType:
     """Load a locked kernel that is already in the cache; never downloads (kernels.lock from
     `lockfile`, or from the caller's package metadata when it is None)."""
-    fetched = _call(lambda c: c.fetch_hub, repo_id, backend=backend, offline=True,
-                    **_locked(repo_id, lockfile))
-    return import_variant(fetched)
+    return _import(_call(_core.fetch_locked, repo_id, backend=backend, offline=True, **_lock(lockfile)))
 
 
 def get_locked_kernel(
@@ -288,9 +196,7 @@ def get_locked_kernel(
     user_agent: str | dict | None = None,
 ) -> ModuleType:
     """Load a kernel at the commit its lock file names, downloading it if needed."""
-    fetched = _call(lambda c: c.fetch_hub, repo_id, offline=_offline(), **_locked(repo_id, lockfile),
-                    **_trust(trust_remote_code))
-    return import_variant(fetched)
+    return _import(_call(_core.fetch_locked, repo_id, **_lock(lockfile), **_trust(trust_remote_code)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -330,10 +236,8 @@ def get_kernel_variants(
     backend: str | None = None,
 ) -> list[VariantAccepted | VariantRejected]:
     """Every build variant of `repo_id` at the revision, compatible ones first, best first."""
-    _revision_or_version(revision, version)
-    decided = _call(lambda c: c.hub_decisions, repo_id, revision=revision, version=version,
-                    backend=backend, offline=_offline())
+    decisions = _call(_core.kernel_variants, repo_id, revision=revision, version=version, backend=backend)
     return [
         VariantAccepted(Variant(name)) if accepted else VariantRejected(Variant(name), reason)
-        for name, accepted, reason in decided["decisions"]
+        for name, accepted, reason in decisions
     ]

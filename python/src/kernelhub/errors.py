@@ -1,10 +1,12 @@
 """The exceptions kernelhub raises: one class per failure you can act on.
 
 Each class also derives from the built-in type the `kernels` package raises for the same failure
-(ValueError for a missing version or an untrusted publisher, FileNotFoundError when no variant
-fits or the cache misses offline, huggingface_hub's RepositoryNotFoundError / RevisionNotFoundError
-for a repo or revision the Hub does not have), so `except` clauses written for `kernels` keep
-working after switching the import. `code` is the C++ core's ErrorCode name ("not_found", ...).
+(ValueError for a missing version, a repo a lock file does not list or an untrusted publisher,
+FileNotFoundError when no variant fits or the cache misses offline, huggingface_hub's
+RepositoryNotFoundError / RevisionNotFoundError for a repo or revision the Hub does not have),
+so `except` clauses written for `kernels` keep working after switching the import. `code` is the
+C++ core's ErrorCode name ("not_found", ...); the class follows the core's code and not-found
+kind, never the message's wording.
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ class NotFoundError(KernelhubError, FileNotFoundError):
 
 class VersionNotFoundError(NotFoundError, ValueError):
     """The repo has no `v<N>` branch for the version asked (kernels raises ValueError)."""
+
+
+class NotLockedError(NotFoundError, ValueError):
+    """The lock file does not list the repo (kernels raises ValueError)."""
 
 
 class NoCompatibleVariantError(KernelhubError, FileNotFoundError):
@@ -147,15 +153,27 @@ def revision_not_found_error() -> type:
 
 def from_core(code: str, message: str, missing: str = "") -> KernelhubError:
     """The exception for an error from kernelhub._core: CoreError(code, message, missing), where
-    `missing` is what a not_found did not find ("repo", "revision", "version", "file" or "")."""
+    `missing` is what a not_found did not find ("repo", "revision", "version", "file", "lock" or "")."""
     if code == "not_found":
         if missing == "version":
             return VersionNotFoundError(message, code)
+        if missing == "lock":
+            return NotLockedError(message, code)
         if missing == "repo":
             return repository_not_found_error()(message, code)
         if missing == "revision":
             return revision_not_found_error()(message, code)
     return _BY_CODE.get(code, HubError)(message, code)
+
+
+def call(function, *args, **kwargs):
+    """Runs a kernelhub._core function, raising its CoreError as the exception from_core gives."""
+    from . import _core
+
+    try:
+        return function(*args, **kwargs)
+    except _core.CoreError as e:
+        raise from_core(*e.args) from None
 
 
 def __getattr__(name: str):

@@ -84,7 +84,7 @@ class LockedLayerRepository(_KernelhubIdentity):
         self._lockfile = lockfile
         self.layer_name = layer_name
         self._trust_remote_code = list(trust_remote_code) if isinstance(trust_remote_code, list) else trust_remote_code
-        self._commit, _ = _load._lock(repo_id, lockfile)  # fail now, as kernels does, when not locked
+        self._commit = _load.locked_commit(repo_id, lockfile)  # fail now, as kernels does, when not locked
 
     def load(self):
         kernel = _load.get_locked_kernel(self._repo_id, lockfile=self._lockfile,

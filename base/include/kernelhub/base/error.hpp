@@ -38,10 +38,11 @@ std::string_view to_string(ErrorCode code);
 
 // What a kNotFound error did not find, where a caller answers each kind differently (the Python
 // shim raises huggingface_hub's RepositoryNotFoundError / RevisionNotFoundError and the kernels
-// package's ValueError for a version). kUnspecified for local paths and for every other code.
-enum class Missing { kUnspecified, kRepo, kRevision, kVersion, kFile };
+// package's ValueError for a version or a repo its lock file does not list). kUnspecified for
+// local paths and for every other code.
+enum class Missing { kUnspecified, kRepo, kRevision, kVersion, kFile, kLock };
 
-// "", "repo", "revision", "version" or "file".
+// "", "repo", "revision", "version", "file" or "lock".
 std::string_view to_string(Missing missing);
 
 struct Error {
