@@ -28,6 +28,8 @@ export CMAKE_CXX_COMPILER_LAUNCHER ?= ccache
 export CMAKE_CUDA_COMPILER_LAUNCHER ?= ccache
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
+# Three builds (build/, build-asan/, build-tsan/) with debug info outgrow the default 5 GB.
+export CCACHE_MAXSIZE ?= 20G
 endif
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=$(PYTHON) \
                $(if $(SAN),-DKERNELHUB_SANITIZE=address$(,)undefined $(SAN_OPT))
