@@ -36,12 +36,12 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/kernelhubConfigVersion.cm
 install(FILES ${PROJECT_BINARY_DIR}/kernelhubConfig.cmake ${PROJECT_BINARY_DIR}/kernelhubConfigVersion.cmake
               ${CMAKE_CURRENT_LIST_DIR}/KernelhubTorch.cmake
         DESTINATION ${kh_config_dir} COMPONENT cpp)
-if(TARGET kernelhub AND NOT TARGET kernelhub-get)
+if(TARGET kernelhub)
   install(TARGETS kernelhub RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cpp)
-elseif(TARGET kernelhub)
-  # The CLI, both halves side by side (kernelhub runs kernelhub-get for `kernelhub get`, from its
-  # own folder). Only kernelhub-get links LibTorch: it finds the one it was built against where
-  # that torch lives, so it runs installed.
+endif()
+if(TARGET kernelhub-get)
+  # kernelhub runs kernelhub-get for `kernelhub get`, from its own folder. Only kernelhub-get links
+  # LibTorch: it finds the one it was built against where that torch lives, so it runs installed.
   set_target_properties(kernelhub-get PROPERTIES INSTALL_RPATH "${KERNELHUB_TORCH_LIB_DIR};${_kh_nvidia_lib_dirs}")
-  install(TARGETS kernelhub kernelhub-get RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cpp)
+  install(TARGETS kernelhub-get RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cpp)
 endif()
