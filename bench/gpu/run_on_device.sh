@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds kernelhub on the GPU machine (its own torch, nvcc, cmake) and runs the GPU checks.
 # Usage there: bash bench/gpu/run_on_device.sh [steps...]   steps: build env example correctness bench
-# Debian dev packages the image lacks (OpenSSL, curl headers, nlohmann/json) travel as .debs in
-# .debs/ and are unpacked into /tmp/sysroot, never into /.
+# Builds the way every device script does (bench/device_sysroot.sh; run bench/device_debs.sh here
+# first and carry .debs). Writes the logs, env.json, example.txt and correctness.txt to $OUT.
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -12,24 +12,16 @@ mkdir -p "$out"
 steps="${*:-build env example correctness}"
 build=build-gpu
 log() { printf '\n== %s\n' "$*"; }
+source bench/device_sysroot.sh  # also for the steps after build: toml++ and cpp-httplib at run time
 
 if [[ " $steps " == *" build "* ]]; then
   log "machine"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "gpus", torch.cuda.device_count())'
-  mkdir -p /tmp/sysroot
-  for f in .debs/*-dev_*.deb .debs/nlohmann*.deb; do dpkg -x "$f" /tmp/sysroot; done
-  # Headers from the .debs, libraries from the image: link the system's shared objects.
-  sys=/usr/lib/x86_64-linux-gnu
-  rm -f /tmp/sysroot/usr/lib/x86_64-linux-gnu/*.a
-  for l in libcurl libssl libcrypto; do
-    so=$(ls $sys/$l.so.* 2>/dev/null | head -1)
-    [ -n "$so" ] && ln -sf "$so" /tmp/sysroot/usr/lib/x86_64-linux-gnu/$l.so
-  done
   log "configure + build (torch from python3, nvcc $(nvcc --version | tail -1))"
   cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v python3)" \
-    -DBUILD_TESTING=OFF -DKERNELHUB_WITH_SERVER=OFF -DKERNELHUB_DEVELOPER=OFF -DCMAKE_PREFIX_PATH=/tmp/sysroot/usr \
-    -DCMAKE_CUDA_ARCHITECTURES=90-real -DTORCH_CUDA_ARCH_LIST=9.0 >"$out/configure.log" 2>&1 ||
+    -DBUILD_TESTING=OFF -DKERNELHUB_WITH_SERVER=OFF -DKERNELHUB_DEVELOPER=OFF -DCMAKE_PREFIX_PATH="$sysroot/usr" \
+    -DKERNELHUB_KERNEL_ARCHS=9.0 -DTORCH_CUDA_ARCH_LIST=9.0 >"$out/configure.log" 2>&1 ||
     { tail -40 "$out/configure.log"; exit 1; }
   time cmake --build $build -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
   ls $build/kernels/build/

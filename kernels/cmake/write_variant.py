@@ -1,12 +1,17 @@
-"""Completes a built variant directory the way kernel-builder lays one out.
+"""Assembles a built variant directory the way kernel-builder lays one out.
 
-Copies the Python files of torch-ext/<package>/, writes _ops.py for the op namespace, then
+Copies the op library and the Python files of torch-ext/<package>/, writes _ops.py for the op namespace, then
 metadata.json as kernel-builder writes it (kernels-data metadata.rs `Metadata::for_backend`, then
 kernel-builder's `hash` step): the fields of build.toml's [general] (name, version, license,
 upstream, source, python-depends and kernel-depends, general and of this backend), the backend and
 its archs (sorted, as add_build_metadata.py sorts them), the digest of every file (kernels-data's
 Digest::hash_variant rules: every file below the directory except metadata.json,
 metadata.json.sigstore and bytecode) and the provenance: which builder made it from which git tree.
+
+The variant is assembled in a fresh folder of --staging-dir and renamed into --dir only when
+complete (the previous build moved aside first), so --dir is either absent, the previous build, or
+this one: never half of one, even when the build is interrupted. A publisher reading the build
+folder meanwhile sees no variant without its metadata.json.
 """
 
 import argparse
@@ -18,6 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 
 OPS_PY = '''import torch
@@ -89,7 +95,9 @@ def metadata(general: dict, kernel_id: str, backend: str, archs: list[str], file
 
 def main() -> int:
     p = argparse.ArgumentParser()
-    p.add_argument("--dir", required=True)
+    p.add_argument("--library", required=True, help="the op library, named <id>.abi3.so")
+    p.add_argument("--dir", required=True, help="the variant directory to create or replace")
+    p.add_argument("--staging-dir", required=True, help="where to assemble it (same file system as --dir)")
     p.add_argument("--package-dir", required=True)
     p.add_argument("--build-toml", required=True)
     p.add_argument("--id", required=True)
@@ -107,25 +115,51 @@ def main() -> int:
               file=sys.stderr)
         return 1
 
-    # A rebuild after a source change has a new namespace: drop libraries of earlier builds.
-    for name in os.listdir(a.dir):
-        if name.endswith(".so") and name != a.id + ".abi3.so":
-            os.remove(os.path.join(a.dir, name))
+    if os.path.basename(a.library) != a.id + ".abi3.so":
+        print(f"write_variant.py: library `{a.library}` is not named `{a.id}.abi3.so`", file=sys.stderr)
+        return 1
+    os.makedirs(a.staging_dir, exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(a.dir)), exist_ok=True)
+    name = os.path.basename(os.path.abspath(a.dir))
+    stage = tempfile.mkdtemp(prefix=name + ".", dir=a.staging_dir)
+    try:
+        assemble(stage, a, general)
+        replace_dir(stage, a.dir, a.staging_dir)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return 0
+
+
+def assemble(stage: str, a: argparse.Namespace, general: dict) -> None:
+    shutil.copy2(a.library, os.path.join(stage, a.id + ".abi3.so"))
     for name in sorted(os.listdir(a.package_dir)):
         src = os.path.join(a.package_dir, name)
         if os.path.isfile(src) and name.endswith((".py", ".pyi")):
-            shutil.copyfile(src, os.path.join(a.dir, name))
-    with open(os.path.join(a.dir, "_ops.py"), "w") as f:
+            shutil.copyfile(src, os.path.join(stage, name))
+    with open(os.path.join(stage, "_ops.py"), "w") as f:
         f.write(OPS_PY.format(ns=a.id))
-
     archs = [arch for arch in a.archs.split(",") if arch]
-    doc = metadata(general, a.id, a.backend, archs, digest(a.dir), git_status(os.path.dirname(a.build_toml)))
-    tmp = os.path.join(a.dir, "metadata.json.tmp")
-    with open(tmp, "w") as f:
+    doc = metadata(general, a.id, a.backend, archs, digest(stage), git_status(os.path.dirname(a.build_toml)))
+    with open(os.path.join(stage, "metadata.json"), "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
-    os.replace(tmp, os.path.join(a.dir, "metadata.json"))
-    return 0
+    os.chmod(stage, 0o755)  # mkdtemp makes it 0700; a variant folder is as readable as any build output
+
+
+def replace_dir(new: str, target: str, staging_dir: str) -> None:
+    """Renames `new` to `target`; a previous `target` is moved into staging_dir first, then removed."""
+    if not os.path.exists(target):
+        os.rename(new, target)
+        return
+    old = tempfile.mkdtemp(prefix=os.path.basename(target) + ".old.", dir=staging_dir)
+    os.rename(target, os.path.join(old, "variant"))
+    try:
+        os.rename(new, target)
+    except OSError:
+        os.rename(os.path.join(old, "variant"), target)  # keep the previous build rather than none
+        raise
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -202,6 +202,77 @@ def test_bad_build_dir_lists_every_problem_and_sends_nothing(kernelhub_serve, bu
     assert server.log() == before  # not one request
 
 
+def test_a_half_built_variant_is_refused_and_variant_publishes_the_others(kernelhub_serve, build_dir):
+    # An empty variant folder is what a CMake build left when it built only some variants: refused,
+    # with the way out named; --variant publishes the complete one alone.
+    server = kernelhub_serve()
+    variant = cpu_variant(build_dir)
+    half = build_dir / "torch215-cxx11-cu130-x86_64-linux"
+    shutil.rmtree(half, ignore_errors=True)
+    half.mkdir()
+    r = hub_publish(server, build_dir, "--version", "1", "--create")
+    assert r.returncode == 1
+    assert f"{half.name}: metadata.json is missing: a half-built or broken variant" in r.stderr
+    assert "--variant NAME" in r.stderr
+
+    unknown = hub_publish(server, build_dir, "--version", "1", "--create", "--variant", "torch215-cxx11-cu999-x")
+    assert unknown.returncode == 1
+    assert "--variant torch215-cxx11-cu999-x: no such folder" in unknown.stderr
+    assert variant.name in unknown.stderr and half.name in unknown.stderr  # what it holds
+
+    ok = hub_publish(server, build_dir, "--version", "1", "--create", "--variant", variant.name, "--json")
+    assert ok.returncode == 0, ok.stderr
+    sent = json.loads(ok.stdout)["files"]
+    assert sent and all(f["path"].startswith(f"build/{variant.name}/") for f in sent), sent
+    got = snapshot_download(REPO, repo_type="kernel", revision="v1", endpoint=server.url, token=server.read_token,
+                            cache_dir=str(build_dir.parent / "snapshot"))
+    assert sorted(p.name for p in (Path(got) / "build").iterdir()) == [variant.name]
+
+
+def test_cmake_builds_only_complete_variant_folders():
+    # kernels/cmake/write_variant.py assembles each variant beside the build folder and renames it
+    # in: whatever subset was built, every folder there is a whole variant, and nothing is left over.
+    built = BUILD / "kernels" / "build"
+    if not built.is_dir():
+        pytest.skip(f"{built} is not built (the reference kernels)")
+    for variant in built.iterdir():
+        meta = json.loads((variant / "metadata.json").read_text())
+        listed = set(meta["digest"]["files"])
+        on_disk = {p.relative_to(variant).as_posix() for p in variant.rglob("*")
+                   if p.is_file() and "__pycache__" not in p.parts and p.name != "metadata.json"}
+        assert listed == on_disk, variant.name
+        assert f"{meta['id']}.abi3.so" in listed
+    assert not list((BUILD / "kernels" / "staging").glob("*")), "a variant's assembly was left behind"
+
+
+def test_an_interrupted_assembly_keeps_the_previous_variant(tmp_path):
+    # write_variant.py fails (here: the library is missing) after the previous build was complete:
+    # the previous variant is still there, whole, and no half-assembled folder is left anywhere.
+    built = BUILD / "kernels" / "build"
+    if not built.is_dir():
+        pytest.skip(f"{built} is not built (the reference kernels)")
+    (source,) = [p for p in built.iterdir() if "-cpu-" in p.name]
+    target = tmp_path / "build" / source.name
+    shutil.copytree(source, target)
+    before = {p.name: p.read_bytes() for p in target.iterdir() if p.is_file()}
+    meta = json.loads((target / "metadata.json").read_text())
+    kernels = ROOT / "kernels"
+    args = [sys.executable, str(kernels / "cmake" / "write_variant.py"), "--dir", str(target),
+            "--staging-dir", str(tmp_path / "staging"), "--package-dir", str(kernels / "torch-ext" / "reference_kernels"),
+            "--build-toml", str(kernels / "build.toml"), "--id", meta["id"], "--backend", "cpu"]
+    missing = subprocess.run([*args, "--library", str(tmp_path / "lib" / f"{meta['id']}.abi3.so")],
+                             capture_output=True, text=True, timeout=120)
+    assert missing.returncode != 0 and "No such file" in missing.stderr
+    assert {p.name: p.read_bytes() for p in target.iterdir() if p.is_file()} == before
+    assert not list((tmp_path / "staging").iterdir())
+
+    rebuilt = subprocess.run([*args, "--library", str(source / f"{meta['id']}.abi3.so")], capture_output=True,
+                             text=True, timeout=120)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert sorted(p.name for p in target.iterdir()) == sorted(before)
+    assert not list((tmp_path / "staging").iterdir())
+
+
 def test_inconsistent_metadata_is_refused(kernelhub_serve, build_dir):
     server = kernelhub_serve()
     variant = cpu_variant(build_dir)

@@ -113,7 +113,8 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
   auto metadata = Metadata::read(dir);
   if (!metadata) {
     problem(metadata.error().code == ErrorCode::kNotFound
-                ? "metadata.json is missing; build the variant with kernel-builder (or our CMake), which writes it"
+                ? "metadata.json is missing: a half-built or broken variant; build it (kernel-builder and our "
+                  "CMake write metadata.json last), remove the folder, or publish the others with --variant NAME"
                 : metadata.error().message);
     out.variants.push_back(std::move(variant));
     return;
@@ -245,8 +246,19 @@ BuildDirCheck check_build_dir(const fs::path& dir, const CheckOptions& options) 
   std::vector<fs::path> entries;
   for (const auto& entry : fs::directory_iterator(dir, ec)) entries.push_back(entry.path());
   std::sort(entries.begin(), entries.end());
+  for (const auto& wanted : options.only) {
+    const bool found =
+        std::any_of(entries.begin(), entries.end(), [&](const fs::path& p) { return p.filename() == wanted; });
+    if (found) continue;
+    std::string names;
+    for (const auto& p : entries) names += (names.empty() ? "" : ", ") + p.filename().string();
+    out.problems.push_back("--variant " + wanted + ": no such folder in " + dir.string() +
+                           (names.empty() ? std::string(" (it is empty)") : " (it holds " + names + ")"));
+  }
   for (const auto& path : entries) {
     const std::string name = path.filename().string();
+    if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), name) == options.only.end())
+      continue;
     std::error_code st_ec;
     if (fs::is_symlink(path, st_ec)) {
       out.problems.push_back(name + ": a symlink at the top of the build dir; variants must be real directories");

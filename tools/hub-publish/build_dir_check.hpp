@@ -38,6 +38,7 @@ struct CheckOptions {
   std::optional<int> version;                          // --version N: metadata `version` must agree
   bool write_digest = true;                            // false (dry run): report a missing digest only
   const resolver::Environment* environment = nullptr;  // this process; null: ELF checks only
+  std::vector<std::string> only;                       // --variant: these folders alone; empty: all
 };
 
 // Computes the digest of a variant directory and writes it into its metadata.json, keeping every

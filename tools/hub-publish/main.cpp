@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "build_dir_check.hpp"
 #include "cli_app.hpp"
@@ -26,6 +27,7 @@ struct PublishArguments {
   std::string build_dir;
   std::optional<int> version;
   std::optional<std::string> branch;
+  std::vector<std::string> variants;
   std::string repo_type = "kernel";
   std::optional<std::string> sign_key;
   std::optional<std::string> card;
@@ -66,7 +68,7 @@ int run(const PublishArguments& args, const CLI::App& app) {
   const std::filesystem::path build_dir = args.build_dir;
   auto environment = resolver::Environment::detect(loader::torch_runtime(), process_environment());
   // Digests are written only once every check passed, so a refused run changes nothing.
-  publish::CheckOptions options{version, /*write_digest=*/false, environment ? &*environment : nullptr};
+  publish::CheckOptions options{version, /*write_digest=*/false, environment ? &*environment : nullptr, args.variants};
   publish::BuildDirCheck check = publish::check_build_dir(build_dir, options);
   std::string branch;
   if (args.branch) {
@@ -195,6 +197,11 @@ int main(int argc, char** argv) {
                  "the Nix matrix: kernels/build, nix/README.md)")
       ->option_text("DIR")
       ->required();
+  app.add_option("--variant", args.variants,
+                 "publish only this <variant>/ folder of DIR (repeatable; default: every folder, and all must pass)")
+      ->option_text("NAME")
+      ->expected(1)
+      ->take_all();
   auto* version = app.add_option("--version", args.version, "publish to branch vN (default: metadata.json `version`)")
                       ->option_text("N")
                       ->transform(cli::whole_number());
