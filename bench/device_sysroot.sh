@@ -24,3 +24,15 @@ for so in "$sysroot_lib"/libcpp-httplib.so.0* "$sysroot_lib"/libbrotli*.so.1* "$
 done
 export LD_LIBRARY_PATH="/tmp/httplib-runtime:${LD_LIBRARY_PATH:-}"
 command -v pkg-config >/dev/null || export PATH="$sysroot/usr/bin:$PATH"
+# The kernel libraries must share torch's C++ runtime: the image's own compiler (/opt/gcc) links
+# libstdc++ statically, which makes every failing TORCH_CHECK crash instead of raising (the
+# exception crosses two runtimes). The distribution's g++ links the shared one.
+if [ -x /usr/bin/g++ ]; then
+  export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
+fi
+# Python packages the image lacks travel as wheels in .whl/ (`carry: [".whl"]`): a wheel is a zip
+# of its installed files, and the image's venv may have no pip.
+if compgen -G ".whl/*.whl" >/dev/null; then
+  python3 -c 'import sys, zipfile; [zipfile.ZipFile(w).extractall("/tmp/site") for w in sys.argv[1:]]' .whl/*.whl &&
+    export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
+fi
