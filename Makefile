@@ -20,26 +20,28 @@ SAN_OPT := "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_
 # ccache, where installed (bootstrap installs it), keeps compiled objects outside the checkout
 # (~/.cache/ccache), so a second checkout or CI's fresh clone on a warm machine compiles only what
 # changed. Paths are hashed relative to the checkout, so any folder hits the same entries (debug
-# info may then name the folder that first compiled an object). Set before the first configure;
-# CCACHE_DISABLE=1 turns it off.
-ifneq ($(shell command -v ccache 2>/dev/null),)
-export CMAKE_C_COMPILER_LAUNCHER ?= ccache
-export CMAKE_CXX_COMPILER_LAUNCHER ?= ccache
-export CMAKE_CUDA_COMPILER_LAUNCHER ?= ccache
+# info may then name the folder that first compiled an object). The launcher looks for ccache at
+# each compile (scripts/ccache_launcher.sh); CCACHE_DISABLE=1 turns it off.
+export CMAKE_C_COMPILER_LAUNCHER ?= $(CURDIR)/scripts/ccache_launcher.sh
+export CMAKE_CXX_COMPILER_LAUNCHER ?= $(CURDIR)/scripts/ccache_launcher.sh
+export CMAKE_CUDA_COMPILER_LAUNCHER ?= $(CURDIR)/scripts/ccache_launcher.sh
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
 # Three builds (build/, build-asan/, build-tsan/) with debug info outgrow the default 5 GB.
 export CCACHE_MAXSIZE ?= 20G
-endif
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=$(PYTHON) \
                $(if $(SAN),-DKERNELHUB_SANITIZE=address$(,)undefined $(SAN_OPT))
 
-.PHONY: all bootstrap build demo test sanitize clean
+.PHONY: all bootstrap bootstrap-test build demo test sanitize clean
 
 all: build
 
 bootstrap:
 	@scripts/bootstrap.sh
+
+# What only the tests use (nix-bin, nginx-light) comes with `make test`, not `make demo`.
+bootstrap-test:
+	@scripts/bootstrap.sh --test
 
 $(BUILD_DIR)/build.ninja: CMakeLists.txt | bootstrap
 	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
@@ -60,7 +62,7 @@ demo: bootstrap $(BUILD_DIR)/build.ninja
 	fi
 	@scripts/demo.sh $(BUILD_DIR)
 
-test: build
+test: bootstrap-test build
 	@scripts/test.sh $(BUILD_DIR)
 
 # make sanitize: our code built twice more, with ASan+UBSan (build-asan/) and with TSan
@@ -75,7 +77,7 @@ test: build
 SAN_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=$(PYTHON) \
              -DKERNELHUB_BUILD_CUDA_KERNELS=OFF -DKERNELHUB_BUILD_PYTHON=OFF $(SAN_OPT)
 
-sanitize: bootstrap
+sanitize: bootstrap-test
 	cmake -S . -B build-asan $(SAN_FLAGS) -DKERNELHUB_SANITIZE=address$(,)undefined
 	cmake --build build-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

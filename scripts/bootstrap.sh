@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing kernelhub needs, and is quick when it is already there.
 #
-#   scripts/bootstrap.sh            Debian packages + the Python environment
-#   scripts/bootstrap.sh --apt      Debian packages only
+#   scripts/bootstrap.sh            what building and the demo need: Debian packages + the Python environment
+#   scripts/bootstrap.sh --test     that, and what only the tests use (nix-bin, nginx-light)
+#   scripts/bootstrap.sh --apt      Debian packages only (--apt --test: with the tests' ones)
 #   scripts/bootstrap.sh --venv     the Python environment only
 #
 # The Python environment (torch is ~3 GB) lives outside the checkout, in
@@ -19,6 +20,9 @@ apt_packages=(
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev catch2 libcpp-httplib-dev
   libtomlplusplus-dev libcli11-dev
   python3-venv
+)
+# Only the tests use these (`make test`); `make demo` does without them.
+test_apt_packages=(
   nix-bin  # evaluates the Nix build matrix (nix/) in the tests, without network
   nginx-light  # the site cache of the cluster tests (docs/nginx/), started by them on loopback
 )
@@ -27,7 +31,7 @@ say() { printf '\033[1m[bootstrap]\033[0m %s\n' "$*" >&2; }
 
 install_apt() {
   local missing=()
-  for p in "${apt_packages[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ "${#missing[@]}" -eq 0 ]; then
@@ -81,9 +85,18 @@ install_venv() {
   fi
 }
 
-case "${1:-all}" in
-  --apt) install_apt ;;
-  --venv) install_venv ;;
-  all) install_apt; install_venv ;;
-  *) echo "usage: $0 [--apt|--venv]" >&2; exit 2 ;;
+apt_set=("${apt_packages[@]}")
+what=all
+for arg in "$@"; do
+  case "$arg" in
+    --test) apt_set+=("${test_apt_packages[@]}") ;;
+    --apt) what=apt ;;
+    --venv) what=venv ;;
+    *) echo "usage: $0 [--test] [--apt|--venv]" >&2; exit 2 ;;
+  esac
+done
+case "$what" in
+  apt) install_apt "${apt_set[@]}" ;;
+  venv) install_venv ;;
+  all) install_apt "${apt_set[@]}"; install_venv ;;
 esac
