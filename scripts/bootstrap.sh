@@ -76,6 +76,11 @@ install_venv() {
     "$python" -m venv "$venv"
     "$venv/bin/python" -m pip install -q --upgrade pip
     "$venv/bin/python" -m pip install -q --progress-bar off -r requirements-dev.txt
+    # kernels 0.17.2, the release users of older kernels run, as a second oracle beside 0.19.1:
+    # its own folder, put first on PYTHONPATH by the tests that ask for it (its dependencies are
+    # the environment's).
+    "$venv/bin/python" -m pip install -q --progress-bar off --no-deps \
+      --target "$venv/oracles/kernels-0.17.2" kernels==0.17.2
     touch "$venv/.complete"
   fi
   flock -u 9
