@@ -131,6 +131,7 @@ ReasonCode reason_code(const Reason& r) {
   return std::visit(Overloaded{
                         [](const reason::UnparsableName&) { return ReasonCode::kUnparsableName; },
                         [](const reason::FreeThreadedPython&) { return ReasonCode::kFreeThreadedPython; },
+                        [](const reason::PythonTooOld&) { return ReasonCode::kPythonTooOld; },
                         [](const reason::CpuMismatch&) { return ReasonCode::kCpu; },
                         [](const reason::OsMismatch&) { return ReasonCode::kOs; },
                         [](const reason::TorchVersion&) { return ReasonCode::kTorchVersion; },
@@ -139,9 +140,12 @@ ReasonCode reason_code(const Reason& r) {
                         [](const reason::TvmFfiNotLoadable&) { return ReasonCode::kTvmFfiNotLoadable; },
                         [](const reason::TvmFfiVersion&) { return ReasonCode::kTvmFfiVersion; },
                         [](const reason::CudaVersion&) { return ReasonCode::kCudaVersion; },
+                        [](const reason::RocmVersion&) { return ReasonCode::kRocmVersion; },
                         [](const reason::BackendMismatch&) { return ReasonCode::kBackend; },
                         [](const reason::PurePython&) { return ReasonCode::kPurePython; },
                         [](const reason::NoarchBackend&) { return ReasonCode::kNoarchBackend; },
+                        [](const reason::MlxMissing&) { return ReasonCode::kMlxMissing; },
+                        [](const reason::SdkNotLoadable&) { return ReasonCode::kSdkNotLoadable; },
                         [](const reason::GpuMismatch& m) {
                           assert(!m.fit.runs());
                           switch (m.fit.kind) {
@@ -160,6 +164,7 @@ std::string_view code_name(ReasonCode code) {
     case ReasonCode::kCompatible: return "compatible";
     case ReasonCode::kUnparsableName: return "unparsable_name";
     case ReasonCode::kFreeThreadedPython: return "free_threaded_python";
+    case ReasonCode::kPythonTooOld: return "python_too_old";
     case ReasonCode::kCpu: return "cpu";
     case ReasonCode::kOs: return "os";
     case ReasonCode::kTorchVersion: return "torch_version";
@@ -168,9 +173,12 @@ std::string_view code_name(ReasonCode code) {
     case ReasonCode::kTvmFfiNotLoadable: return "tvm_ffi_not_loadable";
     case ReasonCode::kTvmFfiVersion: return "tvm_ffi_version";
     case ReasonCode::kCudaVersion: return "cuda_version";
+    case ReasonCode::kRocmVersion: return "rocm_version";
     case ReasonCode::kBackend: return "backend";
     case ReasonCode::kPurePython: return "pure_python";
     case ReasonCode::kNoarchBackend: return "noarch_backend";
+    case ReasonCode::kMlxMissing: return "mlx_missing";
+    case ReasonCode::kSdkNotLoadable: return "sdk_not_loadable";
     case ReasonCode::kDriverTooOld: return "driver_too_old";
     case ReasonCode::kPtxNeedsNewerDriver: return "ptx_needs_newer_driver";
     case ReasonCode::kNoCodeForGpu: return "no_code_for_gpu";
@@ -183,7 +191,11 @@ std::string to_string(const Reason& r) {
       Overloaded{
           [](const reason::UnparsableName& u) { return u.message; },
           [](const reason::FreeThreadedPython&) {
-            return std::string("arch kernel not supported on free-threaded Python <3.15");
+            return std::string("abi3 is not supported on free-threaded Python, abi3t is required");
+          },
+          [](const reason::PythonTooOld& m) {
+            return "Python " + m.variant.to_string() + " or later is required, system Python version is " +
+                   m.system.to_string();
           },
           [](const reason::CpuMismatch& m) {
             return "CPU (" + m.variant + ") does not match system CPU (" + m.system + ")";
@@ -212,9 +224,17 @@ std::string to_string(const Reason& r) {
             return "CUDA version (" + opt_version(m.variant) + ") is not compatible with system CUDA version (" +
                    opt_version(m.system) + ")";
           },
+          [](const reason::RocmVersion& m) {
+            return "ROCm version (" + opt_version(m.variant) + ") is not compatible with system ROCm version (" +
+                   opt_version(m.system) + ")";
+          },
           [](const reason::BackendMismatch& m) {
-            return "backend (" + m.variant.to_token() + ") does not match selected backend (" + m.system.to_token() +
-                   ")";
+            if (m.noarch) {
+              return "backend (" + kind_name(m.variant.kind) + ") does not match system backend (" +
+                     kind_name(m.system.kind) + ")";
+            }
+            const std::string variant = m.form == NameForm::kLegacy ? m.variant.to_token() : m.variant.to_explicit();
+            return "backend (" + variant + ") does not match selected backend (" + m.system.to_token() + ")";
           },
           [](const reason::PurePython&) {
             return std::string("pure-Python variant; only a Python process can load it");
@@ -222,6 +242,10 @@ std::string to_string(const Reason& r) {
           [](const reason::NoarchBackend& m) {
             return "backend (" + kind_name(m.variant) + ") does not match system backend (" + kind_name(m.system) +
                    ") and is not universal";
+          },
+          [](const reason::MlxMissing&) { return std::string("MLX is not installed in the environment"); },
+          [](const reason::SdkNotLoadable&) {
+            return std::string("sdk variant: build-time files for a Python build, not a loadable kernel");
           },
           [](const reason::GpuMismatch& m) { return to_string(m.fit); },
           [](const reason::Compatible& c) {

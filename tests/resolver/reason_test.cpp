@@ -31,8 +31,11 @@ Example example(ReasonCode code) {
       return {reason::UnparsableName{"`x` is not a build variant name: expected it to start with torch"},
               "`x` is not a build variant name: expected it to start with torch", "unparsable_name"};
     case ReasonCode::kFreeThreadedPython:
-      return {reason::FreeThreadedPython{}, "arch kernel not supported on free-threaded Python <3.15",
+      return {reason::FreeThreadedPython{}, "abi3 is not supported on free-threaded Python, abi3t is required",
               "free_threaded_python"};
+    case ReasonCode::kPythonTooOld:
+      return {reason::PythonTooOld{{3, 12}, {3, 10}},
+              "Python 3.12 or later is required, system Python version is 3.10", "python_too_old"};
     case ReasonCode::kCpu:
       return {reason::CpuMismatch{"aarch64", "x86_64"}, "CPU (aarch64) does not match system CPU (x86_64)", "cpu"};
     case ReasonCode::kOs:
@@ -54,14 +57,22 @@ Example example(ReasonCode code) {
     case ReasonCode::kCudaVersion:
       return {reason::CudaVersion{Version{12, 9}, Version{12, 8}},
               "CUDA version (12.9) is not compatible with system CUDA version (12.8)", "cuda_version"};
+    case ReasonCode::kRocmVersion:
+      return {reason::RocmVersion{Version{7, 2}, Version{7, 1}},
+              "ROCm version (7.2) is not compatible with system ROCm version (7.1)", "rocm_version"};
     case ReasonCode::kBackend:
       return {reason::BackendMismatch{Backend{BackendKind::kCpu, {}}, Backend{BackendKind::kCuda, Version{12, 8}}},
               "backend (cpu) does not match selected backend (cu128)", "backend"};
     case ReasonCode::kPurePython:
       return {reason::PurePython{}, "pure-Python variant; only a Python process can load it", "pure_python"};
     case ReasonCode::kNoarchBackend:
-      return {reason::NoarchBackend{BackendKind::kRocm, BackendKind::kNpu},
-              "backend (rocm) does not match system backend (npu) and is not universal", "noarch_backend"};
+      return {reason::NoarchBackend{BackendKind::kRocm, BackendKind::kCann},
+              "backend (rocm) does not match system backend (cann) and is not universal", "noarch_backend"};
+    case ReasonCode::kMlxMissing:
+      return {reason::MlxMissing{}, "MLX is not installed in the environment", "mlx_missing"};
+    case ReasonCode::kSdkNotLoadable:
+      return {reason::SdkNotLoadable{}, "sdk variant: build-time files for a Python build, not a loadable kernel",
+              "sdk_not_loadable"};
     case ReasonCode::kDriverTooOld:
       return {reason::GpuMismatch{fit(targets({"sm_90"}), {{9, 0}}, Version{12, 9}, Version{13, 0})},
               "built with CUDA 13.0; this driver supports CUDA 12.9 and runs CUDA 12.x builds at most (CUDA 13.x "

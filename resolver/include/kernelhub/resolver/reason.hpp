@@ -24,7 +24,8 @@ namespace kernelhub::resolver {
 enum class ReasonCode {
   kCompatible,           // accepted
   kUnparsableName,       // not a build variant name
-  kFreeThreadedPython,   // an arch build on free-threaded Python < 3.15
+  kFreeThreadedPython,   // an abi3 build on free-threaded Python (it needs abi3t)
+  kPythonTooOld,         // the variant's cpython minimum is above this Python
   kCpu,                  // built for another cpu
   kOs,                   // built for another os
   kTorchVersion,         // torch major.minor differs
@@ -33,9 +34,12 @@ enum class ReasonCode {
   kTvmFfiNotLoadable,    // tvm-ffi build in a process without Python
   kTvmFfiVersion,        // tvm-ffi version differs
   kCudaVersion,          // CUDA of another major, or a newer minor
+  kRocmVersion,          // ROCm of another major, or a newer minor
   kBackend,              // another backend (arch build)
   kPurePython,           // noarch or universal in a process without Python
   kNoarchBackend,        // noarch build of another backend kind
+  kMlxMissing,           // an MLX noarch build, and no MLX here
+  kSdkNotLoadable,       // an sdk variant (build-time files) in a process without Python
   kDriverTooOld,         // GPU fit: the driver's CUDA major is below the variant's
   kPtxNeedsNewerDriver,  // GPU fit: only PTX fits a GPU, and the driver cannot JIT it
   kNoCodeForGpu,         // GPU fit: neither SASS nor PTX for a GPU
@@ -50,6 +54,11 @@ struct UnparsableName {
 };
 struct FreeThreadedPython {
   bool operator==(const FreeThreadedPython&) const = default;
+};
+struct PythonTooOld {
+  Version variant;  // the least Python it needs
+  Version system;
+  bool operator==(const PythonTooOld&) const = default;
 };
 struct CpuMismatch {
   std::string variant;
@@ -89,9 +98,16 @@ struct CudaVersion {
   std::optional<Version> system;  // torch's CUDA
   bool operator==(const CudaVersion&) const = default;
 };
+struct RocmVersion {
+  std::optional<Version> variant;
+  std::optional<Version> system;  // torch's ROCm
+  bool operator==(const RocmVersion&) const = default;
+};
 struct BackendMismatch {
   Backend variant;
   Backend system;  // the selected backend
+  NameForm form = NameForm::kLegacy;  // the variant's, which its backend is printed in
+  bool noarch = false;                // an `sdk-<kind>` variant: kinds compared, printed as kinds
   bool operator==(const BackendMismatch&) const = default;
 };
 struct PurePython {
@@ -99,8 +115,14 @@ struct PurePython {
 };
 struct NoarchBackend {
   BackendKind variant;
-  BackendKind system;  // CANN's noarch kind is npu
+  BackendKind system;
   bool operator==(const NoarchBackend&) const = default;
+};
+struct MlxMissing {
+  bool operator==(const MlxMissing&) const = default;
+};
+struct SdkNotLoadable {
+  bool operator==(const SdkNotLoadable&) const = default;
 };
 // The device code cannot run here. REQUIRES: !fit.runs(); its kind is the code.
 struct GpuMismatch {
@@ -116,10 +138,12 @@ struct Compatible {
 }  // namespace reason
 
 // Rejections first, so that a default Reason accepts nothing.
-using Reason = std::variant<reason::UnparsableName, reason::FreeThreadedPython, reason::CpuMismatch, reason::OsMismatch,
-                            reason::TorchVersion, reason::CxxAbi, reason::StableAbiTooNew, reason::TvmFfiNotLoadable,
-                            reason::TvmFfiVersion, reason::CudaVersion, reason::BackendMismatch, reason::PurePython,
-                            reason::NoarchBackend, reason::GpuMismatch, reason::Compatible>;
+using Reason =
+    std::variant<reason::UnparsableName, reason::FreeThreadedPython, reason::PythonTooOld, reason::CpuMismatch,
+                 reason::OsMismatch, reason::TorchVersion, reason::CxxAbi, reason::StableAbiTooNew,
+                 reason::TvmFfiNotLoadable, reason::TvmFfiVersion, reason::CudaVersion, reason::RocmVersion,
+                 reason::BackendMismatch, reason::PurePython, reason::NoarchBackend, reason::MlxMissing,
+                 reason::SdkNotLoadable, reason::GpuMismatch, reason::Compatible>;
 
 ReasonCode reason_code(const Reason& r);
 inline bool is_accepted(const Reason& r) {

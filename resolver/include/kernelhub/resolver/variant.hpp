@@ -1,15 +1,22 @@
 // Variant: one build variant of a Hub kernel, the name of a `build/<variant>/` directory.
 //
-// Grammar (mirrors the `kernels` package, kernels/src/kernels/variants.py `parse_variant`):
-//   torch<M><m>[-cxx11|-cxx98]-<backend>-<cpu>-<os>     torch arch build   torch215-cxx11-cu130-x86_64-linux
-//   torch-stable-abi<M><m>-<backend>-<cpu>-<os>         torch stable ABI   torch-stable-abi211-cu126-x86_64-linux
-//   tvm-ffi<M><m>-<backend>-<cpu>-<os>                  tvm-ffi build      tvm-ffi01-cu126-x86_64-linux
-//   torch-<cpu|cuda|rocm|xpu|metal|npu|neuron|tpu>      noarch (pure Python / JIT)
-//   torch-universal                                     legacy noarch
-// Backends: cpu, metal, neuron, tpu, cu<M><m>, rocm<M><m>, xpu<YYYY><m>, cann<M><m>; the minor
-// is the last digit (cu128 = CUDA 12.8, xpu20253 = oneAPI 2025.3). The torch major is one digit.
+// Grammar (mirrors the `kernels` package 0.19, kernels/_internals/variants.py `parse_variant`).
+// Two forms of arch variant: the legacy one, which kernel-builder wrote up to 0.17 and which
+// counts as `cpython-3.9-abi3`, and the explicit one:
+//   legacy    torch<M><m>[-cxx11|-cxx98]-<token>-<cpu>-<os>          torch215-cxx11-cu130-x86_64-linux
+//             torch-stable-abi<M><m>-<token>-<cpu>-<os>               torch-stable-abi211-cu126-x86_64-linux
+//             tvm-ffi<M><m>-<token>-<cpu>-<os>                        tvm-ffi01-cu126-x86_64-linux
+//   explicit  torch-<M.m>[-cxx11|-cxx98]-<backend>-cpython-<M.m>-<abi3|abi3t>-<cpu>-<os>
+//             torch-stable-abi-<M.m>-<backend>-cpython-...            tvm-ffi-<M.m>-<backend>-cpython-...
+//             e.g. torch-2.15-cxx11-cpu-cpython-3.9-abi3-x86_64-linux, tvm-ffi-0.1-cuda-12.8-cpython-3.9-abi3-...
+//   noarch    torch-<kind>, torch-universal, mlx-<kind>              (pure Python / JIT)
+//   sdk       sdk, sdk-<kind>, sdk[-<backend>]-cpython-<M.m>-<abi>-<cpu>-<os>
+// Legacy tokens: cpu, metal, neuron, tpu, cu<M><m>, rocm<M><m>, xpu<YYYY><m>, cann<M><m> (the minor
+// is the last digit: cu128 = CUDA 12.8; rocm714 = ROCm 7.14). Explicit backends: cpu, metal,
+// neuron, tpu, cuda-<M.m>, rocm-<M.m>, xpu-<YYYY.m>, cann-<M.m>. The cpython version is the
+// least the kernel's Python parts need; abi3t (free-threaded stable ABI) needs 3.15.
 //
-// parse() and to_string() round-trip exactly.
+// parse() and to_string() round-trip exactly, in either form.
 #pragma once
 
 #include <optional>
@@ -27,36 +34,69 @@ struct Backend {
   BackendKind kind = BackendKind::kCpu;
   std::optional<Version> version;  // CUDA/ROCm/XPU/CANN toolkit version; none for the others
 
-  // Parses a variant backend token ("cu128", "rocm71", "xpu20253", "cpu", "metal", ...).
+  // Parses a legacy variant backend token ("cu128", "rocm71", "xpu20253", "cpu", "metal", ...).
   static Result<Backend> parse_token(std::string_view token);
+  // Parses an explicit-form backend: "cpu", "metal", ... or a name and its "M.m" ("cuda", "12.8").
+  static Result<Backend> parse_explicit(std::string_view name, std::optional<std::string_view> version);
+  bool versioned() const {
+    return kind == BackendKind::kCuda || kind == BackendKind::kRocm || kind == BackendKind::kXpu ||
+           kind == BackendKind::kCann;
+  }
   // Parses an environment backend ("cpu", "cuda12.8", "rocm7.1", "xpu2025.3", "metal", ...).
   static Result<Backend> parse_environment(std::string_view text);
   std::string to_token() const;        // "cu128"
+  std::string to_explicit() const;     // "cuda-12.8"
   std::string to_environment() const;  // "cuda12.8"
   std::string_view kind_name() const;  // "cuda"
   bool operator==(const Backend&) const = default;
 };
 
 enum class Framework {
-  kTorch,           // torch<M><m>[-cxxNN]-<backend>-<cpu>-<os>
-  kTorchStableAbi,  // torch-stable-abi<M><m>-<backend>-<cpu>-<os>
-  kTvmFfi,          // tvm-ffi<M><m>-<backend>-<cpu>-<os>
+  kTorch,           // torch<M><m>[-cxxNN]-..., torch-<M.m>[-cxxNN]-...
+  kTorchStableAbi,  // torch-stable-abi<M><m>-..., torch-stable-abi-<M.m>-...
+  kTvmFfi,          // tvm-ffi<M><m>-..., tvm-ffi-<M.m>-...
   kTorchNoarch,     // torch-<backend kind>
   kTorchUniversal,  // torch-universal
+  kMlxNoarch,       // mlx-<backend kind>
+  kSdk,             // sdk[...]: build-time files of a kernel, no framework
+};
+
+// How a name is written; the same variant can be written both ways (legacy ones only with
+// cpython-3.9-abi3).
+enum class NameForm { kLegacy, kExplicit };
+
+// The Python the compiled parts are built for: at least `min`, with the stable ABI `abi3` (GIL)
+// or `abi3t` (free-threaded, PEP 803, Python >= 3.15).
+struct PythonAbi {
+  Version min{3, 9};
+  bool abi3t = false;
+  bool operator==(const PythonAbi&) const = default;
 };
 
 struct Variant {
   Framework framework = Framework::kTorch;
+  NameForm form = NameForm::kLegacy;
   Version framework_version;          // torch, stable-ABI or tvm-ffi version (arch variants)
   std::optional<bool> cxx11_abi;      // cxx11 → true, cxx98 → false, untagged → none
-  Backend backend;                    // for noarch: only the kind
-  std::string cpu;                    // x86_64, aarch64 (arch variants)
-  std::string os;                     // linux, darwin, windows (arch variants)
+  Backend backend;                    // for noarch and `sdk-<kind>`: only the kind
+  bool any_backend = false;           // sdk variants that name no backend
+  PythonAbi python;                   // arch and compiled sdk variants
+  std::string cpu;                    // x86_64, aarch64 (arch and compiled sdk variants)
+  std::string os;                     // linux, darwin, windows (arch and compiled sdk variants)
 
   // Errors: kInvalidArgument naming the part of the name that does not parse.
   static Result<Variant> parse(std::string_view name);
   std::string to_string() const;
-  bool is_arch() const { return framework != Framework::kTorchNoarch && framework != Framework::kTorchUniversal; }
+  // A torch, stable-ABI or tvm-ffi build: compiled for one framework version, cpu and os.
+  bool is_arch() const {
+    return framework == Framework::kTorch || framework == Framework::kTorchStableAbi || framework == Framework::kTvmFfi;
+  }
+  bool is_noarch() const {
+    return framework == Framework::kTorchNoarch || framework == Framework::kTorchUniversal ||
+           framework == Framework::kMlxNoarch;
+  }
+  // An sdk variant with native libraries (it names a cpython, cpu and os).
+  bool is_compiled_sdk() const { return framework == Framework::kSdk && !cpu.empty(); }
   bool operator==(const Variant&) const = default;
 };
 
