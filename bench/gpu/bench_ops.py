@@ -151,8 +151,10 @@ def rope_tables(tokens, dim, dtype, dev):
 class Case:
     """One op at one shape: inputs, bytes moved, the implementations and a float64 reference."""
 
-    def __init__(self, op, tokens, hidden, dtype, dev="cuda"):
-        self.op, self.tokens, self.hidden, self.dtype = op, tokens, hidden, dtype
+    def __init__(self, op, tokens, hidden, dtype, dev="cuda", batch=1):
+        self.op, self.tokens, self.hidden, self.dtype, self.batch = op, tokens, hidden, dtype, batch
+        if batch != 1 and op != "adaln":
+            raise ValueError(f"{op}: a batch of samples is an AdaLN shape only")
         e = torch.tensor([], dtype=dtype).element_size()
         g = lambda *s: torch.randn(*s, device=dev, dtype=dtype)  # noqa: E731
         T, H = tokens, hidden
@@ -183,9 +185,10 @@ class Case:
             self.x = g(T, H)
             self.bytes = 2 * T * H * e
         elif op == "adaln":
-            self.x = g(1, T, H)
-            self.scale, self.shift = g(1, 1, H) * 0.5, g(1, 1, H) * 0.5
-            self.bytes = (2 * T * H + 2 * H) * e
+            B = batch  # diffusers' per-sample modulation: scale and shift [B, 1, H]
+            self.x = g(B, T, H)
+            self.scale, self.shift = g(B, 1, H) * 0.5, g(B, 1, H) * 0.5
+            self.bytes = (2 * B * T * H + 2 * B * H) * e
         else:
             raise ValueError(op)
 
@@ -488,7 +491,8 @@ def main() -> int:
     p.add_argument("--compile-per-shape", action="store_true",
                    help="compile the `compile` peer anew at every shape (static shapes, autotuned at that size)")
     p.add_argument("--shapes", default="",
-                   help="OP:TOKENSxHIDDEN,... (e.g. rms_norm:65536x128): only these shapes, instead of the "
+                   help="OP:TOKENSxHIDDEN or OP:BATCHxTOKENSxHIDDEN,... (e.g. rms_norm:65536x128, adaln:2x5000x2560: "
+                   "AdaLN over 2 samples of 5000 tokens, scale and shift [2, 1, 2560]): only these shapes, instead of the "
                    "product of --ops, --tokens and --hidden")
     p.add_argument("--interleave", action="store_true",
                    help="time all implementations and the copy run by run in turns (bench_interleaved), "
@@ -516,7 +520,7 @@ def main() -> int:
 
     rows = []
     fields = ["op", "dtype", "tokens", "hidden", "impl", "median_us", "bytes", "gbps", "copy_us", "copy_gbps",
-              "frac_of_copy", "rel_err", "note"]
+              "frac_of_copy", "rel_err", "note", "batch"]
     csv_path = args.out / args.csv_name
     fh = open(csv_path, "w", newline="")
     writer = csv.DictWriter(fh, fieldnames=fields)
@@ -525,15 +529,19 @@ def main() -> int:
     ops = args.ops.split(",")
     tokens = [int(t) for t in args.tokens.split(",")]
     hidden = [int(h) for h in args.hidden.split(",")]
-    only = None  # --shapes: the (op, tokens, hidden) to time
+    only = None  # --shapes: (op, tokens, hidden) -> the batch sizes to time
     if args.shapes:
-        try:
-            only = {(op, int(t), int(h)) for op, t, h in
-                    (re.fullmatch(r"(\w+):(\d+)x(\d+)", s.strip()).groups() for s in args.shapes.split(","))}
-        except AttributeError:
-            p.error(f"--shapes: OP:TOKENSxHIDDEN,..., got {args.shapes}")
-        if any(op not in OPS for op, _, _ in only):
-            p.error(f"--shapes: ops are {', '.join(OPS)}")
+        only = {}
+        for spec in args.shapes.split(","):
+            m = re.fullmatch(r"(\w+):(?:(\d+)x)?(\d+)x(\d+)", spec.strip())
+            if m is None:
+                p.error(f"--shapes: OP:TOKENSxHIDDEN or OP:BATCHxTOKENSxHIDDEN,..., got {spec}")
+            op, batch = m.group(1), int(m.group(2) or 1)
+            if op not in OPS:
+                p.error(f"--shapes: ops are {', '.join(OPS)}")
+            if batch != 1 and op != "adaln":
+                p.error(f"--shapes: a batch of samples is an AdaLN shape only, got {spec}")
+            only.setdefault((op, int(m.group(3)), int(m.group(4))), set()).add(batch)
         ops = [op for op in OPS if any(o == op for o, _, _ in only)]
         tokens = sorted({t for _, t, _ in only})
         hidden = sorted({h for _, _, h in only})
@@ -551,11 +559,9 @@ def main() -> int:
                 if time.monotonic() - start > args.budget_s:
                     print(f"budget reached: stopping before {dname} H={H} T={T}", flush=True)
                     break
-                for op in ops:
-                    if only is not None and (op, T, H) not in only:
-                        continue
+                for op, B in ((op, B) for op in ops for B in (sorted(only.get((op, T, H), ())) if only else [1])):
                     try:
-                        case = Case(op, T, H, dtype)
+                        case = Case(op, T, H, dtype, batch=B)
                     except torch.OutOfMemoryError:
                         print(f"{op} {T}x{H}: out of memory, skipped", flush=True)
                         continue
@@ -623,7 +629,7 @@ def main() -> int:
                         cms = min([cms] + [copy_ceiling(case.bytes)[0] for _ in range(args.repeat - 1)])
                     for key, name in ((timed_name(n, t, timings), n) for n, _, _, _ in candidates for t in timings):
                         ms = best.get(key, float("nan")) if not notes[name] else float("nan")
-                        row = {"op": op, "dtype": dname, "tokens": T, "hidden": H, "impl": key,
+                        row = {"op": op, "dtype": dname, "tokens": T, "hidden": H, "batch": B, "impl": key,
                                "median_us": f"{ms * 1e3:.2f}", "bytes": case.bytes,
                                "gbps": f"{case.bytes / ms / 1e6:.0f}" if ms == ms else "",
                                "copy_us": f"{cms * 1e3:.2f}", "copy_gbps": f"{cbytes / cms / 1e6:.1f}",
@@ -634,7 +640,7 @@ def main() -> int:
                     fh.flush()
                     line = " ".join(f"{r['impl']}={float(r['median_us']):.1f}"
                                     for r in rows[-len(candidates) * len(timings):])
-                    print(f"{dname} {op:18s} {T:6d}x{H:<5d} {case.bytes / 1e6:9.2f}MB copy={cms * 1e3:.1f}us | {line}",
+                    print(f"{dname} {op:18s} {B}x{T:6d}x{H:<5d} {case.bytes / 1e6:9.2f}MB copy={cms * 1e3:.1f}us | {line}",
                           flush=True)
                     del case
             torch.cuda.empty_cache()

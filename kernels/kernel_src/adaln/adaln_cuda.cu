@@ -22,6 +22,9 @@
 #ifndef KH_ADALN_STREAM_OUT  // a build option only for the benchmark's comparison: 0, plain stores at every size
 #define KH_ADALN_STREAM_OUT 1
 #endif
+#ifndef KH_ADALN_PREFETCH_MODULATION  // a build option only for the benchmark's comparison: 0, no prefetch
+#define KH_ADALN_PREFETCH_MODULATION 1
+#endif
 
 namespace {
 
@@ -118,12 +121,20 @@ constexpr int adaln_min_blocks() {  // 0: no minimum (an explicit 1 changed ptxa
   return PLAIN_RMS && !EARLY ? kPlainRmsThreadsPerSm / block_threads<G>() : 0;
 }
 
-template <typename T, int G, int P, bool EARLY, bool PLAIN_RMS = false>
-__global__ __launch_bounds__(block_threads<G>(), adaln_min_blocks<G, EARLY, PLAIN_RMS>()) void adaln_rows_kernel(
+// The tile of rows of 257-384 packs (2560-3072 wide in bf16) past 1.5 times the L2, compiled for RMS
+// without a weight alone: three packs a thread fill every pack at 3072 wide and 5 of 6 at 2560, and
+// at 40 registers six blocks share an SM, where full_row_tile's 64 x 5 and 64 x 6 in the general
+// kernel held 54-57 registers and four (bench/gpu/NOTES.md, 2026-12-04).
+template <int G, int P>
+constexpr bool kRmsOnlyTile = G == 128 && P == 3;
+
+template <typename T, int G, int P, bool EARLY, bool PLAIN_RMS = false,
+          int MIN_BLOCKS = adaln_min_blocks<G, EARLY, PLAIN_RMS>()>
+__global__ __launch_bounds__(block_threads<G>(), MIN_BLOCKS) void adaln_rows_kernel(
     T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh<> x_, Bsh<> scale_, Bsh<> shift_,
     const T* __restrict__ weight_or_null, int64_t rows, int64_t seq, int64_t hidden,
     kh::cuda::RowNorm<at::opmath_type<T>> norm, bool layer_norm_or_rms, int64_t x_row_stride, bool stream_out,
-    bool x_l2_last) {
+    bool x_l2_last, bool prefetch_modulation) {
   using A = at::opmath_type<T>;
   const T* __restrict__ weight = PLAIN_RMS ? nullptr : weight_or_null;
   const bool layer_norm = !PLAIN_RMS && layer_norm_or_rms;
@@ -152,6 +163,19 @@ __global__ __launch_bounds__(block_threads<G>(), adaln_min_blocks<G, EARLY, PLAI
   }
   const T* sc = scale_.row<T>(b, s);
   const T* sh = shift_.row<T>(b, s);
+  // Where the modulation rows change within the grid (several samples, or a row per token), this
+  // row's are fetched into L1 while x is in flight: loaded only after the reduction, the first rows
+  // of each sample all wait on the same miss, with every SM's loads of x stopped behind them.
+  if constexpr (!EARLY) {
+    if (prefetch_modulation && active) {
+#pragma unroll
+      for (int k = 0; k < P; ++k) {
+        if (!Row::has(lane, k, hidden)) continue;
+        kh::cuda::prefetch_l1(sc + Row::offset(lane, k));
+        kh::cuda::prefetch_l1(sh + Row::offset(lane, k));
+      }
+    }
+  }
   [[maybe_unused]] Pack<T> early_sc[EARLY ? P : 1], early_sh[EARLY ? P : 1];
   if constexpr (EARLY) {
     if (active) {
@@ -347,6 +371,7 @@ __global__ void adaln_kernel(T* __restrict__ out, int64_t out_sb, int64_t out_ss
   }
 }
 
+#ifndef KH_ADALN_KERNELS_ONLY  // (see adaln below)
 Bsh<> bsh(const at::Tensor& t) {
   return {t.const_data_ptr(), t.stride(0), t.stride(1)};
 }
@@ -359,9 +384,11 @@ bool fits_int32(const at::Tensor& t) {
 Bsh<int> bsh32(const at::Tensor& t) {
   return {t.const_data_ptr(), static_cast<int>(t.stride(0)), static_cast<int>(t.stride(1))};
 }
+#endif
 
 }  // namespace
 
+#ifndef KH_ADALN_KERNELS_ONLY  // defined by bench/gpu/adaln_shapes_probe.cu, which times the kernels above
 void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Tensor>& weight, const at::Tensor& scale,
            const at::Tensor& shift, double eps, bool layer_norm) {
   kh::check_device("adaln", input, true);
@@ -389,6 +416,10 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     const int64_t bytes = 2 * rows * hidden * static_cast<int64_t>(sizeof(scalar_t));
     const bool over_l2 = kh::cuda::exceeds_l2(bytes), x_l2_last = kh::cuda::keep_reads_in_l2(bytes);
     const bool stream_out = KH_ADALN_STREAM_OUT && over_l2;
+    // Whether the modulation rows change from row to row: per token, or per sample over several samples.
+    const bool modulation_varies =
+        sc.stride(1) != 0 || sh.stride(1) != 0 || (seq < rows && (sc.stride(0) != 0 || sh.stride(0) != 0));
+    const bool prefetch_modulation = KH_ADALN_PREFETCH_MODULATION && modulation_varies;
     // Tile G x P, its modulation loaded before the reduction or after it.
     const bool plain_rms = !layer_norm && !wp;
     const kh::cuda::RowNorm<at::opmath_type<scalar_t>> norm(hidden, eps);
@@ -427,7 +458,7 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
           return;
         }
       }
-      auto kernel = adaln_rows_kernel<scalar_t, G, P, EARLY>;
+      auto kernel = adaln_rows_kernel<scalar_t, G, P, EARLY, kRmsOnlyTile<G, P>>;
       constexpr bool kPlainRmsTile =
           P == kh::cuda::kRowMaxPacks || kh::cuda::kOnePackRowTile<G, P> || (P == 2 && G >= 128);
       if constexpr (!EARLY && kPlainRmsTile && kFloatingPoint) {
@@ -435,7 +466,7 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
       }
       kernel<<<blocks, kh::cuda::block_threads<G>(), 0, stream>>>(
           yo.mutable_data_ptr<scalar_t>(), yo.stride(0), yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq, hidden,
-          norm, layer_norm, x_row_stride, stream_out, x_l2_last);
+          norm, layer_norm, x_row_stride, stream_out, x_l2_last, prefetch_modulation);
     };
     // Early modulation loads for grids of up to two blocks per SM (1024 x 2048, 256 blocks: 9.0 ->
     // 7.8-8.4 us); with four or more their registers cost occupancy (1024 x 3072, 512 blocks: 9.0
@@ -493,6 +524,13 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
         packs <= 256 ? late(std::integral_constant<int, 128>{}) : late(std::integral_constant<int, 256>{});
       } else if (over_l2 && full.group > 0) {
         // Modulation after the reduction: grids this large are far over two blocks per SM.
+        if constexpr (kh::cuda::kPacked2<scalar_t>) {
+          if (plain_rms && packs > 256 && packs <= 384) {
+            rows_kernel(std::integral_constant<int, 128>{}, std::integral_constant<int, 3>{}, std::false_type{});
+            C10_CUDA_KERNEL_LAUNCH_CHECK();
+            return;
+          }
+        }
         kh::cuda::with_full_row_tile(full, [&](auto g, auto p) { rows_kernel(g, p, std::false_type{}); });
       } else {
         kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(packs, rows_kernel_early_where_few);
@@ -517,3 +555,4 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
   });
   y.finish();
 }
+#endif  // KH_ADALN_KERNELS_ONLY

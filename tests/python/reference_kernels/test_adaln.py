@@ -108,6 +108,28 @@ def test_adaln_float64_beyond_l2(k, dtype, shape, norm, weighted):
     check_adaln(k, dtype, shape, "per_sample_3d", norm, weighted)
 
 
+@pytest.mark.parametrize("dtype,shape,mod,norm,weighted",
+                         [pytest.param(torch.bfloat16, (2, 5003, 2560), "per_sample", "rms", False, marks=CUDA_SIZES),
+                          pytest.param(torch.float16, (2, 5003, 2560), "per_sample_3d", "rms", False,
+                                       marks=CUDA_SIZES),
+                          pytest.param(torch.bfloat16, (4, 4099, 3072), "per_sample_3d", "rms", False,
+                                       marks=CUDA_SIZES),
+                          pytest.param(torch.bfloat16, (2, 4099, 3072), "per_token", "rms", False, marks=CUDA_SIZES),
+                          pytest.param(torch.bfloat16, (3, 3331, 2560), "per_sample", "layer", True,
+                                       marks=CUDA_SIZES),
+                          (torch.bfloat16, (3, 7, 2560), "per_sample", "rms", False),
+                          (torch.float16, (2, 5, 3072), "per_token", "rms", False)], ids=ids)
+def test_adaln_float64_several_samples_beyond_l2(k, dtype, shape, mod, norm, weighted):
+    """Video shapes: several samples (or a row per token) of 2560-3072 wide rows whose x and output
+    exceed 1.5 times the GPU's L2 (100-201 MB). RMS without a weight takes three packs a thread in
+    128-thread rows (2560: lanes past 64 hold two), and where the modulation rows change within the
+    grid every row kernel that loads them after its reduction prefetches them into L1 first: here at
+    odd sample lengths, so that a block's rows straddle two samples, per sample and per token, and in
+    the general kernel (LayerNorm with a weight, 64 x 5). The last two shapes are small (one pass on
+    the CPU, launch-bound tiles on the GPU)."""
+    check_adaln(k, dtype, shape, mod, norm, weighted)
+
+
 def test_adaln_2d_input_and_layouts(k):
     x = randn(3, 300, dtype=torch.bfloat16)
     scale, shift = randn(3, 300, dtype=torch.bfloat16), randn(3, 300, dtype=torch.bfloat16)
