@@ -10,7 +10,8 @@
 # PROBE: adaln_shapes_probe built elsewhere (its header says how; it links nothing of torch), else it
 # is built here first. The builds run at the lowest priority while the probe times the GPU, so that
 # its host thread stays ahead of the GPU. Wheels for the correctness step (kernels, tomlkit) in .whl/.
-# Everything lands in $OUT: probe.csv/.txt, perf.txt, bench.csv, bench-spot.csv, correctness.txt.
+# Everything lands in $OUT: probe.csv/.txt, perf.txt, bench.csv (batched shapes), bench-spot.csv (the
+# sweep's AdaLN shapes), correctness.txt.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -25,9 +26,10 @@ if [ -z "$probe" ]; then
     -I kernels/torch-ext -o "$probe" bench/gpu/adaln_shapes_probe.cu || exit 1
 fi
 start=$(date +%s)
-BENCH_SPOT_ARGS="--ops adaln --shapes $spot --peers none --timing graph --interleave --repeat 3 --check" \
+# The batched shapes first (bench.csv), then the sweep's AdaLN shapes (bench-spot.csv).
+BENCH_SPOT_ARGS="--ops adaln --peers none --timing graph --interleave --repeat 2 --check" \
   nice -n 19 bash bench/gpu/perf_on_device.sh --baseline "$baseline" --correctness-k adaln -- \
-  --ops adaln --peers none --timing graph --interleave --repeat 2 --check >"$out/perf.txt" 2>&1 &
+  --ops adaln --shapes "$spot" --peers none --timing graph --interleave --repeat 3 --check >"$out/perf.txt" 2>&1 &
 perf=$!
 echo "== probe (the builds compile meanwhile)"
 "$probe" 100 >"$out/probe.csv" 2>"$out/probe.txt"

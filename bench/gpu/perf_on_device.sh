@@ -44,13 +44,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 $py -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__, "python", __import__("sys").version.split()[0])'
 
 if ls .whl/*.whl >/dev/null 2>&1; then
-  wheels=(.whl/liger_kernel-*.whl)
+  wheels=()  # Liger only where its wheel came (the AdaLN-only runs time no peers)
+  compgen -G ".whl/liger_kernel-*.whl" >/dev/null && wheels+=(.whl/liger_kernel-*.whl)
   # (from /tmp: in the repository root, `import kernels` finds the kernels/ source folder)
   (cd /tmp && $py -c 'import kernels') 2>/dev/null || wheels+=(.whl/kernels-*.whl .whl/tomlkit-*.whl)
   # A wheel is a zip of its installed files; the image's venv may have no pip.
   $py -c 'import sys, zipfile; [zipfile.ZipFile(w).extractall("/tmp/site") for w in sys.argv[1:]]' "${wheels[@]}" &&
     export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
-  $py -c 'import kernels, liger_kernel; print("kernels", kernels.__file__, "liger", liger_kernel.__file__)'
+  (cd /tmp && $py -c 'import kernels; print("kernels", kernels.__file__)')
 fi
 
 # The image's own compiler links libstdc++ statically; the kernel must share torch's (see
