@@ -8,7 +8,8 @@
 //
 //   T=$(python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))')/include
 //   nvcc -O3 -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -isystem $T -isystem $T/torch/csrc/api/include \
-//     -I kernels/torch-ext -o /tmp/adaln_shapes_probe bench/gpu/adaln_shapes_probe.cu && /tmp/adaln_shapes_probe [runs]
+//     -I kernels/torch-ext -o /tmp/adaln_shapes_probe bench/gpu/adaln_shapes_probe.cu && /tmp/adaln_shapes_probe [runs
+//     [explore]]
 //
 // Per shape: fresh random bf16 inputs (x [B, S, H], scale and shift [B, 1, H] as diffusers' per-sample
 // modulation), every variant's output poisoned with NaN, run once and compared with a float64 reference
@@ -16,8 +17,8 @@
 // copy kernel of the same bytes are timed run by run in turns (bench_ops.py --interleave), each run after
 // a flush and a ~50 us spin: "write" = a 256 MB memset (dirty lines in L2, as bench_ops.py's default),
 // "read" = a 256 MB read (clean lines). Median of `runs` (default 100) per variant and flush.
-// Prints CSV: shape,variant,regs,spill_bytes,blocks_per_sm,rel_err,flush,us,copy_us,frac_of_copy
-// (copy_us: the faster of the two copies in the same turns), then a summary table.
+// Prints CSV: shape,variant,regs,spill_bytes,blocks_per_sm,rel_err,flush,us,copy_us,frac_of_copy (variant quoted)
+// (copy_us: the faster of the two copies in the same turns); on stderr the 2 GiB copy and a summary table.
 #define KH_ADALN_KERNELS_ONLY
 #include "../../kernels/kernel_src/adaln/adaln_cuda.cu"
 
@@ -80,10 +81,9 @@ void describe(Variant& v, K kernel, int threads) {
 // adaln_rows_kernel<T, G, P, EARLY, PLAIN_RMS, MIN_BLOCKS> as adaln_cuda.cu launches it (x and the
 // output contiguous, scale and shift broadcast over the sequence). seq = rows: every row modulated
 // by sample 0 (the division skipped), for timing only. resident > 0: that many blocks an SM at most
-// (dynamic shared memory the kernel does not use takes the rest of the SM's). prefetch: the kernel's
-// prefetch of the modulation rows into L1.
+// (dynamic shared memory the kernel does not use takes the rest of the SM's).
 template <int G, int P, bool EARLY, bool PLAIN, int MINB = adaln_min_blocks<G, EARLY, PLAIN>()>
-Variant rows_variant(std::string name, const Shape& sh, Buffers b, bool stream_out, bool l2_last, bool prefetch,
+Variant rows_variant(std::string name, const Shape& sh, Buffers b, bool stream_out, bool l2_last,
                      bool one_sample = false, int resident = 0) {
   auto kernel = adaln_rows_kernel<T, G, P, EARLY, PLAIN, MINB>;
   const int64_t rows = sh.rows(), seq = one_sample ? rows : sh.s, h = sh.h;
@@ -100,10 +100,10 @@ Variant rows_variant(std::string name, const Shape& sh, Buffers b, bool stream_o
   }
   Variant v{name + "[" + std::to_string(G) + "x" + std::to_string(P) + (PLAIN ? ",rms" : "") +
                 (MINB ? ",min" + std::to_string(MINB) : "") + (stream_out ? ",cs" : "") + (l2_last ? ",l2last" : "") +
-                (resident ? ",occ" + std::to_string(resident) : "") + (prefetch ? ",prefetch" : "") + "]",
+                (resident ? ",occ" + std::to_string(resident) : "") + "]",
             [=] {
               kernel<<<blocks, threads, smem>>>(b.out, sh.s * h, h, x, sc, sf, nullptr, rows, seq, h, norm, false, h,
-                                                stream_out, l2_last, prefetch);
+                                                stream_out, l2_last);
             }};
   v.checked = !one_sample;
   describe(v, kernel, threads);
@@ -263,37 +263,51 @@ struct Row {
   float us[2], copy_us[2];
 };
 
+// Rows of 320 or 384 packs (2560 or 3072 wide): v0 full_row_tile's 64 x P0 in the general kernel, new
+// 128 x 3 in the RMS kernel; the row-a-block kernel in G0 = 320 or 384 threads.
+template <int P0, int G0>
+void wide_row_variants(std::vector<Variant>& v, const Shape& sh, Buffers b, bool l2_last, bool explore) {
+  v.push_back(rows_variant<64, P0, false, false>("v0", sh, b, true, l2_last));
+  v.push_back(rows_variant<128, 3, false, true>("new", sh, b, true, l2_last));
+  if (explore) {
+    v.push_back(rows_variant<64, P0, false, false>("l2hint", sh, b, true, !l2_last));
+    v.push_back(rows_variant<64, P0, false, false>("plainstore", sh, b, false, l2_last));
+    v.push_back(rows_variant<64, P0, false, false>("onesample", sh, b, true, l2_last, true));
+    v.push_back(rows_variant<64, P0, false, false>("fewer", sh, b, true, l2_last, false, 3));
+    v.push_back(rows_variant<64, P0, false, true, 5>("rms", sh, b, true, l2_last));
+    v.push_back(rows_variant<64, P0, false, true, 4>("rms", sh, b, true, l2_last));
+    v.push_back(rows_variant<256, 2, false, true>("rms", sh, b, true, l2_last));
+  }
+  if (sh.b > 1) v.push_back(rows_variant<128, 3, false, true>("onesample", sh, b, true, l2_last, true));
+  if (sh.b > 1 || explore) v.push_back(row_block_variant<G0, 1>("rowblock", sh, b, true));
+}
+
 // Per shape, "v0" is adaln_cuda.cu's pick before 2026-12-04 and "new" its pick since (by its rules, which
-// depend on the L2 size printed first), each also with the other prefetch setting; "onesample" is the new
-// tile with every row modulated by sample 0, "rowblock" a row a block with scale and shift loaded with x.
-std::vector<Variant> variants_for(const Shape& sh, Buffers b) {
+// depend on the L2 size printed first); "onesample" is a tile with every row modulated by sample 0,
+// "rowblock" a row a block with scale and shift loaded with x. `explore`: the variants of the first run
+// (2026-12-04: other hints, register budgets and tiles around v0's).
+std::vector<Variant> variants_for(const Shape& sh, Buffers b, bool explore) {
   std::vector<Variant> v;
   const int64_t bytes = 2 * sh.elements() * 2;
-  const bool l2_last = kh::cuda::keep_reads_in_l2(bytes), several = sh.b > 1;
-  if (sh.h == 2560) {  // 320 packs: before 2026-12-04 full_row_tile's 64 x 5 in the general kernel
-    v.push_back(rows_variant<64, 5, false, false>("v0", sh, b, true, l2_last, false));
-    v.push_back(rows_variant<128, 3, false, true>("new", sh, b, true, l2_last, several));
-    if (several) {
-      v.push_back(rows_variant<64, 5, false, false>("v0", sh, b, true, l2_last, true));
-      v.push_back(rows_variant<128, 3, false, true>("new", sh, b, true, l2_last, false));
-      v.push_back(rows_variant<128, 3, false, true>("onesample", sh, b, true, l2_last, false, true));
-      v.push_back(row_block_variant<320, 1>("rowblock", sh, b, true));
+  const bool l2_last = kh::cuda::keep_reads_in_l2(bytes);
+  if (sh.h == 2560) {
+    wide_row_variants<5, 320>(v, sh, b, l2_last, explore);
+  } else if (sh.h == 3072) {
+    wide_row_variants<6, 384>(v, sh, b, l2_last, explore);
+  } else if (sh.h == 2048) {  // 256 packs past 1.5 x L2: with_row_tile's 64 x 4, RMS kernel (unchanged)
+    v.push_back(rows_variant<64, 4, false, true>("v0", sh, b, true, l2_last));
+    if (explore) {
+      v.push_back(rows_variant<64, 4, false, true>("l2hint", sh, b, true, !l2_last));
+      v.push_back(rows_variant<128, 2, false, true>("rms", sh, b, true, l2_last));
+      v.push_back(row_block_variant<256, 1>("rowblock", sh, b, true));
     }
-  } else if (sh.h == 3072) {  // 384 packs: before, 64 x 6 in the general kernel
-    v.push_back(rows_variant<64, 6, false, false>("v0", sh, b, true, l2_last, false));
-    v.push_back(rows_variant<128, 3, false, true>("new", sh, b, true, l2_last, several));
-    if (several) {
-      v.push_back(rows_variant<64, 6, false, false>("v0", sh, b, true, l2_last, true));
-      v.push_back(rows_variant<128, 3, false, true>("new", sh, b, true, l2_last, false));
-      v.push_back(rows_variant<128, 3, false, true>("onesample", sh, b, true, l2_last, false, true));
-      v.push_back(row_block_variant<384, 1>("rowblock", sh, b, true));
+  } else if (sh.h == 4096) {  // 512 packs past 1.5 x L2: with_row_tile's 128 x 4, RMS kernel (unchanged)
+    v.push_back(rows_variant<128, 4, false, true>("v0", sh, b, true, l2_last));
+    if (explore) {
+      v.push_back(rows_variant<128, 4, false, false>("generic", sh, b, true, l2_last));
+      v.push_back(rows_variant<256, 2, false, true>("rms", sh, b, true, l2_last));
+      v.push_back(row_block_variant<512, 1>("rowblock", sh, b, true));
     }
-  } else if (sh.h == 2048) {  // 256 packs past 1.5 x L2: with_row_tile's 64 x 4, RMS kernel
-    v.push_back(rows_variant<64, 4, false, true>("v0", sh, b, true, l2_last, false));
-    v.push_back(rows_variant<64, 4, false, true>("new", sh, b, true, l2_last, several));
-  } else if (sh.h == 4096) {  // 512 packs past 1.5 x L2: with_row_tile's 128 x 4, RMS kernel
-    v.push_back(rows_variant<128, 4, false, true>("v0", sh, b, true, l2_last, false));
-    v.push_back(rows_variant<128, 4, false, true>("new", sh, b, true, l2_last, several));
   }
   return v;
 }
@@ -303,6 +317,7 @@ std::vector<Variant> variants_for(const Shape& sh, Buffers b) {
 int main(int argc, char** argv) {
   using namespace probe;
   const int runs = argc > 1 ? std::atoi(argv[1]) : 100;
+  const bool explore = argc > 2 && std::string(argv[2]) == "explore";
   int l2 = 0, sms = 0;
   CUDA_OK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -328,7 +343,6 @@ int main(int argc, char** argv) {
     CUDA_OK(cudaMalloc(&c, n));
     const auto t = interleaved({[&] { CUDA_OK(cudaMemcpyAsync(c, a, n, cudaMemcpyDeviceToDevice)); }}, flush, true, 10);
     std::fprintf(stderr, "2 GiB copy: %.1f us, %.0f GB/s\n", t[0], 2.0 * n / t[0] / 1e3);
-    std::printf("ceiling,memcpy_2GiB,,,,,write,%.2f,,%.0f\n", t[0], 2.0 * n / t[0] / 1e3);
     CUDA_OK(cudaFree(a));
     CUDA_OK(cudaFree(c));
   }
@@ -349,7 +363,7 @@ int main(int argc, char** argv) {
     const int64_t bytes = 2 * int64_t(n) * 2;
     std::fprintf(stderr, "%s: %.1f MB; over L2 %d, 1.5 x L2 %d, keep_reads_in_l2 %d\n", sh.name().c_str(), bytes / 1e6,
                  kh::cuda::exceeds_l2(bytes), kh::cuda::exceeds_l2(bytes / 3 * 2), kh::cuda::keep_reads_in_l2(bytes));
-    std::vector<Variant> vs = variants_for(sh, Buffers{out, x, scale, shift});
+    std::vector<Variant> vs = variants_for(sh, Buffers{out, x, scale, shift}, explore);
     std::vector<double> errs;
     for (auto& v : vs) {
       CUDA_OK(cudaMemset(out, 0xFF, n * 2));  // NaN in bf16
@@ -380,7 +394,7 @@ int main(int argc, char** argv) {
     }
     for (size_t i = 0; i < vs.size(); ++i) {
       for (int dirty = 1; dirty >= 0; --dirty) {
-        std::printf("%s,%s,%d,%d,%d,%.3g,%s,%.2f,%.2f,%.3f\n", sh.name().c_str(), vs[i].name.c_str(), vs[i].regs,
+        std::printf("%s,\"%s\",%d,%d,%d,%.3g,%s,%.2f,%.2f,%.3f\n", sh.name().c_str(), vs[i].name.c_str(), vs[i].regs,
                     vs[i].spill, vs[i].blocks_per_sm, errs[i], dirty ? "write" : "read", us[dirty][i], copy[dirty],
                     copy[dirty] / us[dirty][i]);
       }

@@ -22,9 +22,6 @@
 #ifndef KH_ADALN_STREAM_OUT  // a build option only for the benchmark's comparison: 0, plain stores at every size
 #define KH_ADALN_STREAM_OUT 1
 #endif
-#ifndef KH_ADALN_PREFETCH_MODULATION  // a build option only for the benchmark's comparison: 0, no prefetch
-#define KH_ADALN_PREFETCH_MODULATION 1
-#endif
 
 namespace {
 
@@ -99,32 +96,30 @@ __device__ __forceinline__ void modulate_pack(Pack<T>& o, const Pack<T>& xp, A m
   }
 }
 
-// EARLY: the scale/shift packs are loaded with x, before the reduction (one memory round trip
-// instead of two, for grids of up to two blocks per SM: then the second trip is on every block's
-// critical path); else after it (with more blocks, their registers cost occupancy; at large sizes
-// the probe measured them as a loss: 0.66-0.78 of copy against 0.88-0.98).
+// EARLY: the scale/shift packs are loaded with x, before the reduction: one memory round trip
+// instead of two, for grids of up to two blocks per SM, where the second trip is on every block's
+// critical path. Else after it: with more blocks, their registers cost more occupancy than the
+// round trip (measured a loss at large sizes).
 //
 // PLAIN_RMS: RMS statistics and no weight known at compile time (diffusers' AdaLN norms,
 // elementwise_affine=False), for the bandwidth-bound tiles: without the registers that LayerNorm's
-// mean and the weight's packs hold, the kernel fits 40 registers, so 1536 threads per SM (six blocks
-// of 256) instead of 1280 at 48, and more of x in flight: 67 MB 22.1 -> 21.1 us, 134 MB 37.2 -> 36.6
-// (H200, bf16; bench/gpu/NOTES.md, 2026-12-01). 32 registers (eight blocks) spilled and lost (23.7).
-// Also for the one-pack tile of 128-wide rows (kOnePackRowTile) at many rows, where the generic
-// kernel's branches are much of a thread's work (576 against 408 SASS instructions): 65536 x 128
-// 14.6-15.0 -> 13.9-14.1 us, 32768 x 128 10.0-10.3 -> 9.7-10.1 in two runs (inductor 14.0-14.3 and
-// 9.7-10.1; CUDA graphs, H200, bf16, 2026-12-02).
-// The launch-bound tiles have their own kernel (adaln_rms_row_block_kernel).
+// mean and the weight's packs hold, the kernel fits 40 registers, so six blocks of 256 threads share
+// an SM instead of five, with more of x in flight (at 32 registers it spills). Also for the one-pack
+// tile of 128-wide rows (kOnePackRowTile) at many rows, where the generic kernel's branches are much
+// of a thread's work. The launch-bound tiles have their own kernel (adaln_rms_row_block_kernel).
+// The measurements behind these choices, here and below: bench/gpu/NOTES.md.
 constexpr int kPlainRmsThreadsPerSm = 1536;
 
+// MIN_BLOCKS of adaln_rows_kernel. 0: no minimum (an explicit 1 made ptxas take more registers).
 template <int G, bool EARLY, bool PLAIN_RMS>
-constexpr int adaln_min_blocks() {  // 0: no minimum (an explicit 1 changed ptxas' choice: 48 -> 56 registers)
+constexpr int adaln_min_blocks() {
   return PLAIN_RMS && !EARLY ? kPlainRmsThreadsPerSm / block_threads<G>() : 0;
 }
 
 // The tile of rows of 257-384 packs (2560-3072 wide in bf16) past 1.5 times the L2, compiled for RMS
 // without a weight alone: three packs a thread fill every pack at 3072 wide and 5 of 6 at 2560, and
 // at 40 registers six blocks share an SM, where full_row_tile's 64 x 5 and 64 x 6 in the general
-// kernel held 54-57 registers and four (bench/gpu/NOTES.md, 2026-12-04).
+// kernel hold 54-57 registers and four blocks an SM.
 template <int G, int P>
 constexpr bool kRmsOnlyTile = G == 128 && P == 3;
 
@@ -134,7 +129,7 @@ __global__ __launch_bounds__(block_threads<G>(), MIN_BLOCKS) void adaln_rows_ker
     T* __restrict__ out, int64_t out_sb, int64_t out_ss, Bsh<> x_, Bsh<> scale_, Bsh<> shift_,
     const T* __restrict__ weight_or_null, int64_t rows, int64_t seq, int64_t hidden,
     kh::cuda::RowNorm<at::opmath_type<T>> norm, bool layer_norm_or_rms, int64_t x_row_stride, bool stream_out,
-    bool x_l2_last, bool prefetch_modulation) {
+    bool x_l2_last) {
   using A = at::opmath_type<T>;
   const T* __restrict__ weight = PLAIN_RMS ? nullptr : weight_or_null;
   const bool layer_norm = !PLAIN_RMS && layer_norm_or_rms;
@@ -163,19 +158,6 @@ __global__ __launch_bounds__(block_threads<G>(), MIN_BLOCKS) void adaln_rows_ker
   }
   const T* sc = scale_.row<T>(b, s);
   const T* sh = shift_.row<T>(b, s);
-  // Where the modulation rows change within the grid (several samples, or a row per token), this
-  // row's are fetched into L1 while x is in flight: loaded only after the reduction, the first rows
-  // of each sample all wait on the same miss, with every SM's loads of x stopped behind them.
-  if constexpr (!EARLY) {
-    if (prefetch_modulation && active) {
-#pragma unroll
-      for (int k = 0; k < P; ++k) {
-        if (!Row::has(lane, k, hidden)) continue;
-        kh::cuda::prefetch_l1(sc + Row::offset(lane, k));
-        kh::cuda::prefetch_l1(sh + Row::offset(lane, k));
-      }
-    }
-  }
   [[maybe_unused]] Pack<T> early_sc[EARLY ? P : 1], early_sh[EARLY ? P : 1];
   if constexpr (EARLY) {
     if (active) {
@@ -226,9 +208,8 @@ __global__ __launch_bounds__(block_threads<G>(), MIN_BLOCKS) void adaln_rows_ker
 // adaln_rows_kernel's tiles of a row per block, EARLY, for diffusers' RMSNorm without weight where
 // x's and the output's rows are each one stride apart. At the launch-bound sizes that take them every
 // warp of the SM runs the whole kernel, so each instruction on its path costs the SM's schedulers 4
-// issue slots. Dropping the LayerNorm and weight branches took 1 x 5120 from 3.49 to 3.07 us (5640 ->
-// 4416 warp instructions; Liger's 2.82, 3432; Nsight Compute, H200, bf16, 2026-12-01). Here also
-// 32-bit row and element indices, (batch, position) by a multiply-shift divider, no stride branch.
+// issue slots: no LayerNorm or weight branches, 32-bit row and element indices, (batch, position) by
+// a multiply-shift divider, no stride branch.
 template <typename T, int G, int P>
 __global__ __launch_bounds__(block_threads<G>()) void adaln_rms_row_block_kernel(
     T* __restrict__ out, int64_t out_row_stride, const T* __restrict__ x, int64_t x_row_stride, Bsh<> scale_,
@@ -279,11 +260,8 @@ __global__ __launch_bounds__(block_threads<G>()) void adaln_rms_row_block_kernel
 // rsqrt) is as long as its arithmetic. As rms_norm_cuda.cu's rms_norm_exact_rows_kernel: no
 // per-pack guard, plain loads of x (the launch leaves grids that keep_reads_in_l2 to
 // adaln_rows_kernel), 32-bit offsets (rows from the block's first, scale and shift rows by
-// Bsh<int>). Scale and shift load after the reduction, every row's before the first store (loaded
-// with x they ran 0-0.3 us longer at 8192-65536 x 128). 51 warp instructions a row at 65536 x 128
-// against the lean kernel's 86 (Nsight Compute). CUDA graphs, H200, bf16, two runs: 8192-65536 rows
-// up to 0.6 us shorter or within 0.06 us (8192 x 128: 6.3-6.9 -> 6.0-6.3 us, inductor's 6.9-7.3;
-// bench/gpu/NOTES.md, 2026-12-02).
+// Bsh<int>). Scale and shift load after the reduction (loaded with x they ran longer), every row's
+// before the first store.
 template <typename T, int G, int R>
 __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void adaln_rms_exact_rows_kernel(
     T* __restrict__ out, int out_row_stride, const T* __restrict__ x, int x_row_stride, Bsh<int> scale_,
@@ -416,10 +394,6 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     const int64_t bytes = 2 * rows * hidden * static_cast<int64_t>(sizeof(scalar_t));
     const bool over_l2 = kh::cuda::exceeds_l2(bytes), x_l2_last = kh::cuda::keep_reads_in_l2(bytes);
     const bool stream_out = KH_ADALN_STREAM_OUT && over_l2;
-    // Whether the modulation rows change from row to row: per token, or per sample over several samples.
-    const bool modulation_varies =
-        sc.stride(1) != 0 || sh.stride(1) != 0 || (seq < rows && (sc.stride(0) != 0 || sh.stride(0) != 0));
-    const bool prefetch_modulation = KH_ADALN_PREFETCH_MODULATION && modulation_varies;
     // Tile G x P, its modulation loaded before the reduction or after it.
     const bool plain_rms = !layer_norm && !wp;
     const kh::cuda::RowNorm<at::opmath_type<scalar_t>> norm(hidden, eps);
@@ -466,11 +440,10 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
       }
       kernel<<<blocks, kh::cuda::block_threads<G>(), 0, stream>>>(
           yo.mutable_data_ptr<scalar_t>(), yo.stride(0), yo.stride(1), bsh(x), bsh(sc), bsh(sh), wp, rows, seq, hidden,
-          norm, layer_norm, x_row_stride, stream_out, x_l2_last, prefetch_modulation);
+          norm, layer_norm, x_row_stride, stream_out, x_l2_last);
     };
-    // Early modulation loads for grids of up to two blocks per SM (1024 x 2048, 256 blocks: 9.0 ->
-    // 7.8-8.4 us); with four or more their registers cost occupancy (1024 x 3072, 512 blocks: 9.0
-    // -> 10.8 us; bench/gpu/NOTES.md, 2026-11-30).
+    // Early modulation loads for grids of up to two blocks per SM; with four or more their registers
+    // cost occupancy.
     auto rows_kernel_early_where_few = [&](auto g, auto p) {
       constexpr int G = decltype(g)::value;
       kh::cuda::early_loads_pay(kh::cuda::row_blocks<G>(rows)) ? rows_kernel(g, p, std::true_type{})
@@ -478,26 +451,18 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
     };
     // Launch-bound tiles up to 8 rows per SM; rows of 257-511 packs (3072 wide, where one pack a
     // thread in 512 threads leaves a quarter of them idle) up to 4, above which the register tiles
-    // measured shorter (Nsight Compute, 1024 x 3072: 5.73 us against 6.30; 2026-12-01). Rows of up
-    // to 256 packs (2048 wide) up to 32 per SM, as Liger runs them (a row per block of 256 threads,
-    // one pack each): the 64 x 4 tile's 1024 blocks at 4096 rows fill 1.3 waves of 6 blocks per SM,
-    // 4096 blocks of 256 x 1 four waves of 8. Nsight Compute, 4096 x 2048: 12.2 -> 10.7 us (Liger's
-    // 11.3); as CUDA graphs 14.0 -> 12.9 us, 2048 x 2048 9.3 -> 8.7 (bench/gpu/NOTES.md, 2026-12-02).
+    // measured shorter. Rows of up to 256 packs (2048 wide) up to 32 per SM, as Liger runs them (a row
+    // per block of 256 threads, one pack each): the 64 x 4 tile's 1024 blocks at 4096 rows fill 1.3
+    // waves of 6 blocks per SM, 4096 blocks of 256 x 1 four waves of 8.
     const int launch_bound_rows_per_sm = packs <= 256 ? 32 : packs < 512 ? 4 : 8;
     if (vec && kh::cuda::launch_bound_rows(rows, packs, launch_bound_rows_per_sm)) {
       auto early = [&](auto g, auto p) { rows_kernel(g, p, std::true_type{}); };
       auto early_long_rows = [&](auto g, auto p) {  // (128 x 2 is for rows of up to 256 packs: not taken)
         if constexpr (decltype(g)::value * decltype(p)::value > 256) early(g, p);
       };
-      // Two packs a thread (256 x 2) where they fill more than 3/4 of the tile: with the short kernel,
-      // 4096 wide, 4.00 -> 3.62 us at 256 rows, 4.58 -> 4.42 at 512; at 3072 wide (384 packs) mixed,
-      // 3.52 -> 3.84 at 256 rows (Nsight Compute, H200, bf16, 2026-12-01). Also at up to one row per
-      // SM (2026-12-01, against 512 x 1): 128 x 4096 3.36 -> 3.30 us, with warm caches 3.14 -> 3.01.
-      // And at 3072 wide from kTwoPackMinRows rows up to one row per SM, as Liger runs them: CUDA
-      // graphs, best of three, 48-128 x 3072 0.07-0.18 us shorter (128 rows 6.16 -> 5.98, Liger's
-      // 5.98; at 1-32 rows, the same kernel in both builds, they differed by up to 0.08); Nsight
-      // Compute, 128 x 3072 3.84 -> 3.68 and 3.26 -> 3.14 us in two calls, but 16 x 3072 3.23 -> 3.36
-      // (2026-12-02).
+      // Two packs a thread (256 x 2) where they fill more than 3/4 of the tile (4096 wide; at 3072 wide
+      // above one row per SM it was mixed), also at up to one row per SM; and at 3072 wide from
+      // kTwoPackMinRows rows up to one row per SM, as Liger runs them (fewer rows measured longer).
       const bool two_packs = packs > 384 || (packs > 256 && rows >= kTwoPackMinRows &&
                                              rows <= kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132));
       two_packs ? kh::cuda::with_launch_bound_tile<2>(packs, rows, early_long_rows)
@@ -506,32 +471,35 @@ void adaln(at::Tensor& out, const at::Tensor& input, const std::optional<at::Ten
       return;
     }
     // Above that the register kernel at every row count too, unlike RMSNorm (few_rows): with its
-    // modulation loaded early, four packs a thread, it ran 0.2-1.6 us shorter than the streaming
-    // kernel at 1-128 rows (CUPTI: 1 x 8192 4.29 -> 2.72, 128 x 8192 5.09 -> 3.81 us).
+    // modulation loaded early, four packs a thread, it ran shorter than the streaming kernel at 1-128
+    // rows.
     if (vec && kh::cuda::register_row<kh::cuda::kRowMaxPacks>(packs)) {
       const kh::cuda::RowTile full = kh::cuda::full_row_tile(packs);
       if (two_pack_rows_near_l2(packs, rows, bytes)) {
         // A row a block of 256 threads with two packs each (Liger's tile; 128 x 2, two rows a block,
-        // at up to 256 packs) where x and the output about fit the L2. CUDA graphs, best of three,
-        // against the four-pack tiles in the same run: 2048 x 4096 13.9 -> 13.2 us (Liger 12.9),
-        // 4096 x 4096 21.8 -> 21.5 (21.5), 2048 x 3072 11.3 -> 10.8, 4096 x 3072 18.5 -> 18.2, 6000 x
-        // 2048 17.7 -> 17.3, 8192 x 2048 21.9 -> 21.6. Below 2048 rows of 3072-4096 mixed or longer
-        // (kTwoPackLongRowMinRows): 1100 and 1500 x 4096 0.7-0.8 us longer, 600 x 3072 7.0 -> 6.7 but
-        // 1024 x 3072 7.9 -> 8.3 in another call. From 100 MB 0.1-0.2 us longer (8192 x 3072 31.4 ->
-        // 31.5), from 134 MB at 4096 wide up to 5% (bench/gpu/NOTES.md, 2026-12-03).
+        // at up to 256 packs) where x and the output about fit the L2: shorter than the four-pack
+        // tiles there; below 2048 rows of 3072-4096 (kTwoPackLongRowMinRows) mixed or longer, and
+        // longer past 1.5 times the L2.
         // (with_row_tile<2>'s tiles for these packs, without compiling its other tiles as well)
         auto late = [&](auto g) { rows_kernel(g, std::integral_constant<int, 2>{}, std::false_type{}); };
         packs <= 256 ? late(std::integral_constant<int, 128>{}) : late(std::integral_constant<int, 256>{});
       } else if (over_l2 && full.group > 0) {
-        // Modulation after the reduction: grids this large are far over two blocks per SM.
-        if constexpr (kh::cuda::kPacked2<scalar_t>) {
-          if (plain_rms && packs > 256 && packs <= 384) {
-            rows_kernel(std::integral_constant<int, 128>{}, std::integral_constant<int, 3>{}, std::false_type{});
-            C10_CUDA_KERNEL_LAUNCH_CHECK();
-            return;
+        // Modulation after the reduction: grids this large are far over two blocks per SM. RMS
+        // without a weight at 2560-3072 wide in bf16/fp16: kRmsOnlyTile. (A generic lambda whose
+        // launch depends on its arguments: its discarded branch then compiles no kernel for fp32/fp64.)
+        auto rms_only_tile = [&](auto packed2, auto g, auto p) {
+          if constexpr (decltype(packed2)::value) {
+            if (plain_rms && packs > 256 && packs <= 384) {
+              rows_kernel(g, p, std::false_type{});
+              return true;
+            }
           }
+          return false;
+        };
+        if (!rms_only_tile(std::bool_constant<kh::cuda::kPacked2<scalar_t>>{}, std::integral_constant<int, 128>{},
+                           std::integral_constant<int, 3>{})) {
+          kh::cuda::with_full_row_tile(full, [&](auto g, auto p) { rows_kernel(g, p, std::false_type{}); });
         }
-        kh::cuda::with_full_row_tile(full, [&](auto g, auto p) { rows_kernel(g, p, std::false_type{}); });
       } else {
         kh::cuda::with_row_tile<kh::cuda::kRowMaxPacks>(packs, rows_kernel_early_where_few);
       }

@@ -99,10 +99,6 @@ __device__ __forceinline__ Pack<T> load_pack_l2_last(const T* p) {
   return *reinterpret_cast<const Pack<T>*>(&v);
 }
 
-// Fetches the line holding `p` into L1 (and L2) without waiting for it or holding a register: for a
-// row's other inputs that a kernel loads only after its reduction (AdaLN's scale and shift).
-__device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
-
 // One 16-byte store with the cache operator picked at run time: .cs (evict first from L2) where the
 // output and the input overflow L2 (the next kernel cannot find the output there anyway), so that the
 // output stops evicting the rows a kernel re-reads; .wb (the default) otherwise. Written in PTX so

@@ -122,11 +122,10 @@ def test_adaln_float64_beyond_l2(k, dtype, shape, norm, weighted):
 def test_adaln_float64_several_samples_beyond_l2(k, dtype, shape, mod, norm, weighted):
     """Video shapes: several samples (or a row per token) of 2560-3072 wide rows whose x and output
     exceed 1.5 times the GPU's L2 (100-201 MB). RMS without a weight takes three packs a thread in
-    128-thread rows (2560: lanes past 64 hold two), and where the modulation rows change within the
-    grid every row kernel that loads them after its reduction prefetches them into L1 first: here at
-    odd sample lengths, so that a block's rows straddle two samples, per sample and per token, and in
-    the general kernel (LayerNorm with a weight, 64 x 5). The last two shapes are small (one pass on
-    the CPU, launch-bound tiles on the GPU)."""
+    128-thread rows (2560: lanes past 64 hold two), scale and shift loaded after the reduction: here at
+    odd sample lengths, so that a block's rows straddle two samples, per sample and per token; LayerNorm
+    with a weight keeps the general kernel's 64 x 5. The last two shapes are small (one pass on the
+    CPU, launch-bound tiles on the GPU)."""
     check_adaln(k, dtype, shape, mod, norm, weighted)
 
 
