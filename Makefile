@@ -42,7 +42,8 @@ all: build
 bootstrap:
 	@scripts/bootstrap.sh
 
-# What only the tests use (nix-bin, nginx-light) comes with `make test`, not `make demo`.
+# What only the tests and the release artifacts use (nix-bin, nginx-light, requirements-dev.txt)
+# comes with `make test`, `make wheel` and `make dist`, not `make demo`.
 bootstrap-test:
 	@scripts/bootstrap.sh --test
 
@@ -69,10 +70,10 @@ test: bootstrap-test build
 	@scripts/test.sh $(BUILD_DIR)
 
 # The release artifacts, from the portable toolchain (built once into ~/.cache/kernelhub).
-wheel: bootstrap
+wheel: bootstrap-test
 	@JOBS=$(JOBS) scripts/release.sh wheel
 
-dist: bootstrap
+dist: bootstrap-test
 	@JOBS=$(JOBS) scripts/release.sh all
 
 # make sanitize: our code built twice more, with ASan+UBSan (build-asan/) and with TSan

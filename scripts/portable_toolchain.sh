@@ -41,7 +41,7 @@ say() { printf '\033[1m[portable]\033[0m %s\n' "$*" >&2; }
 
 zig="$(echo "$(readlink -f "$root/.venv")"/lib/python3*/site-packages/ziglang/zig)"
 if [ ! -x "$zig" ]; then
-  say "no zig in .venv (PyPI's ziglang, requirements-dev.txt): run scripts/bootstrap.sh"
+  say "no zig in .venv (PyPI's ziglang, requirements-dev.txt): run scripts/bootstrap.sh --test"
   exit 1
 fi
 
@@ -79,7 +79,21 @@ for s in "${sources[@]}"; do
   dscs+=("$dsc")
 done
 toml_version="$(dpkg-query -W -f='${Version}' libtomlplusplus-dev)"
-key="$( (cat "${BASH_SOURCE[0]}"; "$zig" version; echo "$target"; basename -a "${dscs[@]}"; echo "$toml_version") | sha256sum | cut -c1-16)"
+# How each piece is built. These, with the sources and zig, are the prefix's key: a change here
+# (raise `recipe` for one that the options do not show, such as a change in the steps below)
+# builds a new prefix; a change of comments does not.
+recipe=1
+# no-autoload-config: another distribution's openssl.cnf (OpenSSL 1.1's, its crypto policies) is
+# not ours to read. no-module/no-engine: nothing is loaded at run time.
+openssl_options=(linux-x86_64 --libdir=lib --openssldir=/etc/ssl no-shared no-module no-engine no-tests
+                 no-autoload-config -fPIC)
+# HTTP(S) only. No CA bundle path compiled in: OpenSSL's defaults (OPENSSLDIR above).
+curl_options=(-DOPENSSL_USE_STATIC_LIBS=ON -DCURL_USE_OPENSSL=ON -DHTTP_ONLY=ON -DCURL_DISABLE_LDAP=ON
+              -DCURL_ZLIB=OFF -DCURL_BROTLI=OFF -DCURL_ZSTD=OFF -DUSE_NGHTTP2=OFF -DUSE_LIBIDN2=OFF
+              -DCURL_USE_LIBSSH2=OFF -DCURL_USE_LIBPSL=OFF -DCURL_CA_BUNDLE=none -DCURL_CA_PATH=none
+              -DCURL_CA_FALLBACK=ON -DBUILD_CURL_EXE=OFF -DENABLE_MANUAL=OFF -DCURL_DISABLE_ALTSVC=ON)
+key="$( (declare -p recipe openssl_options curl_options; "$zig" version; echo "$target"; basename -a "${dscs[@]}"
+        echo "$toml_version") | sha256sum | cut -c1-16)"
 prefix="$cache/portable-$target-$key"
 mkdir -p "$cache"
 exec 9>"$prefix.lock"
@@ -93,12 +107,14 @@ say "building the portable toolchain for $target in $prefix (first time only)"
 rm -rf "$prefix"
 mkdir -p "$prefix/bin" "$prefix/src"
 times="$prefix/build-times.txt"
+# Each piece's wall and CPU time (user + system, of all its processes): the CPU time is what it
+# costs a machine whatever else runs there.
 timed() {
-  local what="$1" start=$SECONDS
+  local what="$1" report="$prefix/.timed"
   shift
-  "$@"
-  echo "$what: $((SECONDS - start)) s" >>"$times"
-  say "$what: $((SECONDS - start)) s"
+  { TIMEFORMAT='%R s wall, %U s user + %S s system'; time "$@" 2>&3; } 3>&2 2>"$report"
+  echo "$what: $(tail -1 "$report")" >>"$times"
+  say "$what: $(tail -1 "$report")"
 }
 
 # Compiler wrappers: CMake, OpenSSL's Configure and ccache each take one executable.
@@ -136,10 +152,7 @@ cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix"
 
 build_openssl() {
   cd "$(srcdir openssl)"
-  # no-autoload-config: another distribution's openssl.cnf (OpenSSL 1.1's, its crypto policies)
-  # is not ours to read. no-module/no-engine: nothing is loaded at run time.
-  ./Configure linux-x86_64 --prefix="$prefix" --libdir=lib --openssldir=/etc/ssl \
-    no-shared no-module no-engine no-tests no-autoload-config -fPIC >/dev/null
+  ./Configure "${openssl_options[@]}" --prefix="$prefix" >/dev/null
   make -j"$jobs" build_libs >/dev/null
   make install_dev >/dev/null
 }
@@ -148,12 +161,7 @@ timed "OpenSSL ($(basename "$(srcdir openssl)"))" build_openssl
 build_curl() {
   local src
   src="$(srcdir curl)"
-  # HTTP(S) only. No CA bundle path compiled in: OpenSSL's defaults (OPENSSLDIR above).
-  cmake -S "$src" -B "$src/build" "${cmake_args[@]}" -DOPENSSL_ROOT_DIR="$prefix" -DOPENSSL_USE_STATIC_LIBS=ON \
-    -DCURL_USE_OPENSSL=ON -DHTTP_ONLY=ON -DCURL_DISABLE_LDAP=ON -DCURL_ZLIB=OFF -DCURL_BROTLI=OFF \
-    -DCURL_ZSTD=OFF -DUSE_NGHTTP2=OFF -DUSE_LIBIDN2=OFF -DCURL_USE_LIBSSH2=OFF -DCURL_USE_LIBPSL=OFF \
-    -DCURL_CA_BUNDLE=none -DCURL_CA_PATH=none -DCURL_CA_FALLBACK=ON -DBUILD_CURL_EXE=OFF \
-    -DENABLE_MANUAL=OFF -DCURL_DISABLE_ALTSVC=ON >/dev/null
+  cmake -S "$src" -B "$src/build" "${cmake_args[@]}" -DOPENSSL_ROOT_DIR="$prefix" "${curl_options[@]}" >/dev/null
   cmake --build "$src/build" -j"$jobs" >/dev/null
   cmake --install "$src/build" >/dev/null
 }
@@ -203,7 +211,7 @@ set(PKG_CONFIG_EXECUTABLE "$(command -v pkg-config)" CACHE FILEPATH "")
 set(ENV{PKG_CONFIG_LIBDIR} "$prefix/lib/pkgconfig")
 set(OPENSSL_USE_STATIC_LIBS ON)
 EOF
-rm -rf "$prefix/src"
+rm -rf "$prefix/src" "$prefix/.timed"
 du -sh "$prefix" | cut -f1 | sed 's/^/size: /' >>"$times"
 touch "$prefix/.complete"
 say "done: $(tr '\n' ';' <"$times")"

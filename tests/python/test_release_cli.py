@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import ssl
 import subprocess
 import sys
 import tarfile
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -76,6 +80,83 @@ def test_the_cli_serves_and_downloads(cli, tmp_path):
         for source in cpu_variant_dir().rglob("*"):
             if source.is_file() and "__pycache__" not in source.parts:
                 assert (path / source.relative_to(cpu_variant_dir())).read_bytes() == source.read_bytes()
+    finally:
+        server.stop()
+
+
+@contextmanager
+def tls_in_front_of(server, tmp_path: Path):
+    """An HTTPS endpoint on loopback (a certificate of its own, for localhost) that passes each
+    connection on to `server` in the clear; yields (url, certificate file)."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    host, port = server.url.removeprefix("http://").rstrip("/").split(":")
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def pipe(src, dst):
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def serve_one(client):
+        try:
+            tls = context.wrap_socket(client, server_side=True)
+        except (OSError, ssl.SSLError):  # a client that refused our certificate
+            client.close()
+            return
+        upstream = socket.create_connection((host, int(port)))
+        threading.Thread(target=pipe, args=(upstream, tls), daemon=True).start()
+        pipe(tls, upstream)
+
+    def accept():
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                client, _ = listener.accept()
+            except TimeoutError:
+                continue
+            threading.Thread(target=serve_one, args=(client,), daemon=True).start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"https://localhost:{listener.getsockname()[1]}", cert
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
+
+
+def test_the_cli_speaks_https_with_the_systems_certificates(cli, tmp_path):
+    """Its OpenSSL finds certificates where the system keeps them, or where SSL_CERT_FILE says; a
+    server whose certificate none of them vouches for is refused."""
+    server = _start_server(tmp_path / "server", [], binary=cli)
+    try:
+        publish(server, REPO)
+        with tls_in_front_of(server, tmp_path) as (url, cert):
+            env = {"PATH": "/usr/bin:/bin", "HF_ENDPOINT": url, "HF_HOME": str(tmp_path / "hf-home"),
+                   "HF_HUB_CACHE": str(tmp_path / "cache")}
+            args = [str(cli), "download", REPO, "--version", "1", "--torch", f"{variant_torch()}+cpu", "--json"]
+            refused = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120)
+            assert refused.returncode == 1, refused.stdout + refused.stderr
+            assert "certificate" in refused.stdout.lower(), refused.stdout
+            trusted = subprocess.run(args, capture_output=True, text=True, env={**env, "SSL_CERT_FILE": str(cert)},
+                                     timeout=120)
+            assert trusted.returncode == 0, trusted.stdout + trusted.stderr
+            assert json.loads(trusted.stdout)["variants"] == [cpu_variant_dir().name]
     finally:
         server.stop()
 

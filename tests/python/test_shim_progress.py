@@ -118,7 +118,7 @@ def test_kernels_warnings_go_through_logging_under_its_logger_names(tmp_path):
 
     metadata = json.loads((cpu_variant_dir() / "metadata.json").read_text())
     kernel = f"Kernel '{metadata['name']}' variant '{cpu_variant_dir().name}'"
-    records = logged(variant_with_metadata(tmp_path / "a", digest=None))
+    records = logged(variant_with_metadata(tmp_path / "a", digest=None, provenance=None))
     assert [r[:3] for r in records] == [
         ["kernels._internals.validate", "WARNING", f"{kernel}: {DigestVerificationResult.DigestMissing()}"]]
     assert Path(records[0][3]).name == "load.py"  # the record points at the caller, as kernels' stacklevel does
@@ -131,4 +131,5 @@ def test_kernels_warnings_go_through_logging_under_its_logger_names(tmp_path):
                                "uncommitted changes)"), dirty[2]
     assert missing[2].endswith("integrity cannot be verified")
 
-    assert logged(cpu_variant_dir().parent.parent) == []  # a digest, a clean tree: nothing to say
+    # A digest and no dirty tree: nothing to say.
+    assert logged(variant_with_metadata(tmp_path / "c", provenance=None)) == []
