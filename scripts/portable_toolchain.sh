@@ -98,7 +98,23 @@ prefix="$cache/portable-$target-$key"
 mkdir -p "$cache"
 exec 9>"$prefix.lock"
 flock 9
+# Compiler wrappers: CMake, OpenSSL's Configure and ccache each take one executable. They name
+# the zig of this checkout's .venv, written again on every run: the key holds zig's version, not
+# where it is, so a prefix outlives the environment that built it.
+write_wrappers() {
+  local tool
+  mkdir -p "$prefix/bin"
+  for tool in cc c++ ar ranlib; do
+    case "$tool" in
+      cc | c++) printf '#!/bin/sh\nexec "%s" %s -target %s "$@"\n' "$zig" "$tool" "$target" ;;
+      *) printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$zig" "$tool" ;;
+    esac >"$prefix/bin/.$tool.new"
+    chmod +x "$prefix/bin/.$tool.new"
+    mv -f "$prefix/bin/.$tool.new" "$prefix/bin/$tool"
+  done
+}
 if [ -f "$prefix/.complete" ]; then
+  [ "$(sed -n 's/^exec "\(.*\)" cc .*/\1/p' "$prefix/bin/cc")" = "$zig" ] || write_wrappers
   echo "$prefix/toolchain.cmake"
   exit 0
 fi
@@ -117,14 +133,7 @@ timed() {
   say "$what: $(tail -1 "$report")"
 }
 
-# Compiler wrappers: CMake, OpenSSL's Configure and ccache each take one executable.
-for tool in cc c++; do
-  printf '#!/bin/sh\nexec "%s" %s -target %s "$@"\n' "$zig" "$tool" "$target" >"$prefix/bin/$tool"
-done
-for tool in ar ranlib; do
-  printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$zig" "$tool" >"$prefix/bin/$tool"
-done
-chmod +x "$prefix/bin/"*
+write_wrappers
 
 # zig builds libc++, libc++abi and libunwind for the target once (in its own cache, ~/.cache/zig).
 warm_zig() {
