@@ -30,7 +30,7 @@ timed() {
 toolchain="$(scripts/portable_toolchain.sh)"
 target="$(sed -n 's/^set(KERNELHUB_PORTABLE_TARGET "\(.*\)")/\1/p' "$toolchain")"  # x86_64-linux-gnu.2.28
 arch="${target%%-*}"
-glibc="${target##*.gnu.}"
+glibc="${target##*-gnu.}"
 plat="manylinux_${glibc/./_}_$arch"
 version="$(sed -n 's/^project(kernelhub VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
 check() { "$python" tests/python/elf_requirements.py --max-glibc "$glibc" "$@"; }
@@ -58,7 +58,7 @@ make_wheel() {
     echo "the wheel's configure looked for torch ($build/python/CMakeCache.txt)" >&2
     exit 1
   fi
-  "$python" -m auditwheel repair --plat "$plat" --wheel-dir "$work/repaired" "$work"/dist/kernelhub-*.whl \
+  "$python" -m auditwheel repair --strip --plat "$plat" --wheel-dir "$work/repaired" "$work"/dist/kernelhub-*.whl \
     >"$work/repair.log" 2>&1 || { cat "$work/repair.log" >&2 && exit 1; }
   local wheel
   wheel="$(echo "$work"/repaired/kernelhub-*.whl)"
