@@ -166,7 +166,7 @@ def configure(project: Path, source: str, *args: str) -> subprocess.CompletedPro
     (project / "CMakeLists.txt").write_text(source)
     return subprocess.run(["cmake", "-S", str(project), "-B", str(project / "build"), "-G", "Ninja",
                            f"-DCMAKE_PREFIX_PATH={TORCH_FREE_PREFIX}", *args],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=1200)
 
 
 @pytest.fixture
