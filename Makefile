@@ -6,6 +6,9 @@
 #   make test SAN=1    the same with ASan+UBSan on our code (build directory build-san/)
 #   make sanitize      every C++ suite (ctest) under ASan+UBSan, then under TSan (CI runs this too)
 #   make build         configure and build only
+#   make wheel         dist/kernelhub-*-manylinux_2_28_x86_64.whl (pip install it; any torch)
+#   make dist          the wheel and dist/kernelhub-*-x86_64-linux.tar.gz (the torch-free CLI); both
+#                      run on glibc 2.28 and newer (scripts/release.sh, scripts/portable_toolchain.sh)
 
 , := ,
 SAN ?=
@@ -32,14 +35,15 @@ export CCACHE_MAXSIZE ?= 20G
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=$(PYTHON) \
                $(if $(SAN),-DKERNELHUB_SANITIZE=address$(,)undefined $(SAN_OPT))
 
-.PHONY: all bootstrap bootstrap-test build demo test sanitize clean
+.PHONY: all bootstrap bootstrap-test build demo test sanitize clean wheel dist
 
 all: build
 
 bootstrap:
 	@scripts/bootstrap.sh
 
-# What only the tests use (nix-bin, nginx-light) comes with `make test`, not `make demo`.
+# What only the tests and the release artifacts use (nix-bin, nginx-light, requirements-dev.txt)
+# comes with `make test`, `make wheel` and `make dist`, not `make demo`.
 bootstrap-test:
 	@scripts/bootstrap.sh --test
 
@@ -64,6 +68,13 @@ demo: bootstrap $(BUILD_DIR)/build.ninja
 
 test: bootstrap-test build
 	@scripts/test.sh $(BUILD_DIR)
+
+# The release artifacts, from the portable toolchain (built once into ~/.cache/kernelhub).
+wheel: bootstrap-test
+	@JOBS=$(JOBS) scripts/release.sh wheel
+
+dist: bootstrap-test
+	@JOBS=$(JOBS) scripts/release.sh all
 
 # make sanitize: our code built twice more, with ASan+UBSan (build-asan/) and with TSan
 # (build-tsan/), each running every ctest suite; the pytest suite then runs against the ASan+UBSan
@@ -113,4 +124,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf build build-san build-asan build-tsan
+	rm -rf build build-san build-asan build-tsan build-portable dist

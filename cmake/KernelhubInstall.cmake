@@ -13,6 +13,14 @@ set(kh_torch_free_targets kernelhub_base kernelhub_resolver kernelhub_client ker
 install(TARGETS ${kh_torch_free_targets} EXPORT kernelhubTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
 set(kh_layers base resolver client signing fetch)
+# The package's components (find_package(kernelhub COMPONENTS ...)), each the target
+# kernelhub::<component>: the torch-free ones, and those a build with LibTorch adds. The config
+# (kernelhubConfig.cmake.in) fails find_package naming any that this install lacks.
+set(KERNELHUB_PACKAGE_COMPONENTS fetch)
+set(KERNELHUB_TORCH_COMPONENTS kernelhub)
+if(KERNELHUB_WITH_TORCH)
+  list(APPEND KERNELHUB_PACKAGE_COMPONENTS ${KERNELHUB_TORCH_COMPONENTS})
+endif()
 if(KERNELHUB_WITH_TORCH)
   install(TARGETS kernelhub_loader kernelhub_kernelhub EXPORT kernelhubTorchTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)

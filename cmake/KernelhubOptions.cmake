@@ -32,5 +32,7 @@ function(kernelhub_layer name)
     PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>
     PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
   target_link_libraries(kernelhub_${name} PUBLIC ${ARG_LINK_PUBLIC} PRIVATE ${ARG_LINK_PRIVATE})
+  # The headers are C++20: a consumer that links the target compiles as C++20 too.
+  target_compile_features(kernelhub_${name} PUBLIC cxx_std_20)
   kernelhub_target_defaults(kernelhub_${name})
 endfunction()

@@ -2,16 +2,19 @@
 # torch.utils.cmake_prefix_path is the LibTorch we build against and load kernels into. Installed
 # with the C++ package: a consumer's find_package(kernelhub) finds Torch the same way, or through
 # Torch_DIR / CMAKE_PREFIX_PATH when it has no Python3_EXECUTABLE.
+#
+# Sets KERNELHUB_TORCH_PROBLEM (what was looked at and not found) instead of failing, so that each
+# includer says what to do in its own words: the build says how to install the environment, the
+# installed package's config how to point CMake at a LibTorch.
+set(KERNELHUB_TORCH_PROBLEM "")
 if(NOT Torch_DIR AND Python3_EXECUTABLE)
   execute_process(
     COMMAND ${Python3_EXECUTABLE} -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
     OUTPUT_VARIABLE _kh_torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE
-    RESULT_VARIABLE _kh_torch_rc)
-  if(NOT _kh_torch_rc EQUAL 0)
-    message(FATAL_ERROR "kernelhub: `import torch` failed in ${Python3_EXECUTABLE}. "
-                        "Run scripts/bootstrap.sh (or `make test`), which installs torch into .venv.")
+    RESULT_VARIABLE _kh_torch_rc ERROR_QUIET)
+  if(_kh_torch_rc EQUAL 0)
+    list(APPEND CMAKE_PREFIX_PATH ${_kh_torch_prefix})
   endif()
-  list(APPEND CMAKE_PREFIX_PATH ${_kh_torch_prefix})
 endif()
 # The PyPI torch is built with CUDA; its CMake config looks for the toolkit. We never need
 # CUDA to build the host code, and nvcc is only used by kernels/ for the CUDA variant.
@@ -20,7 +23,17 @@ endif()
 if(NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST} AND NOT TORCH_CUDA_ARCH_LIST)
   set(TORCH_CUDA_ARCH_LIST "8.0;9.0")
 endif()
-find_package(Torch REQUIRED)
+find_package(Torch CONFIG QUIET)
+if(NOT Torch_FOUND)
+  if(Torch_DIR)
+    set(KERNELHUB_TORCH_PROBLEM "Torch_DIR=${Torch_DIR} holds no TorchConfig.cmake")
+  elseif(Python3_EXECUTABLE)
+    set(KERNELHUB_TORCH_PROBLEM "`import torch` failed in ${Python3_EXECUTABLE}, and CMAKE_PREFIX_PATH leads to no TorchConfig.cmake")
+  else()
+    set(KERNELHUB_TORCH_PROBLEM "neither Torch_DIR, CMAKE_PREFIX_PATH nor a Python3_EXECUTABLE with torch leads to a TorchConfig.cmake")
+  endif()
+  return()
+endif()
 # A C++ host links only c10 and torch_cpu. The CUDA half of torch (libtorch_cuda, its NCCL,
 # cuDNN, cudart from the nvidia-* wheels) is loaded at run time, when a CUDA variant is chosen
 # (loader/torch_backend.hpp), exactly as `import torch` does; linking it here would bind the

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Installs what building and testing kernelhub needs, and is quick when it is already there.
 #
-#   scripts/bootstrap.sh            what building and the demo need: Debian packages + the Python environment
-#   scripts/bootstrap.sh --test     that, and what only the tests use (nix-bin, nginx-light)
+#   scripts/bootstrap.sh            what building and the demo need: Debian packages + the Python
+#                                   environment of requirements.txt
+#   scripts/bootstrap.sh --test     that, and what only the tests and the release artifacts use
+#                                   (nix-bin, nginx-light; requirements-dev.txt, kernels 0.17.2)
 #   scripts/bootstrap.sh --apt      Debian packages only (--apt --test: with the tests' ones)
-#   scripts/bootstrap.sh --venv     the Python environment only
+#   scripts/bootstrap.sh --venv     the Python environment only (--venv --test: with the tests' packages)
 #
 # The Python environment (torch is ~3 GB) lives outside the checkout, in
 # ${KERNELHUB_TOOLS_CACHE:-$HOME/.cache/kernelhub}/venv-<key>, where <key> hashes
-# requirements-dev.txt and the Python version, so a warm machine reuses it and a change of
-# requirements builds a new one. `.venv` in the checkout is a link to it.
+# requirements.txt and the Python version, so a warm machine reuses it and a change of
+# requirements builds a new one. The tests' packages are added to it once per content of
+# requirements-dev.txt (a .complete-test-<hash> marker). `.venv` in the checkout is a link to it.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -59,9 +62,9 @@ pick_python() {
 }
 
 install_venv() {
-  local python key cache venv
+  local python key cache venv test_key
   python="$(pick_python)"
-  key="$( (cat requirements-dev.txt; "$python" -c 'import sys; print(sys.version)') | sha256sum | cut -c1-16)"
+  key="$( (cat requirements.txt; "$python" -c 'import sys; print(sys.version)') | sha256sum | cut -c1-16)"
   cache="${KERNELHUB_TOOLS_CACHE:-$HOME/.cache/kernelhub}"
   venv="$cache/venv-$key"
   mkdir -p "$cache"
@@ -75,13 +78,22 @@ install_venv() {
     mkdir -p "$cache"
     "$python" -m venv "$venv"
     "$venv/bin/python" -m pip install -q --upgrade pip
-    "$venv/bin/python" -m pip install -q --progress-bar off -r requirements-dev.txt
-    # kernels 0.17.2, the release users of older kernels run, as a second oracle beside 0.19.1:
-    # its own folder, put first on PYTHONPATH by the tests that ask for it (its dependencies are
-    # the environment's).
-    "$venv/bin/python" -m pip install -q --progress-bar off --no-deps \
-      --target "$venv/oracles/kernels-0.17.2" kernels==0.17.2
+    "$venv/bin/python" -m pip install -q --progress-bar off -r requirements.txt
     touch "$venv/.complete"
+  fi
+  if [ -n "$with_test" ]; then
+    test_key="$(sha256sum requirements-dev.txt | cut -c1-16)"
+    if [ ! -f "$venv/.complete-test-$test_key" ]; then
+      say "adding the tests' Python packages (requirements-dev.txt) to $venv"
+      "$venv/bin/python" -m pip install -q --progress-bar off -r requirements.txt -r requirements-dev.txt
+      # kernels 0.17.2, the release users of older kernels run, as a second oracle beside 0.19.1:
+      # its own folder, put first on PYTHONPATH by the tests that ask for it (its dependencies are
+      # the environment's).
+      rm -rf "$venv/oracles/kernels-0.17.2"
+      "$venv/bin/python" -m pip install -q --progress-bar off --no-deps \
+        --target "$venv/oracles/kernels-0.17.2" kernels==0.17.2
+      touch "$venv/.complete-test-$test_key"
+    fi
   fi
   flock -u 9
   if [ "$(readlink .venv 2>/dev/null || true)" != "$venv" ]; then
@@ -92,9 +104,10 @@ install_venv() {
 
 apt_set=("${apt_packages[@]}")
 what=all
+with_test=
 for arg in "$@"; do
   case "$arg" in
-    --test) apt_set+=("${test_apt_packages[@]}") ;;
+    --test) apt_set+=("${test_apt_packages[@]}") with_test=yes ;;
     --apt) what=apt ;;
     --venv) what=venv ;;
     *) echo "usage: $0 [--test] [--apt|--venv]" >&2; exit 2 ;;

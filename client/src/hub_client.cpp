@@ -28,6 +28,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The download's progress: to the caller's sink, else a line on the terminal unless quiet.
+ProgressReporter reporter_for(const DownloadOptions& options) {
+  return options.progress != nullptr ? ProgressReporter(options.progress)
+                                     : ProgressReporter::for_terminal(options.quiet);
+}
+
 using Clock = std::chrono::steady_clock;
 constexpr int kMaxRedirects = 10;
 
@@ -539,7 +545,7 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
     KH_RETURN_IF_ERROR(layout.link_snapshot(meta.commit, path, meta.etag));
   } else {
     // Fetch from the HEAD's final location; the token goes along only to the Hub's origin.
-    ProgressReporter progress = ProgressReporter::for_terminal(options.quiet);
+    ProgressReporter progress = reporter_for(options);
     progress.start(repo.to_string() + "/" + std::string(path), meta.size, 1);
     auto report = download_blobs(layout, meta.commit, {BlobJob{std::string(path), meta.etag, meta.size, meta.location}},
                                  settings_, *transport_, progress, what);
@@ -619,7 +625,7 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
   }
   if (!jobs.empty()) {
     layout.ensure_cachedir_tag();
-    ProgressReporter progress = ProgressReporter::for_terminal(options.quiet);
+    ProgressReporter progress = reporter_for(options);
     progress.start(repo.to_string() + (variant.empty() ? "" : " " + std::string(variant)), missing_bytes,
                    static_cast<int>(jobs.size()));
     auto report = download_blobs(layout, commit, std::move(jobs), settings, transport, progress, what);

@@ -6,6 +6,8 @@ namespace kernelhub::client {
 
 ProgressReporter::ProgressReporter(bool enabled, std::FILE* out) : enabled_(enabled), out_(out) {}
 
+ProgressReporter::ProgressReporter(ProgressSink* sink) : enabled_(sink != nullptr), out_(nullptr), sink_(sink) {}
+
 ProgressReporter ProgressReporter::for_terminal(bool quiet) {
   return ProgressReporter(!quiet && ::isatty(STDERR_FILENO) == 1, stderr);
 }
@@ -17,11 +19,13 @@ void ProgressReporter::start(std::string label, std::uint64_t total_bytes, int f
   done_ = 0;
   files_done_ = 0;
   started_ = std::chrono::steady_clock::now();
+  if (sink_ != nullptr) return sink_->start(label_, total_, files_);
   draw(true);
 }
 
 void ProgressReporter::add(std::uint64_t bytes) {
   done_ += bytes;
+  if (sink_ != nullptr) return sink_->add(bytes);
   draw(false);
 }
 
@@ -43,7 +47,7 @@ std::string ProgressReporter::format_bytes(double bytes) {
 }
 
 void ProgressReporter::draw(bool force) {
-  if (!enabled_) return;
+  if (!enabled_ || sink_ != nullptr) return;
   const auto now = std::chrono::steady_clock::now();
   if (!force && now - last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;
@@ -62,6 +66,7 @@ void ProgressReporter::draw(bool force) {
 }
 
 void ProgressReporter::finish() {
+  if (sink_ != nullptr) return sink_->finish();
   if (!enabled_ || !drawn_) return;
   std::fprintf(out_, "\r\033[K");
   std::fflush(out_);

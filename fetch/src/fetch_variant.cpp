@@ -268,7 +268,7 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
                          : Result<client::Snapshot>(unexpected(ErrorCode::kOfflineMiss, "not pinned"));
   if (!snapshot) {
     KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, request.trust_remote_code, request.trusted_repos, ctx.env));
-    snapshot = hub.download_variant(repo, kKernelRepo, resolved.commit, name);
+    snapshot = hub.download_variant(repo, kKernelRepo, resolved.commit, name, {.progress = ctx.progress});
     if (!snapshot) return unexpected(snapshot.error());
   }
   timings.download = snapshot->seconds;

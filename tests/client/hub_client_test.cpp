@@ -72,6 +72,38 @@ TEST_CASE("download_variant: cold download lays out the huggingface_hub cache") 
   CHECK(f.hub.count("storage") == 1);
 }
 
+// A sink that keeps what it was told (the Python package's progress bars are one).
+struct RecordingSink final : ProgressSink {
+  std::vector<std::string> events;
+  std::uint64_t total = 0;
+  std::uint64_t added = 0;
+  void start(const std::string& label, std::uint64_t total_bytes, int files) override {
+    events.push_back("start " + label + " " + std::to_string(files));
+    total = total_bytes;
+  }
+  void add(std::uint64_t bytes) override { added += bytes; }
+  void finish() override { events.push_back("finish"); }
+};
+
+TEST_CASE("download_variant: progress goes to the caller's sink, every byte once; nothing when cached") {
+  Fixture f;
+  const auto client = f.client();
+  RecordingSink sink;
+  DownloadOptions options;
+  options.progress = &sink;
+  auto snap = client.download_variant(kRepo, RepoType::kKernel, "main", "torch-cpu", options);
+  REQUIRE(snap);
+  CHECK(sink.events == std::vector<std::string>{"start org/kern torch-cpu 4", "finish"});
+  CHECK(sink.total == snap->bytes);
+  CHECK(sink.added == snap->downloaded_bytes);
+
+  RecordingSink cached;
+  options.progress = &cached;
+  REQUIRE(client.download_variant(kRepo, RepoType::kKernel, "main", "torch-cpu", options));
+  CHECK(cached.events.empty());
+  CHECK(cached.added == 0);
+}
+
 TEST_CASE("download_variant: a warm pinned call makes no request and takes well under 2 ms") {
   Fixture f;
   const auto client = f.client();

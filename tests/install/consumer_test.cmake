@@ -44,3 +44,47 @@ message(STATUS "${step_output}")
 if(NOT step_output MATCHES "rms_norm max error")
   message(FATAL_ERROR "the consumer did not report its check:\n${step_output}")
 endif()
+
+# The README's C++ snippet and CMake lines, verbatim (so the two cannot drift): the first ```cpp
+# block after "## From C++" is main.cpp; the first ```cmake block after "### In your CMake project"
+# follows add_executable(app main.cpp) in a project that sets no C++ standard of its own (the
+# package's targets carry C++20 and everything else a consumer needs).
+file(READ ${SOURCE_DIR}/README.md readme)
+function(readme_block heading fence out)
+  string(FIND "${readme}" "\n${heading}\n" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "README.md has no heading `${heading}`")
+  endif()
+  string(SUBSTRING "${readme}" ${at} -1 rest)
+  string(FIND "${rest}" "\n```${fence}\n" start)
+  if(start EQUAL -1)
+    message(FATAL_ERROR "README.md has no ```${fence} block after `${heading}`")
+  endif()
+  string(LENGTH "\n```${fence}\n" fence_length)
+  math(EXPR start "${start} + ${fence_length}")
+  string(SUBSTRING "${rest}" ${start} -1 rest)
+  string(FIND "${rest}" "\n```" end)
+  string(SUBSTRING "${rest}" 0 ${end} block)
+  set(${out} "${block}\n" PARENT_SCOPE)
+endfunction()
+readme_block("## From C++" cpp snippet)
+readme_block("### In your CMake project" cmake cmake_lines)
+set(readme_project ${WORK_DIR}/readme)
+file(WRITE ${readme_project}/main.cpp "${snippet}")
+file(WRITE ${readme_project}/CMakeLists.txt
+     "cmake_minimum_required(VERSION 3.25)\nproject(readme_snippet LANGUAGES CXX)\nadd_executable(app main.cpp)\n${cmake_lines}")
+step("configuring the README's snippet" ${CMAKE_COMMAND} -S ${readme_project} -B ${readme_project}/build
+     -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix} -DPython3_EXECUTABLE=${PYTHON})
+step("building the README's snippet" ${CMAKE_COMMAND} --build ${readme_project}/build)
+step("running the README's snippet (LOCAL_KERNELS, offline)" ${CMAKE_COMMAND} -E env
+     LOCAL_KERNELS=kernelhub/reference-kernels=${KERNEL_DIR} HF_HUB_OFFLINE=1 ${readme_project}/build/app)
+
+# A consumer with no Python (nor Torch_DIR) is told at find_package how to point CMake at LibTorch.
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${readme_project} -B ${readme_project}/no-python -G ${GENERATOR}
+                        -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_DISABLE_FIND_PACKAGE_Python3=TRUE
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(REGEX REPLACE "[ \n]+" " " said "${err}")
+if(rc EQUAL 0 OR NOT said MATCHES "needs LibTorch" OR NOT said MATCHES "-DTorch_DIR=<libtorch>/share/cmake/Torch"
+   OR NOT said MATCHES "-DPython3_EXECUTABLE" OR said MATCHES "bootstrap")
+  message(FATAL_ERROR "without a Python, find_package(kernelhub) did not say how to point CMake at LibTorch:\n${out}\n${err}")
+endif()

@@ -83,9 +83,9 @@ class HubServer:
         return env
 
 
-def _start_server(tmp_path: Path, extra_args: list[str]) -> HubServer:
-    if not KERNELHUB_BIN.exists():
-        pytest.skip(f"{KERNELHUB_BIN} is not built (set KERNELHUB_BUILD_DIR or build the `kernelhub` target)")
+def _start_server(tmp_path: Path, extra_args: list[str], binary: Path = KERNELHUB_BIN) -> HubServer:
+    if not binary.exists():
+        pytest.skip(f"{binary} is not built (set KERNELHUB_BUILD_DIR or build the `kernelhub` target)")
     tmp_path.mkdir(parents=True, exist_ok=True)
     tokens = tmp_path / "tokens.json"
     tokens.write_text(
@@ -102,7 +102,7 @@ def _start_server(tmp_path: Path, extra_args: list[str]) -> HubServer:
     )
     root = tmp_path / "hub-root"
     log_path = tmp_path / "server.log"
-    args = [str(KERNELHUB_BIN), "serve", "--root", str(root), "--port", "0", "--tokens", str(tokens),
+    args = [str(binary), "serve", "--root", str(root), "--port", "0", "--tokens", str(tokens),
             "--log-requests", *extra_args]
     log = open(log_path, "wb")
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True)

@@ -34,6 +34,7 @@
 
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
+#include "kernelhub/client/progress.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/client/transport.hpp"
 #include "kernelhub/loader/library_image.hpp"
@@ -76,6 +77,8 @@ struct FetchContext {
   resolver::Environment environment;
   EnvironmentSource env = process_environment();
   std::shared_ptr<client::Transport> transport;  // none: libcurl
+  // Where download progress goes (not owned); none: nowhere.
+  client::ProgressSink* progress = nullptr;
 };
 
 // A variant on disk, downloaded and verified, not loaded.

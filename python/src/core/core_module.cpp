@@ -12,6 +12,9 @@
 // torch (resolver::TorchVersionInfo, torch_version_info.hpp); the machine
 // (os, cpu, glibc, the CUDA driver and GPUs) is detected here, once per process.
 //
+// Progress: a download reports to a Python callable (kernelhub/_progress.py draws it with
+// huggingface_hub's bars), called with the GIL taken back at most ten times a second.
+//
 // Errors: an Error from the core becomes kernelhub._core.CoreError(code, message, missing), code
 // being the ErrorCode's stable name ("not_found", "offline_miss", ...) and missing what a not_found
 // did not find ("repo", "revision", "version", "file", "lock" or ""); kernelhub/errors.py turns it
@@ -22,11 +25,13 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <algorithm>
+#include <chrono>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "kernelhub/client/progress.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/fetch.hpp"
 #include "kernelhub/local_kernels.hpp"
@@ -79,17 +84,75 @@ Result<resolver::Environment> python_environment(const EnvironmentSource& env, c
   return with_backend(*std::move(environment), backend);  // "cpu", or the backend torch was built for
 }
 
-// What one Python call asks for: the request, the torch and the backend its environment is built from.
+// A download's progress, handed to a Python callable as ("start", label, total_bytes, files),
+// ("update", bytes) and ("close",). Bytes are gathered between calls so that Python runs at most
+// ten times a second; an exception in the callable stops the reports, never the download.
+// Created and destroyed with the GIL held; its events come with the GIL released (downloads run
+// without it), from the download loop's thread or under the lock parallel downloads share.
+class PythonProgress final : public client::ProgressSink {
+ public:
+  explicit PythonProgress(py::object callback) : callback_(std::move(callback)) {}
+
+  void start(const std::string& label, std::uint64_t total_bytes, int files) override {
+    pending_ = 0;
+    last_ = std::chrono::steady_clock::now();
+    report("start", label, total_bytes, files);
+  }
+  void add(std::uint64_t bytes) override {
+    pending_ += bytes;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    flush();
+  }
+  void finish() override {
+    flush();
+    report("close");
+  }
+
+ private:
+  void flush() {
+    if (pending_ == 0) return;
+    report("update", pending_);
+    pending_ = 0;
+  }
+  template <typename... Args>
+  void report(Args&&... args) {
+    if (failed_) return;
+    py::gil_scoped_acquire gil;
+    try {
+      callback_(std::forward<Args>(args)...);
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable("kernelhub download progress");
+      failed_ = true;
+    }
+  }
+
+  py::object callback_;
+  std::uint64_t pending_ = 0;
+  std::chrono::steady_clock::time_point last_{};
+  bool failed_ = false;
+};
+
+// What one Python call asks for: the request, the torch and the backend its environment is built
+// from, and where download progress goes.
 struct Call {
   FetchRequest request;
   resolver::TorchRuntime torch;
   std::optional<std::string> backend;
+  client::ProgressSink* progress = nullptr;
 
   Result<FetchContext> context(const EnvironmentSource& env) const {
     KH_ASSIGN_OR_RETURN(resolver::Environment environment, python_environment(env, torch, backend));
-    return FetchContext{std::move(environment), env, nullptr};
+    return FetchContext{std::move(environment), env, nullptr, progress};
   }
 };
+
+// The sink for a call's `progress` argument (a callable, or None for no reports).
+std::optional<PythonProgress> progress_sink(const py::object& progress) {
+  if (progress.is_none()) return std::nullopt;
+  return PythonProgress(progress);
+}
 
 // A kernels-style request. A Python process imports the variant as a module, so pure-Python
 // variants (noarch, universal) qualify and no op library is needed; errors about the request
@@ -173,6 +236,15 @@ py::dict fetched_to_python(const Fetched& fetched) {
   out["metadata"] = metadata_to_python(variant.metadata);
   out["decisions"] = decisions_to_python(variant.decisions);
   out["timings"] = timings;
+  // What the kernels package's validators warn about (kernelhub/_warnings.py says it in their
+  // words): metadata.json without a digest, and a build from a dirty git tree.
+  out["has_digest"] = variant.metadata.raw.empty() || variant.metadata.has_digest;
+  py::list dirty_sources;
+  if (const auto& provenance = variant.metadata.provenance) {
+    if (provenance->kernel && provenance->kernel->dirty) dirty_sources.append("kernel source");
+    if (provenance->builder && provenance->builder->dirty) dirty_sources.append("kernel-builder");
+  }
+  out["dirty_sources"] = dirty_sources;
   return out;
 }
 
@@ -180,9 +252,12 @@ py::dict fetched_to_python(const Fetched& fetched) {
 // revision-or-version rule, then the directory LOCAL_KERNELS names for the repo, else the Hub.
 py::dict fetch_kernel(const std::string& repo_id, std::optional<std::string> revision, std::optional<int> version,
                       std::optional<std::string> backend, bool offline, bool trust_remote_code,
-                      std::vector<std::string> trusted_repos, const resolver::TorchRuntime& torch, bool local_kernels) {
+                      std::vector<std::string> trusted_repos, const resolver::TorchRuntime& torch, bool local_kernels,
+                      const py::object& progress) {
   Call call = make_call(std::move(revision), version, offline, trust_remote_code, std::move(trusted_repos), torch,
                         std::move(backend));
+  std::optional<PythonProgress> sink = progress_sink(progress);
+  call.progress = sink ? &*sink : nullptr;
   return fetched_to_python(without_gil<Fetched>([&]() -> Result<Fetched> {
     KH_RETURN_IF_ERROR(require_revision_or_version(call.request.revision, call.request.version));
     const EnvironmentSource env = process_environment();
@@ -224,8 +299,11 @@ std::string locked_commit(const std::string& repo_id, std::optional<std::string>
 py::dict fetch_locked(const std::string& repo_id, std::optional<std::string> lockfile,
                       std::optional<std::string> lock_json, const std::string& lock_source,
                       std::optional<std::string> backend, bool offline, bool trust_remote_code,
-                      std::vector<std::string> trusted_repos, const resolver::TorchRuntime& torch) {
+                      std::vector<std::string> trusted_repos, const resolver::TorchRuntime& torch,
+                      const py::object& progress) {
   Call call = make_call({}, {}, offline, trust_remote_code, std::move(trusted_repos), torch, std::move(backend));
+  std::optional<PythonProgress> sink = progress_sink(progress);
+  call.progress = sink ? &*sink : nullptr;
   return fetched_to_python(without_gil<Fetched>([&]() -> Result<Fetched> {
     if (lockfile) {
       call.request.lockfile = std::filesystem::path(*lockfile);
@@ -330,8 +408,8 @@ PYBIND11_MODULE(_core, m) {
   static py::exception<std::runtime_error> error_type(m, "CoreError");
   core_error_type = error_type.ptr();
 
-  py::class_<resolver::TorchRuntime>(m, "TorchRuntime",
-                                     "The torch a Python process imported, as kernels reads it (torch_version_info.hpp).")
+  py::class_<resolver::TorchRuntime>(
+      m, "TorchRuntime", "The torch a Python process imported, as kernels reads it (torch_version_info.hpp).")
       .def(
           py::init([](std::optional<std::string> version, std::optional<bool> cxx11_abi,
                       std::optional<std::string> cuda, std::optional<std::string> hip, std::optional<std::string> xpu) {
@@ -350,9 +428,10 @@ PYBIND11_MODULE(_core, m) {
   m.def("fetch_kernel", &fetch_kernel, py::arg("repo_id"), py::kw_only(), py::arg("revision") = py::none(),
         py::arg("version") = py::none(), py::arg("backend") = py::none(), py::arg("offline") = false,
         py::arg("trust_remote_code") = false, py::arg("trusted_repos") = std::vector<std::string>{},
-        py::arg("torch") = no_torch, py::arg("local_kernels") = true,
+        py::arg("torch") = no_torch, py::arg("local_kernels") = true, py::arg("progress") = py::none(),
         "get_kernel (and, with local_kernels=False, install_kernel) up to the import: the variant that runs here, "
-        "from the directory LOCAL_KERNELS names or the Hub, downloaded and verified.");
+        "from the directory LOCAL_KERNELS names or the Hub, downloaded and verified; `progress(event, *args)` "
+        "hears of a download.");
   m.def("fetch_local", &fetch_local, py::arg("path"), py::arg("backend") = py::none(), py::kw_only(),
         py::arg("torch") = no_torch,
         "get_local_kernel up to the import: the best variant under a directory (or the directory itself), verified.");
@@ -361,6 +440,7 @@ PYBIND11_MODULE(_core, m) {
       py::arg("lock_json") = py::none(), py::arg("lock_source") = "", py::arg("backend") = py::none(),
       py::arg("offline") = false, py::arg("trust_remote_code") = false,
       py::arg("trusted_repos") = std::vector<std::string>{}, py::arg("torch") = no_torch,
+      py::arg("progress") = py::none(),
       "load_kernel and get_locked_kernel up to the import: the variant at the commit a lock file (or its text) pins.");
   m.def("locked_commit", &locked_commit, py::arg("repo_id"), py::kw_only(), py::arg("lockfile") = py::none(),
         py::arg("lock_json") = py::none(), py::arg("lock_source") = "",

@@ -8,7 +8,8 @@ the imported torch, finding the caller's package for a lock in its metadata, imp
 
 Configuration comes from the same environment variables, read by the core at call time:
 LOCAL_KERNELS, HF_ENDPOINT, HF_TOKEN, HF_HOME / HF_HUB_CACHE / KERNELS_CACHE (the same cache as
-kernels and huggingface_hub), HF_HUB_OFFLINE.
+kernels and huggingface_hub), HF_HUB_OFFLINE. Downloads show huggingface_hub's progress bars
+(_progress.py; HF_HUB_DISABLE_PROGRESS_BARS).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from types import ModuleType
 
 from . import _core, errors
 from ._importer import RepoInfo, import_variant
+from ._progress import bar_reporter
+from ._warnings import log_load_warnings
 
 
 @functools.cache
@@ -54,6 +57,7 @@ def _trust(trust_remote_code: bool | list[str]) -> dict:
 
 def _import(fetched: dict, repo_id: str | None = None) -> ModuleType:
     """Imports what the core fetched; a get_kernel load from the Hub carries its RepoInfo."""
+    log_load_warnings(fetched)
     from_hub = repo_id is not None and fetched["from_hub"]
     return import_variant(fetched, RepoInfo(repo_id=repo_id, revision=fetched["revision"]) if from_hub else None)
 
@@ -80,7 +84,7 @@ def get_kernel(
     if (module := _pinned_modules.get(key)) is not None:
         return module
     fetched = _call(_core.fetch_kernel, repo_id, revision=revision, version=version, backend=backend,
-                    **_trust(trust_remote_code))
+                    progress=bar_reporter(), **_trust(trust_remote_code))
     module = _import(fetched, repo_id)
     if fetched["pinned"]:
         _pinned_modules[key] = module
@@ -138,7 +142,8 @@ def install_kernel(
 ) -> Path:
     """Download (and verify) the variant of `repo_id` that runs here; return its directory."""
     fetched = _call(_core.fetch_kernel, repo_id, revision=revision, version=version, backend=backend,
-                    offline=local_files_only, local_kernels=False, **_trust(trust_remote_code))
+                    offline=local_files_only, local_kernels=False, progress=bar_reporter(),
+                    **_trust(trust_remote_code))
     return Path(fetched["path"])
 
 
@@ -196,7 +201,8 @@ def get_locked_kernel(
     user_agent: str | dict | None = None,
 ) -> ModuleType:
     """Load a kernel at the commit its lock file names, downloading it if needed."""
-    return _import(_call(_core.fetch_locked, repo_id, **_lock(lockfile), **_trust(trust_remote_code)))
+    return _import(_call(_core.fetch_locked, repo_id, progress=bar_reporter(), **_lock(lockfile),
+                         **_trust(trust_remote_code)))
 
 
 # ---------------------------------------------------------------------------------------------

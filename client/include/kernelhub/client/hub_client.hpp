@@ -36,6 +36,7 @@
 
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/base/sha256.hpp"
+#include "kernelhub/client/progress.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/client/repo_tree.hpp"
 #include "kernelhub/client/settings.hpp"
@@ -69,6 +70,8 @@ struct FileMetadata {
 
 struct DownloadOptions {
   bool quiet = true;  // false: a progress line on stderr when it is a terminal
+  // When set, the download's progress goes there instead (and `quiet` is not read).
+  ProgressSink* progress = nullptr;
   // The revision the user asked for, when the call is given the commit resolve_revision()
   // turned it into: error messages then name both.
   std::string asked_revision;

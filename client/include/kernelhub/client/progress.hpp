@@ -1,7 +1,9 @@
 // ProgressReporter: one line on a terminal with bytes done / total, rate and ETA over all files
 // of a download, redrawn at most 10 times a second; silent when disabled (not a TTY, --quiet).
+// Or, given a ProgressSink, each event handed to it instead (the Python package's progress bars).
 //
-// Thread safety: add() and finish() are called from the download loop's thread only.
+// Thread safety: add() and finish() are called from the download loop's thread only, or under
+// the lock that parallel downloads share (blob_download.cpp); so are the sink's methods.
 // Touches only the stream it is given (stderr by default).
 #pragma once
 
@@ -12,10 +14,22 @@
 
 namespace kernelhub::client {
 
+// Where a download's progress goes when it is not drawn here: start, then bytes as they arrive
+// (every chunk: a sink that draws throttles itself), then finish.
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  virtual void start(const std::string& label, std::uint64_t total_bytes, int files) = 0;
+  virtual void add(std::uint64_t bytes) = 0;
+  virtual void finish() = 0;
+};
+
 class ProgressReporter {
  public:
   // A reporter that draws on `out` when `enabled`.
   ProgressReporter(bool enabled, std::FILE* out = stderr);
+  // A reporter that hands every event to `sink` (not owned; must outlive the reporter).
+  explicit ProgressReporter(ProgressSink* sink);
   // Enabled when stderr is a terminal and not `quiet`.
   static ProgressReporter for_terminal(bool quiet);
 
@@ -34,6 +48,7 @@ class ProgressReporter {
 
   bool enabled_;
   std::FILE* out_;
+  ProgressSink* sink_ = nullptr;
   std::string label_;
   std::uint64_t total_ = 0;
   std::uint64_t done_ = 0;

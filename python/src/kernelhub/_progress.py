@@ -1,0 +1,61 @@
+"""Download progress, shown as the `kernels` package shows it: huggingface_hub's tqdm bars (the
+downloads themselves run in the C++ core, which reports to `bar_reporter()`'s callable).
+
+The same switches apply: HF_HUB_DISABLE_PROGRESS_BARS=1 and
+`huggingface_hub.utils.disable_progress_bars()` (all bars, or the `huggingface_hub.snapshot_download`
+group kernels' downloads belong to) turn them off; as in huggingface_hub, a bar is drawn only on a
+terminal unless TQDM_POSITION=-1, and not when huggingface_hub's logger is set to NOTSET. Without
+huggingface_hub (kernelhub needs none), plain tqdm draws them if it is installed, with
+HF_HUB_DISABLE_PROGRESS_BARS read here; without either, nothing is drawn.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+# The group huggingface_hub's snapshot_download bars belong to (what kernels downloads with).
+BAR_GROUP = "huggingface_hub.snapshot_download"
+
+
+def _bar_factory():
+    """A function (total, label) -> tqdm bar, or None when bars are off or cannot be drawn."""
+    try:
+        from huggingface_hub.utils import are_progress_bars_disabled
+        from huggingface_hub.utils import tqdm as hf_tqdm
+        from huggingface_hub.utils.tqdm import is_tqdm_disabled
+    except ImportError:
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            return None
+        if os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS", "").upper() in ("1", "ON", "YES", "TRUE"):
+            return None
+        return lambda total, label: tqdm(total=total, desc=label, unit="B", unit_scale=True)
+    if are_progress_bars_disabled(BAR_GROUP):
+        return None
+    disable = is_tqdm_disabled(logging.getLogger("huggingface_hub").getEffectiveLevel())
+    return lambda total, label: hf_tqdm(total=total, desc=label, unit="B", unit_scale=True, disable=disable,
+                                        name=BAR_GROUP)
+
+
+def bar_reporter():
+    """The `progress` callable for a core fetch, or None when no bar is to be drawn. The core
+    calls it with ("start", label, total_bytes, files), ("update", bytes) and ("close",)."""
+    make_bar = _bar_factory()
+    if make_bar is None:
+        return None
+    bar = None
+
+    def report(event: str, *args) -> None:
+        nonlocal bar
+        if event == "start":
+            label, total, files = args
+            bar = make_bar(total, f"{label} ({files} file{'s' if files != 1 else ''})")
+        elif event == "update" and bar is not None:
+            bar.update(args[0])
+        elif event == "close" and bar is not None:
+            bar.close()
+            bar = None
+
+    return report
