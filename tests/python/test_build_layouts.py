@@ -413,3 +413,37 @@ def test_a_signature_left_inside_the_folder_is_refused_unless_the_publish_signs_
     (build_dir / name / "metadata.json").write_text(json.dumps(meta))
     r = hub_publish(server, build_dir, "acme/legacy", "--dry-run")
     assert r.returncode == 1 and "is stale: the files changed after it was made" in r.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# metadata.json backend types of kernels 0.19: `agnostic`, and one a newer kernel-builder may write.
+
+
+@pytest.mark.parametrize("backend", ["agnostic", "quantum-accelerator"])
+def test_an_agnostic_or_unknown_backend_loads_as_in_kernels_0_19_1_and_is_refused_only_when_used(
+        published, kernelhub_serve, tmp_path, backend):
+    name = cpu_variant_dir().name
+    local = tmp_path / "build"
+    shutil.copytree(cpu_variant_dir(), local / name, ignore=shutil.ignore_patterns("__pycache__"))
+    meta = json.loads((local / name / "metadata.json").read_text())
+    meta["backend"] = {"type": backend, "archs": ["sm_90"]}  # metadata.json is outside its own digest
+    (local / name / "metadata.json").write_text(json.dumps(meta, indent=2))
+    env = child_env(published["server"], tmp_path / "cache", LOCAL_KERNELS=f"acme/typed={local.parent}")
+    # kernels 0.19.1 parses it and loads the variant (only its arch check reads the backend type).
+    script = ("import sys, pathlib\nfrom kernels import get_local_kernel\n"
+              f"get_kernel = lambda repo: get_local_kernel(pathlib.Path({str(local.parent)!r}), backend='cpu')\n"
+              + CALL_AN_OP)
+    r = run_client(script, env, "acme/typed")
+    assert r.returncode == 0, r.stderr[-3000:]
+    # So do our shim and our C++ loader.
+    run_json(SHIM_GET + CALL_AN_OP, env, "acme/typed")
+    got = kernelhub_get(published, tmp_path / "cache", "acme/typed", LOCAL_KERNELS=f"acme/typed={local.parent}")
+    assert got.returncode == 0, got.stderr
+    # hub-publish acts on the type (it checks it against the variant's name): an unknown one is
+    # refused in kernels' words, an agnostic one is not.
+    r = hub_publish(kernelhub_serve(), local, "acme/typed", "--dry-run")
+    if backend == "agnostic":
+        assert r.returncode == 0, r.stderr
+    else:
+        assert r.returncode == 1
+        assert "`quantum-accelerator`" in r.stderr and "may require a newer version of `kernels`" in r.stderr
