@@ -447,3 +447,46 @@ def test_an_agnostic_or_unknown_backend_loads_as_in_kernels_0_19_1_and_is_refuse
     else:
         assert r.returncode == 1
         assert "`quantum-accelerator`" in r.stderr and "may require a newer version of `kernels`" in r.stderr
+
+
+def test_a_repo_signed_inside_the_folder_before_keeps_verifying_with_kernelhub(published, tmp_path):
+    """What kernelhub published signed before 2026-12: `<variant>/kernelhub.sig` inside the folder.
+    kernelhub (C++ and the shim) still verifies it; kernels 0.17.2 loads it; kernels 0.19.1 refuses
+    it, which is why signatures now sit beside the folder (docs/SIGNING.md)."""
+    server = published["server"]
+    name = cpu_variant_dir().name
+    variant = tmp_path / "build" / name
+    shutil.copytree(cpu_variant_dir(), variant, ignore=shutil.ignore_patterns("__pycache__"))
+    signed = subprocess.run([str(KERNELHUB), "sign", str(variant), "--key", str(published["key"]), "--repo",
+                             "acme/legacy-signed", "--version", "1"], capture_output=True, text=True, timeout=60)
+    assert signed.returncode == 0, signed.stderr
+    # The same bytes, where older kernelhub put them: the manifest covers the folder's files either way.
+    variant.with_name(f"{name}.kernelhub.sig").rename(variant / "kernelhub.sig")
+    api = HfApi(endpoint=server.url, token=server.write_token)
+    api.create_repo("acme/legacy-signed", repo_type="kernel", exist_ok=True)
+    api.create_branch("acme/legacy-signed", repo_type="kernel", branch="v1", exist_ok=True)
+    api.create_commit("acme/legacy-signed", repo_type="kernel", revision="v1", commit_message="signed, 2026-11",
+                      operations=[CommitOperationAdd(path_in_repo=f"build/{name}/{f.name}", path_or_fileobj=str(f))
+                                  for f in sorted(variant.iterdir())])
+    trusted = {"KERNELHUB_TRUSTED_KEYS": f"acme={published['public']}"}
+    r = kernelhub_get(published, tmp_path / "cache", "acme/legacy-signed", "--require-signature", **trusted)
+    assert r.returncode == 0, r.stderr
+    env = child_env(server, tmp_path / "shim-cache", XDG_STATE_HOME=str(tmp_path / "state"),
+                    KERNELHUB_REQUIRE_SIGNATURE="1", **trusted)
+    run_json(SHIM_GET + CALL_AN_OP, env, "acme/legacy-signed")
+    # A wrong byte is still caught through the legacy signature.
+    other = tmp_path / "other.key"
+    assert subprocess.run([str(KERNELHUB), "keygen", "--out", str(other)], capture_output=True).returncode == 0
+    r = kernelhub_get(published, tmp_path / "cache3", "acme/legacy-signed",
+                      KERNELHUB_TRUSTED_KEYS=f"acme={Path(f'{other}.pub').read_text().strip()}")
+    assert r.returncode == 1 and "does not verify with any trusted key" in r.stderr
+
+    clients = server.client_env(tmp_path / "kernels-cache")
+    clients.pop("LOCAL_KERNELS", None)
+    refused = run_client(KERNELS_GET + CALL_AN_OP, clients, "acme/legacy-signed")
+    assert refused.returncode != 0 and "kernelhub.sig" in refused.stderr
+    if (KERNELS_0172 / "kernels").is_dir():
+        clients["PYTHONPATH"] = os.pathsep.join([str(KERNELS_0172), *filter(None, [os.environ.get("PYTHONPATH")])])
+        clients["HF_HUB_CACHE"] = clients["KERNELS_CACHE"] = str(tmp_path / "kernels-0172-cache")
+        loaded = run_client(KERNELS_GET + CALL_AN_OP, clients, "acme/legacy-signed")
+        assert loaded.returncode == 0, loaded.stderr[-3000:]
