@@ -588,7 +588,14 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
       for (const TreeEntry* e : tree.under(prefix)) selected.push_back(e);
     }
   }
-  if (selected.empty()) {
+  const bool variant_found = !selected.empty();
+  for (const std::string& path : options.with_files) {
+    for (const TreeEntry* e : tree.under(path)) {
+      if (e->path == path) selected.push_back(e);
+    }
+  }
+  std::sort(selected.begin(), selected.end(), [](const TreeEntry* a, const TreeEntry* b) { return a->path < b->path; });
+  if (!variant_found) {
     if (!variant.empty()) {
       return unexpected(ErrorCode::kNotFound, "variant `" + std::string(variant) + "` not found in " + what.repo +
                                                   " at revision `" + std::string(asked) + "`" +

@@ -8,8 +8,10 @@
 #include "kernelhub/lockfile.hpp"
 #include "kernelhub/publisher_trust.hpp"
 #include "kernelhub/resolver/gpu_fit_step.hpp"
+#include "kernelhub/signing/signature_file.hpp"
 #include "kernelhub/signing/verify.hpp"
 #include "kernelhub/verification_stamps.hpp"
+#include "kernelhub/zip_layout.hpp"
 #include "variant_dir.hpp"
 
 namespace kernelhub {
@@ -110,7 +112,8 @@ Result<std::optional<KernelLock>> lock_for(const client::RepoId& repo, const Fet
 }
 
 // Reads and verifies a variant directory once: metadata.json (or the namespace from _ops.py), its
-// digest, and for a native load the op library, whose ELF and device code are read (once) when
+// digest, a zip layout's package archive (zip_layout.hpp), and for a native load the op library
+// (beside the archive in that layout), whose ELF and device code are read (once) when
 // the GPUs must be fitted. `digests` carries what the signature and lock checks already hashed.
 // `label` names the variant in messages; `image` is its library when the selection already read it.
 Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std::string variant, std::string revision,
@@ -121,6 +124,7 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
   const auto verify_start = std::chrono::steady_clock::now();
   KH_ASSIGN_OR_RETURN(Metadata metadata, read_variant_metadata(dir));
   if (metadata.has_digest) KH_RETURN_IF_ERROR(verify_digest(dir, metadata, &digests));
+  KH_RETURN_IF_ERROR(check_zip_package(dir, metadata));
   FetchedVariant out{dir, std::move(variant), std::move(revision), std::move(metadata), std::move(decisions), {}, {},
                      {}};
   if (request.native_only) {
@@ -264,11 +268,15 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
   // A pinned commit already in the cache was trusted when it was downloaded, and is immutable:
   // it loads with no request at all. Anything else is checked before a byte is downloaded.
   const bool pinned = resolved.revision == resolved.commit;
-  auto snapshot = pinned ? hub.download_variant(repo, kKernelRepo, resolved.commit, name, {.cache_only = true})
+  // The variant's signature, beside its folder (signing/signature_file.hpp), comes with it.
+  client::DownloadOptions options{.progress = ctx.progress, .with_files = {signing::signature_repo_path(name)}};
+  client::DownloadOptions cached = options;
+  cached.cache_only = true;
+  auto snapshot = pinned ? hub.download_variant(repo, kKernelRepo, resolved.commit, name, cached)
                          : Result<client::Snapshot>(unexpected(ErrorCode::kOfflineMiss, "not pinned"));
   if (!snapshot) {
     KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, request.trust_remote_code, request.trusted_repos, ctx.env));
-    snapshot = hub.download_variant(repo, kKernelRepo, resolved.commit, name, {.progress = ctx.progress});
+    snapshot = hub.download_variant(repo, kKernelRepo, resolved.commit, name, options);
     if (!snapshot) return unexpected(snapshot.error());
   }
   timings.download = snapshot->seconds;

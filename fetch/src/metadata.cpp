@@ -100,6 +100,16 @@ bool is_kernel_name(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [&](char c) { return lower_or_digit(c) || c == '-'; });
 }
 
+// kernels 0.19.1's Backend (plus `agnostic`, which is no backend).
+constexpr std::string_view kKnownBackends = "cann, cpu, cuda, metal, neuron, rocm, tpu, xpu and agnostic";
+constexpr std::string_view kAgnosticBackend = "agnostic";
+
+bool is_backend(std::string_view type) {
+  static const std::set<std::string, std::less<>> kBackends{"cann",   "cpu",  "cuda", "metal",
+                                                            "neuron", "rocm", "tpu",  "xpu"};
+  return kBackends.contains(type);
+}
+
 // Op namespaces and module names: [A-Za-z_][A-Za-z0-9_]*.
 bool is_identifier(std::string_view s) {
   if (s.empty() || s.size() > 200 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
@@ -258,7 +268,7 @@ struct DuplicateFields {
     static const std::map<std::string, std::set<std::string>> kFields{
         {"",
          {"name", "id", "version", "license", "upstream", "source", "python-depends", "kernel-depends", "backend",
-          "digest", "provenance", "kernels-minver"}},
+          "digest", "provenance", "kernels-minver", "build-layout"}},
         {"backend", {"type", "archs"}},
         {"digest", {"algorithm", "files"}},
         {"provenance", {"kernel-builder", "kernel"}},
@@ -366,14 +376,10 @@ Result<Metadata> Metadata::parse(std::string_view text) {
   if (backend == nullptr) return missing("backend", "an object {type, archs}");
   if (!backend->is_object()) return wrong("backend", *backend, "an object {type, archs}");
   const Object backend_object{*backend, "backend."};
-  static const std::set<std::string, std::less<>> kBackends{"cann",   "cpu",  "cuda", "metal",
-                                                            "neuron", "rocm", "tpu",  "xpu"};
   KH_ASSIGN_OR_RETURN(m.backend, required_string(backend_object, "type", "the backend, e.g. `cuda`"));
-  if (!kBackends.contains(m.backend)) {
-    return bad_metadata("`backend.type` `" + clip(m.backend, 64) +
-                        "` is not a backend (cann, cpu, cuda, metal, neuron, rocm, tpu, xpu)");
-  }
-  if (const json* archs = backend_object.optional("archs")) {
+  // As kernels 0.19.1: an agnostic build has no archs, and those of a type this version does not
+  // know are not read (they may mean something else there).
+  if (const json* archs = backend_object.optional("archs"); archs != nullptr && is_backend(m.backend)) {
     KH_ASSIGN_OR_RETURN(m.archs, string_list(*archs, "backend.archs"));
   }
 
@@ -385,7 +391,31 @@ Result<Metadata> Metadata::parse(std::string_view text) {
     }
     m.kernels_minver = minver->get<std::string>();
   }
+  if (const json* layout = document.find("build-layout")) {
+    if (*layout == "zip") {
+      m.build_layout = BuildLayout::kZip;
+    } else if (*layout != "files") {
+      return wrong("build-layout", *layout, "\"files\" or \"zip\"");
+    }
+  }
   return m;
+}
+
+std::string_view to_string(BuildLayout layout) {
+  return layout == BuildLayout::kZip ? "zip" : "files";
+}
+
+bool Metadata::has_known_backend() const {
+  return is_backend(backend) || backend == kAgnosticBackend;
+}
+
+Status Metadata::require_known_backend() const {
+  if (has_known_backend()) return {};
+  return unexpected(ErrorCode::kIncompatibleBinary,
+                    "kernel `" + name + "` is built for the backend `" + clip(backend, 64) +
+                        "`, which this version does not know (it knows " + std::string(kKnownBackends) +
+                        "): unknown backend, this kernel may require a newer version of `kernels`; upgrade "
+                        "kernelhub");
 }
 
 Result<Metadata> Metadata::read(const std::filesystem::path& variant_dir) {

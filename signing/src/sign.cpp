@@ -26,6 +26,7 @@ Result<Manifest> sign_variant(const fs::path& dir, const VariantIdentity& identi
     return unexpected(valid.error().with_context("cannot sign `" + dir.string() + "`"));
   }
   KH_ASSIGN_OR_RETURN(VariantFiles listed, hash_variant_files(dir));
+  std::erase_if(listed.files, [](const ManifestFile& f) { return f.path == kLegacySignatureFileName; });
   if (!listed.problems.empty()) {
     std::string message = "cannot sign `" + dir.string() + "`: a signed variant holds regular files with plain names:";
     for (const auto& problem : listed.problems) message += "\n  - " + problem;
@@ -35,7 +36,13 @@ Result<Manifest> sign_variant(const fs::path& dir, const VariantIdentity& identi
   manifest.files = std::move(listed.files);
   const std::string bytes = manifest.to_bytes();
   const SignatureFile file{key.public_key().key_id(), key.sign(bytes), bytes};
-  KH_RETURN_IF_ERROR(write_file_atomic(dir / kSignatureFileName, file.to_bytes()));
+  KH_RETURN_IF_ERROR(write_file_atomic(signature_path(dir), file.to_bytes()));
+  std::error_code ec;
+  if (fs::remove(legacy_signature_path(dir), ec); ec) {
+    return unexpected(os_error("signed, but cannot remove the old `" + legacy_signature_path(dir).string() +
+                                   "` (kernels refuses the folder while it is there)",
+                               ec.value()));
+  }
   return manifest;
 }
 

@@ -10,13 +10,30 @@ namespace kernelhub::signing {
 namespace {
 
 Unexpected malformed(std::string_view why) {
-  return unexpected(ErrorCode::kBadSignature, std::string("the signature file ") + std::string(kSignatureFileName) +
-                                                  " is malformed: " + std::string(why) +
+  return unexpected(ErrorCode::kBadSignature, std::string("the signature file is malformed: ") + std::string(why) +
                                                   ". It was damaged or tampered with; download the variant again, or "
                                                   "ask the publisher to sign it again");
 }
 
 }  // namespace
+
+std::filesystem::path signature_path(const std::filesystem::path& variant_dir) {
+  std::filesystem::path dir = variant_dir.lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();
+  if (dir.empty() || dir.filename() == "." || dir.filename() == "..") {
+    dir = std::filesystem::absolute(dir).lexically_normal();
+    if (!dir.has_filename()) dir = dir.parent_path();
+  }
+  return dir.parent_path() / (dir.filename().string() + std::string(kSignatureSuffix));
+}
+
+std::filesystem::path legacy_signature_path(const std::filesystem::path& variant_dir) {
+  return variant_dir / kLegacySignatureFileName;
+}
+
+std::string signature_repo_path(std::string_view variant) {
+  return "build/" + std::string(variant) + std::string(kSignatureSuffix);
+}
 
 std::string SignatureFile::to_bytes() const {
   return std::string(kSignatureTag) + ' ' + key_id + ' ' + base64_encode(signature) + '\n' + manifest_bytes;

@@ -77,9 +77,19 @@ Status check_identity(const Manifest& manifest, const ExpectedVariant& expected,
   return unexpected(ErrorCode::kBadSignature, message);
 }
 
+// The signature of `dir`: beside it, else (signed before 2026-12) inside it; nullopt for neither.
+std::optional<std::pair<fs::path, SignatureLocation>> find_signature(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& [path, location] : {std::pair{signature_path(dir), SignatureLocation::kBeside},
+                                       std::pair{legacy_signature_path(dir), SignatureLocation::kLegacyInside}}) {
+    if (fs::exists(fs::symlink_status(path, ec))) return std::pair{path, location};
+  }
+  return std::nullopt;
+}
+
 // Step 4: the directory holds exactly the signed files.
-Status check_files(const Manifest& manifest, const fs::path& dir, FileDigests* digests) {
-  KH_ASSIGN_OR_RETURN(VariantFiles actual, hash_variant_files(dir, digests));
+Status check_files(const Manifest& manifest, const fs::path& dir, SignatureLocation location, FileDigests* digests) {
+  KH_ASSIGN_OR_RETURN(VariantFiles actual, hash_variant_files(dir, digests, location));
   std::vector<std::string> problems = std::move(actual.problems);
   std::map<std::string, const ManifestFile*> on_disk;
   for (const auto& f : actual.files) on_disk[f.path] = &f;
@@ -133,17 +143,16 @@ Result<VerifyPolicy> VerifyPolicy::from_environment(const EnvironmentSource& env
 Result<VerifiedVariant> verify_variant(const fs::path& dir, const ExpectedVariant& expected, const VerifyPolicy& policy,
                                        FileDigests* digests) {
   const std::vector<TrustedKeys::Entry> keys = policy.trusted_keys.for_repo(expected.repo);
-  const fs::path sig_path = dir / kSignatureFileName;
+  const auto found = find_signature(dir);
   std::error_code ec;
-  const bool present = fs::exists(fs::symlink_status(sig_path, ec));
   const std::string where = "`" + expected.repo + "` variant `" + expected.variant + "` (`" + dir.string() + "`)";
+  const std::string no_signature = "no signature (`" + signature_path(dir).filename().string() + "` beside its folder)";
 
   // Step 1: is there anything to check, and with what.
-  if (!present) {
+  if (!found) {
     if (!keys.empty()) {
       return unexpected(ErrorCode::kMissingSignature,
-                        where + " has no " + std::string(kSignatureFileName) +
-                            ", but a trusted key is configured for " + scopes_of(keys) +
+                        where + " has " + no_signature + ", but a trusted key is configured for " + scopes_of(keys) +
                             ", so it must be signed. The signature was stripped or the publisher did not sign this "
                             "build; do not load it, or remove the key from " +
                             std::string(kTrustedKeysVariable) +
@@ -151,7 +160,7 @@ Result<VerifiedVariant> verify_variant(const fs::path& dir, const ExpectedVarian
     }
     if (policy.require_signature) {
       return unexpected(ErrorCode::kMissingSignature,
-                        where + " is not signed (no " + std::string(kSignatureFileName) +
+                        where + " is not signed (" + no_signature +
                             ") and a signature is required. Ask the publisher to sign it (`kernelhub sign`) and "
                             "configure their public key in " +
                             std::string(kTrustedKeysVariable) + "=" + expected.repo.substr(0, expected.repo.find('/')) +
@@ -172,15 +181,17 @@ Result<VerifiedVariant> verify_variant(const fs::path& dir, const ExpectedVarian
   }
 
   // Step 2: verify the exact bytes before parsing them.
+  const auto& [sig_path, location] = *found;
+  const std::string sig_name = "`" + sig_path.filename().string() + "`";
   fs::path readable = sig_path;
   if (auto problem = non_regular_file_problem(sig_path, snapshot_blobs_dir(dir))) {
-    return unexpected(ErrorCode::kBadSignature, where + ": " + std::string(kSignatureFileName) + " " + *problem);
+    return unexpected(ErrorCode::kBadSignature, where + ": " + sig_name + " " + *problem);
   }
   if (fs::is_symlink(fs::symlink_status(sig_path, ec))) readable = fs::canonical(sig_path, ec);
   KH_ASSIGN_OR_RETURN(std::string bytes, read_capped(readable));
   if (bytes.size() > kMaxSignatureFileSize) {
-    return unexpected(ErrorCode::kBadSignature, where + ": " + std::string(kSignatureFileName) +
-                                                    " is larger than the 16 MiB limit; it is not a signature file");
+    return unexpected(ErrorCode::kBadSignature,
+                      where + ": " + sig_name + " is larger than the 16 MiB limit; it is not a signature file");
   }
   auto file = SignatureFile::parse(bytes);
   if (!file) return unexpected(file.error().with_context(where));
@@ -209,7 +220,7 @@ Result<VerifiedVariant> verify_variant(const fs::path& dir, const ExpectedVarian
   KH_RETURN_IF_ERROR(check_identity(*manifest, expected, dir));
 
   // Step 4: the files are the signed files.
-  KH_RETURN_IF_ERROR(check_files(*manifest, dir, digests));
+  KH_RETURN_IF_ERROR(check_files(*manifest, dir, location, digests));
 
   // Step 5: not older than what this machine already accepted.
   if (expected.check_freshness && policy.serial_store_dir) {

@@ -83,7 +83,10 @@ TEST_CASE("a missing or mistyped field is kCorruptFile naming the field, what it
       {"/id", "../../etc", false, "not a valid namespace"},
       {"/license", nullptr, false, "`license` is null, expected"},
       {"/python-depends", {1}, false, "`python-depends[]` is the number 1"},
-      {"/backend/type", "gpu", false, "`backend.type` `gpu` is not a backend"},
+      {"/backend/type", 7, false, "`backend.type` is the number 7"},
+      {"/build-layout", "tar", false, "`build-layout` is a string (\"tar\"), expected \"files\" or \"zip\""},
+      {"/build-layout", "ZIP", false, "`build-layout` is a string (\"ZIP\")"},
+      {"/build-layout", nullptr, false, "`build-layout` is null"},
       {"/backend/archs", "8.0", false, "`backend.archs` is a string"},
       {"/upstream", "ftp://example.com/x", false, "scheme `ftp` is not one of"},
       {"/kernel-depends", nullptr, false, "`kernel-depends` is null"},
@@ -114,6 +117,42 @@ TEST_CASE("a missing or mistyped field is kCorruptFile naming the field, what it
   }
 }
 
+TEST_CASE("build-layout is files unless it says zip, as kernels 0.19.1 reads it") {
+  auto doc = kernel_builder_document();
+  CHECK(parse(doc)->build_layout == BuildLayout::kFiles);
+  doc["build-layout"] = "files";
+  CHECK(parse(doc)->build_layout == BuildLayout::kFiles);
+  doc["build-layout"] = "zip";
+  CHECK(parse(doc)->build_layout == BuildLayout::kZip);
+  CHECK(to_string(BuildLayout::kZip) == "zip");
+  CHECK(to_string(BuildLayout::kFiles) == "files");
+}
+
+TEST_CASE("an agnostic or unknown backend parses, and fails only where it is acted on, in kernels' words") {
+  auto doc = kernel_builder_document();
+  doc["backend"] = {{"type", "agnostic"}, {"archs", {"8.0"}}};
+  auto agnostic = parse(doc).value();
+  CHECK(agnostic.backend == "agnostic");
+  CHECK(agnostic.archs.empty());  // as kernels 0.19.1: an agnostic build has none
+  CHECK(agnostic.has_known_backend());
+  CHECK(agnostic.require_known_backend().has_value());
+
+  // A backend of a newer kernel-builder: its archs (of any shape) are not read.
+  doc["backend"] = {{"type", "quantum"}, {"archs", 5}};
+  auto unknown = parse(doc).value();
+  CHECK(unknown.backend == "quantum");
+  CHECK(unknown.archs.empty());
+  CHECK_FALSE(unknown.has_known_backend());
+  auto used = unknown.require_known_backend();
+  REQUIRE_FALSE(used.has_value());
+  CHECK(used.error().code == ErrorCode::kIncompatibleBinary);
+  CHECK_THAT(used.error().message,
+             Catch::Contains("`quantum`") && Catch::Contains("this kernel may require a newer version of `kernels`"));
+  // The case matters, as there.
+  doc["backend"] = {{"type", "CPU"}};
+  CHECK_FALSE(parse(doc)->has_known_backend());
+}
+
 TEST_CASE("a known field given twice is refused, as serde refuses it; an unknown one is not") {
   auto with = [](std::string_view field) {
     return Metadata::parse(R"({"name": "ab", "id": "_ab", "version": 1, "license": "MIT", "python-depends": [],
@@ -127,6 +166,8 @@ TEST_CASE("a known field given twice is refused, as serde refuses it; an unknown
                  .message,
              Catch::Contains("`provenance.kernel.commit` is given twice"));
   CHECK(with(R"("x": 1, "x": 2)").has_value());
+  CHECK_THAT(with(R"("build-layout": "zip", "build-layout": "files")").error().message,
+             Catch::Contains("`build-layout` is given twice"));
   const auto bom = Metadata::parse("\xEF\xBB\xBF" + kernel_builder_document().dump());
   CHECK_THAT(bom.error().message, Catch::Contains("byte order mark"));
 }

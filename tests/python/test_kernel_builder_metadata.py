@@ -26,6 +26,7 @@ import re
 import subprocess
 import sys
 import tomllib
+import zipfile
 from importlib.metadata import version as installed_version
 from pathlib import Path
 
@@ -187,8 +188,7 @@ MISTYPED = [
     ("version", 2 ** 64),
     ("license", 1), ("license", None),
     ("python-depends", "einops"), ("python-depends", [1]), ("python-depends", None),
-    ("backend", "cuda"), ("backend/type", "CUDA"), ("backend/type", "gpu"), ("backend/type", 1),
-    ("backend/type", "é" * 100),  # the message quotes it cut at a character boundary, still UTF-8
+    ("backend", "cuda"), ("backend/type", 1),
     ("backend/archs", "8.0"), ("backend/archs", [8.0]),
     ("upstream", 1), ("upstream", "notaurl"), ("upstream", "ftp://example.com/x"), ("upstream", "https://"),
     ("upstream", "http://a b/c"), ("upstream", "https://example.com:99999/x"), ("upstream", "git@host:/abs"),
@@ -213,6 +213,7 @@ NEWER_MISTYPED = [
     ("provenance/kernel", {"dirty": True}), ("provenance/kernel/commit", "not-an-oid"),
     ("kernels-minver", "0.17"), ("kernels-minver", "0.17.2.1"), ("kernels-minver", "abc"), ("kernels-minver", ""),
     ("kernels-minver", 17), ("kernels-minver", "1.2.-3"), ("kernels-minver", "99999999999999999999.0.0"),
+    ("build-layout", "tar"), ("build-layout", "ZIP"), ("build-layout", None), ("build-layout", 1),
 ]
 # Documents both kernels-data versions accept.
 VALID = {
@@ -237,6 +238,13 @@ VALID = {
     "with kernels-minver": changed("kernels-minver", " +1.02.3 "),
     "with a tpu backend": changed("backend", {"type": "tpu"}),
     "with every other backend": changed("backend", {"type": "neuron"}),
+    "with an agnostic backend": changed("backend", {"type": "agnostic", "archs": ["8.0"]}),
+    # A newer kernel-builder's backend parses and fails only where it is used (kernels 0.19).
+    "with a backend this version does not know": changed("backend", {"type": "gpu", "archs": 5}),
+    "with an upper-case backend": changed("backend/type", "CUDA"),
+    "with a long non-ASCII backend": changed("backend/type", "é" * 100),
+    "with the zip build layout": changed("build-layout", "zip"),
+    "with the files build layout": changed("build-layout", "files"),
 }
 # Raw documents, for what a dict cannot express.
 BASE = '{"name": "ab", "id": "_ab", "version": 1, "license": "MIT", "python-depends": [], "backend": {"type": "cpu"}'
@@ -265,7 +273,8 @@ STRICTER = {
 
 
 # Named documents whose verdict only kernels 0.17's kernels-data knows (0.16.2 ignores or refuses).
-NEWER = {"with a tpu backend", "sha and commit together"}
+NEWER = {"with a tpu backend", "sha and commit together", "with an agnostic backend",
+         "with a backend this version does not know", "with an upper-case backend", "with a long non-ASCII backend"}
 
 
 def cases():
@@ -286,6 +295,9 @@ def cases():
 def write_variant(directory: Path, document) -> Path:
     directory.mkdir(parents=True)
     (directory / "__init__.py").write_text("")
+    if isinstance(document, dict) and document.get("build-layout") == "zip" and isinstance(document.get("id"), str):
+        with zipfile.ZipFile(directory / f"{document['id']}.zip", "w") as z:  # the package, for that layout
+            z.writestr("__init__.py", "")
     text = document if isinstance(document, str) else json.dumps(document)
     (directory / "metadata.json").write_bytes(text.encode("utf-8", "surrogatepass"))
     return directory
@@ -317,7 +329,7 @@ def test_the_cpp_parser_gives_kernels_verdict(core, tmp_path):
 
 def test_a_refusal_names_the_field_and_what_it_holds(core, tmp_path):
     for path, value, says in [("version", "1", '`version` is a string ("1"), expected a non-negative integer'),
-                              ("backend/type", "gpu", "`backend.type` `gpu` is not a backend"),
+                              ("build-layout", "tar", '`build-layout` is a string ("tar"), expected "files" or "zip"'),
                               ("provenance/kernel/commit", "abc", '`provenance.kernel.commit` is a string ("abc")'),
                               ("license", None, "`license` is null")]:
         error = core(write_variant(tmp_path / path.replace("/", "_"), changed(path, value)))
@@ -388,8 +400,9 @@ def test_the_cpp_digest_is_kernels_datas(core, tmp_path, algorithm):
     tampered("renamed", lambda d: (d / "empty.py").rename(d / "Empty.py"))
     tampered("dangling", lambda d: (d / "gone.py").symlink_to(d / "nowhere.py"))
 
-    # Documented difference: our signature file is written after the digest and left out of it
-    # (docs/SIGNING.md); kernels-data counts it as an unknown file.
+    # Documented difference: a signature kernelhub wrote inside the folder before 2026-12 is left
+    # out of the digest, so those builds keep loading with us; kernels-data counts it as an unknown
+    # file (today's signature sits beside the folder, docs/SIGNING.md).
     signed = tmp_path / "signed"
     subprocess.run(["cp", "-a", str(variant), str(signed)], check=True, timeout=60)
     (signed / "kernelhub.sig").write_text("signature")

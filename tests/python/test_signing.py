@@ -38,6 +38,9 @@ def publish(server, repo_id: str, variant: Path, version: int) -> str:
     ops = [CommitOperationAdd(path_in_repo=f"build/{variant.name}/{f.relative_to(variant).as_posix()}",
                               path_or_fileobj=str(f))
            for f in sorted(variant.rglob("*")) if f.is_file() and "__pycache__" not in f.parts]
+    signature = variant.with_name(f"{variant.name}.kernelhub.sig")  # beside the folder (docs/SIGNING.md)
+    if signature.is_file():
+        ops.append(CommitOperationAdd(path_in_repo=f"build/{signature.name}", path_or_fileobj=str(signature)))
     return api.create_commit(repo_id, repo_type="kernel", revision=f"v{version}", operations=ops,
                              commit_message="publish").oid
 
@@ -123,7 +126,7 @@ def test_a_key_not_trusted_for_the_repo_is_refused(signed, tmp_path):
 def test_unsigned_variants_fail_when_a_key_is_trusted_or_a_signature_required(signed, tmp_path):
     r = get(signed, tmp_path, "acme/unsigned", "--version", "1", trusted=f"acme={signed['public_key']}")
     assert r.returncode == 1
-    assert "has no kernelhub.sig" in r.stderr
+    assert "has no signature" in r.stderr
     r = get(signed, tmp_path, "acme/unsigned", "--version", "1", "--require-signature")
     assert r.returncode == 1
     assert "a signature is required" in r.stderr

@@ -24,14 +24,14 @@ Error verify_error(const SignedVariant& v, const VerifyPolicy& policy = SignedVa
   return verified.error();
 }
 
-// Signs `manifest_bytes` as they are, with `key`, into v.dir/kernelhub.sig.
+// Signs `manifest_bytes` as they are, with `key`, into the signature file beside v.dir.
 void write_signed(const SignedVariant& v, const std::string& manifest_bytes, const PrivateKey& key) {
   const SignatureFile file{key.public_key().key_id(), key.sign(manifest_bytes), manifest_bytes};
-  write_file(v.dir / kSignatureFileName, file.to_bytes());
+  write_file(signature_path(v.dir), file.to_bytes());
 }
 
 std::string signed_manifest(const SignedVariant& v) {
-  return SignatureFile::parse(read_file(v.dir / kSignatureFileName))->manifest_bytes;
+  return SignatureFile::parse(read_file(signature_path(v.dir)))->manifest_bytes;
 }
 
 TEST_CASE("happy path: a signed variant verifies with the trusted key and says which") {
@@ -135,6 +135,8 @@ TEST_CASE("the Hugging Face cache's snapshot links into the repo's blobs/ are fo
     fs::create_directories((variant / rel).parent_path());
     fs::create_symlink(fs::relative(repo / "blobs" / etag, (variant / rel).parent_path()), variant / rel);
   }
+  fs::copy_file(signature_path(source.dir), repo / "blobs" / "signature");
+  fs::create_symlink(fs::relative(repo / "blobs" / "signature", variant.parent_path()), signature_path(variant));
   const ExpectedVariant expected = source.expected();
   CHECK(verify_variant(variant, expected, SignedVariant::trusting_publisher()).has_value());
 
@@ -167,7 +169,7 @@ TEST_CASE("signing refuses what a manifest cannot hold: symlinks, `..`-free but 
   REQUIRE_FALSE(signed_manifest.has_value());
   CHECK(signed_manifest.error().code == ErrorCode::kInvalidArgument);
   CHECK_THAT(signed_manifest.error().message, Catch::Contains("`link` is a symlink") && Catch::Contains("bad"));
-  CHECK_FALSE(fs::exists(dir / kSignatureFileName));  // nothing written
+  CHECK_FALSE(fs::exists(signature_path(dir)));  // nothing written
   auto bad_identity = sign_variant(dir, {"no-slash", 1, testing::kVariant, ""}, testing::publisher_key());
   REQUIRE_FALSE(bad_identity.has_value());
   CHECK(bad_identity.error().code == ErrorCode::kInvalidArgument);
@@ -185,7 +187,7 @@ TEST_CASE("attack: an older build of the same version (lower serial) after a new
   testing::TempDir state;
   VerifyPolicy policy = SignedVariant::trusting_publisher();
   policy.serial_store_dir = state.path();
-  const std::string old_signature = read_file(v.dir / kSignatureFileName);
+  const std::string old_signature = read_file(signature_path(v.dir));
   const std::string old_ops = read_file(v.dir / "_ops.py");
   // The publisher ships a fix with serial 43; this machine loads it.
   write_file(v.dir / "_ops.py", old_ops + "# fixed\n");
@@ -195,7 +197,7 @@ TEST_CASE("attack: an older build of the same version (lower serial) after a new
   CHECK(verify_variant(v.dir, v.expected(), policy).has_value());  // the same serial again is fine
   // A mirror serves the old, validly signed build again.
   write_file(v.dir / "_ops.py", old_ops);
-  write_file(v.dir / kSignatureFileName, old_signature);
+  write_file(signature_path(v.dir), old_signature);
   REQUIRE(verify_variant(v.dir, v.expected(), SignedVariant::trusting_publisher()).has_value());  // valid alone
   const Error e = verify_error(v, policy);
   CHECK(e.code == ErrorCode::kBadSignature);
@@ -220,7 +222,7 @@ TEST_CASE("attack: the signature of another variant, or another repo, copied in"
   SignedVariant cuda("torch215-cxx11-cu128-x86_64-linux");
   SignedVariant cpu;
   // Same files, so only the identity differs.
-  fs::copy_file(cuda.dir / kSignatureFileName, cpu.dir / kSignatureFileName, fs::copy_options::overwrite_existing);
+  fs::copy_file(signature_path(cuda.dir), signature_path(cpu.dir), fs::copy_options::overwrite_existing);
   Error e = verify_error(cpu);
   CHECK(e.code == ErrorCode::kBadSignature);
   CHECK_THAT(e.message, Catch::Contains("variant `torch215-cxx11-cu128-x86_64-linux`, asked `torch215-cxx11-cpu"));
@@ -250,18 +252,20 @@ TEST_CASE("attack: signed by a key that is not trusted for this repo") {
 
 TEST_CASE("attack: the manifest edited after signing (one space)") {
   SignedVariant v;
-  std::string bytes = read_file(v.dir / kSignatureFileName);
+  std::string bytes = read_file(signature_path(v.dir));
   bytes.replace(bytes.find("serial 42"), 9, "serial  42");
-  write_file(v.dir / kSignatureFileName, bytes);
+  write_file(signature_path(v.dir), bytes);
   CHECK(verify_error(v).code == ErrorCode::kBadSignature);
 }
 
 TEST_CASE("a missing signature: fatal when a key is trusted or a signature required, else unchecked") {
   SignedVariant v;
-  fs::remove(v.dir / kSignatureFileName);
+  fs::remove(signature_path(v.dir));
   Error e = verify_error(v);
   CHECK(e.code == ErrorCode::kMissingSignature);
-  CHECK_THAT(e.message, Catch::Contains("has no kernelhub.sig") && Catch::Contains("acme (key "));
+  CHECK_THAT(e.message, Catch::Contains("has no signature (`torch215-cxx11-cpu-x86_64-linux.kernelhub.sig` beside "
+                                        "its folder)") &&
+                            Catch::Contains("acme (key "));
 
   VerifyPolicy required;
   required.require_signature = true;
@@ -279,7 +283,7 @@ TEST_CASE("a missing signature: fatal when a key is trusted or a signature requi
 
 TEST_CASE("a malformed signature file never crashes and is a bad signature") {
   SignedVariant v;
-  const std::string good = read_file(v.dir / kSignatureFileName);
+  const std::string good = read_file(signature_path(v.dir));
   const std::string first_line = good.substr(0, good.find('\n') + 1);
   const std::string cases[] = {
       "",
@@ -296,20 +300,20 @@ TEST_CASE("a malformed signature file never crashes and is a bad signature") {
   };
   for (const auto& bytes : cases) {
     INFO(bytes.substr(0, 60));
-    write_file(v.dir / kSignatureFileName, bytes);
+    write_file(signature_path(v.dir), bytes);
     CHECK(verify_error(v).code == ErrorCode::kBadSignature);
   }
   // Larger than the cap: refused without reading it whole.
-  write_file(v.dir / kSignatureFileName, first_line + std::string(kMaxManifestSize + 8192, 'x'));
+  write_file(signature_path(v.dir), first_line + std::string(kMaxManifestSize + 8192, 'x'));
   Error e = verify_error(v);
   CHECK(e.code == ErrorCode::kBadSignature);
   CHECK_THAT(e.message, Catch::Contains("16 MiB"));
   // A link or a FIFO in its place.
-  fs::remove(v.dir / kSignatureFileName);
-  fs::create_symlink(v.temp.path() / "elsewhere.sig", v.dir / kSignatureFileName);
+  fs::remove(signature_path(v.dir));
+  fs::create_symlink(v.temp.path() / "elsewhere.sig", signature_path(v.dir));
   CHECK(verify_error(v).code == ErrorCode::kBadSignature);
-  fs::remove(v.dir / kSignatureFileName);
-  REQUIRE(::mkfifo((v.dir / kSignatureFileName).c_str(), 0644) == 0);
+  fs::remove(signature_path(v.dir));
+  REQUIRE(::mkfifo(signature_path(v.dir).c_str(), 0644) == 0);
   CHECK(verify_error(v).code == ErrorCode::kBadSignature);
 }
 
@@ -319,10 +323,13 @@ TEST_CASE("re-signing replaces the signature file atomically and leaves no temp 
       sign_variant(v.dir, {testing::kRepo, 2, testing::kVariant, ""}, testing::publisher_key(), {.serial = 43});
   REQUIRE(manifest.has_value());
   CHECK(manifest->serial == 43);
-  CHECK(manifest->files.size() == 5);  // the old kernelhub.sig is not one of them
+  CHECK(manifest->files.size() == 5);
   int entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(v.dir)) ++entries;
-  CHECK(entries == 6);  // 4 files + layers/ + kernelhub.sig
+  CHECK(entries == 5);  // 4 files + layers/: the signature is beside the folder
+  entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(v.temp.path())) ++entries;
+  CHECK(entries == 2);  // the folder and its signature, no temp file
   CHECK(verify_variant(v.dir, v.expected(), SignedVariant::trusting_publisher())->manifest->serial == 43);
 }
 
@@ -331,7 +338,7 @@ TEST_CASE("check_variant reads the trusted keys from the environment") {
   const std::string key = testing::publisher_key().public_key().to_base64();
   CHECK(check_variant(v.dir, v.expected(), false, map_environment({{"KERNELHUB_TRUSTED_KEYS", "acme=" + key}}))
             .has_value());
-  fs::remove(v.dir / kSignatureFileName);
+  fs::remove(signature_path(v.dir));
   auto status = check_variant(v.dir, v.expected(), false, map_environment({{"KERNELHUB_TRUSTED_KEYS", "acme=" + key}}));
   REQUIRE_FALSE(status.has_value());
   CHECK(status.error().code == ErrorCode::kMissingSignature);
@@ -349,6 +356,60 @@ TEST_CASE("ExpectedVariant::for_revision takes the version from a v<N> branch on
   CHECK_FALSE(ExpectedVariant::for_revision("a/b", "main", "x").version.has_value());
   CHECK_FALSE(ExpectedVariant::for_revision("a/b", "v1.2", "x").version.has_value());
   CHECK_FALSE(ExpectedVariant::for_revision("a/b", std::string(40, 'a'), "x").version.has_value());
+}
+
+TEST_CASE("the signature lives beside the variant folder, where kernels' digest check never looks") {
+  SignedVariant v;
+  CHECK(signature_path(v.dir) == v.temp.path() / "torch215-cxx11-cpu-x86_64-linux.kernelhub.sig");
+  CHECK(signature_path(v.dir / "") == signature_path(v.dir));
+  CHECK(legacy_signature_path(v.dir) == v.dir / "kernelhub.sig");
+  CHECK(signature_repo_path(testing::kVariant) == "build/torch215-cxx11-cpu-x86_64-linux.kernelhub.sig");
+  CHECK(fs::is_regular_file(signature_path(v.dir)));
+  CHECK_FALSE(fs::exists(legacy_signature_path(v.dir)));
+  // Beside the folder it covers every file inside, a stray kernelhub.sig included.
+  write_file(legacy_signature_path(v.dir), "junk");
+  const Error e = verify_error(v);
+  CHECK(e.code == ErrorCode::kIntegrityMismatch);
+  CHECK_THAT(e.message, Catch::Contains("`kernelhub.sig` is not in the signed manifest"));
+}
+
+TEST_CASE("a variant signed inside its folder (kernelhub.sig, before 2026-12) still verifies, strictly") {
+  SignedVariant v;
+  // What older kernelhub wrote: the same file, inside the folder, left out of what it covers.
+  fs::rename(signature_path(v.dir), legacy_signature_path(v.dir));
+  auto verified = verify_variant(v.dir, v.expected(), SignedVariant::trusting_publisher());
+  REQUIRE(verified.has_value());
+  CHECK(verified->signature_checked);
+  CHECK(verified->manifest->files.size() == 5);
+  // A changed file, or an edited manifest, still fails there.
+  write_file(v.dir / "_ops.py", "import os\n");
+  CHECK(verify_error(v).code == ErrorCode::kIntegrityMismatch);
+  write_file(legacy_signature_path(v.dir), "kernelhub-signature v1 0123456789abcdef AAAA\n");
+  CHECK(verify_error(v).code == ErrorCode::kBadSignature);
+}
+
+TEST_CASE("with both, the signature beside the folder is the one checked") {
+  SignedVariant v;
+  fs::copy_file(signature_path(v.dir), legacy_signature_path(v.dir));
+  // The beside one covers all files, so the copy inside counts as an extra file: a variant holding
+  // both is not what any kernelhub writes.
+  CHECK(verify_error(v).code == ErrorCode::kIntegrityMismatch);
+  // A damaged one beside is not rescued by a good one inside.
+  fs::rename(legacy_signature_path(v.dir), v.temp.path() / "saved");
+  fs::rename(signature_path(v.dir), legacy_signature_path(v.dir));
+  write_file(signature_path(v.dir), "kernelhub-signature v1 garbage\n");
+  CHECK(verify_error(v).code == ErrorCode::kBadSignature);
+}
+
+TEST_CASE("re-signing a folder signed the old way moves the signature beside it") {
+  SignedVariant v;
+  fs::rename(signature_path(v.dir), legacy_signature_path(v.dir));
+  auto manifest =
+      sign_variant(v.dir, {testing::kRepo, 2, testing::kVariant, ""}, testing::publisher_key(), {.serial = 44});
+  REQUIRE(manifest.has_value());
+  CHECK(manifest->files.size() == 5);  // the old kernelhub.sig is not one of them
+  CHECK_FALSE(fs::exists(legacy_signature_path(v.dir)));
+  CHECK(verify_variant(v.dir, v.expected(), SignedVariant::trusting_publisher())->manifest->serial == 44);
 }
 
 }  // namespace

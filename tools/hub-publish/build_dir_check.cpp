@@ -12,6 +12,8 @@
 #include "kernelhub/loader/torch_libraries.hpp"
 #include "kernelhub/metadata.hpp"
 #include "kernelhub/resolver/variant.hpp"
+#include "kernelhub/signing/signature_file.hpp"
+#include "kernelhub/zip_layout.hpp"
 
 namespace kernelhub::publish {
 
@@ -110,6 +112,14 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
   for (auto& p : file_problems) problem(std::move(p));
   const bool files_ok = out.problems.size() == before;
 
+  // A signature inside the folder (before 2026-12) makes kernels >= 0.18 refuse it.
+  const fs::path legacy_signature(std::string(signing::kLegacySignatureFileName));
+  if (std::erase(variant.files, legacy_signature) > 0 && !options.signs) {
+    problem("holds " + legacy_signature.string() +
+            ", which kernels >= 0.18 refuses (its digest check knows no such file); sign again with --sign-key "
+            "(or `kernelhub sign`), which puts the signature beside the folder, or delete it");
+  }
+
   auto metadata = Metadata::read(dir);
   if (!metadata) {
     problem(metadata.error().code == ErrorCode::kNotFound
@@ -121,6 +131,8 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
   }
   // Not a problem, but the `kernels` package warns on every load of such a variant: say so now.
   variant.dirty_build = metadata->provenance && metadata->provenance->is_dirty();
+  variant.id = metadata->id;
+  variant.layout = metadata->build_layout;
   if (metadata->version && *metadata->version > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
     problem("metadata.json says version " + std::to_string(*metadata->version) +
             ", more than a branch v<N> can be; rebuild with a smaller version in build.toml");
@@ -132,7 +144,10 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
             std::to_string(*options.version) + "; publish to v" + std::to_string(*variant.metadata_version) +
             " or rebuild with version = " + std::to_string(*options.version) + " in build.toml");
   }
-  if (parsed && parsed->is_arch() && !metadata->backend.empty() && metadata->backend != parsed->backend.kind_name()) {
+  if (auto known = metadata->require_known_backend(); !known) {
+    problem(known.error().message);
+  } else if (parsed && parsed->is_arch() && metadata->backend != "agnostic" &&
+             metadata->backend != parsed->backend.kind_name()) {
     problem("metadata.json backend `" + metadata->backend + "` does not match the directory name's `" +
             std::string(parsed->backend.kind_name()) + "`");
   }
@@ -153,7 +168,9 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
   // Digest: verified when present, computed when absent.
   if (files_ok && metadata->has_digest) {
     if (auto verified = verify_digest(dir, *metadata); !verified) problem(verified.error().message);
+    if (auto archive = check_zip_package(dir, *metadata); !archive) problem(archive.error().message);
   } else if (files_ok) {
+    if (auto archive = check_zip_package(dir, *metadata); !archive) problem(archive.error().message);
     auto digest = compute_digest(dir);
     if (!digest) {
       problem(digest.error().message);
@@ -255,20 +272,39 @@ BuildDirCheck check_build_dir(const fs::path& dir, const CheckOptions& options) 
     out.problems.push_back("--variant " + wanted + ": no such folder in " + dir.string() +
                            (names.empty() ? std::string(" (it is empty)") : " (it holds " + names + ")"));
   }
+  const auto is_selected = [&](const std::string& name) {
+    return options.only.empty() || std::find(options.only.begin(), options.only.end(), name) != options.only.end();
+  };
   for (const auto& path : entries) {
     const std::string name = path.filename().string();
-    if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), name) == options.only.end())
-      continue;
     std::error_code st_ec;
+    if (name.ends_with(signing::kSignatureSuffix)) {  // a variant's signature, beside its folder
+      const std::string variant = name.substr(0, name.size() - signing::kSignatureSuffix.size());
+      if (!is_selected(variant)) continue;
+      if (fs::is_symlink(path, st_ec) || !fs::is_regular_file(path, st_ec)) {
+        out.problems.push_back(name + ": a signature must be a regular file, not a link or anything else");
+      } else if (!fs::is_directory(dir / variant, st_ec) || fs::is_symlink(dir / variant, st_ec)) {
+        out.problems.push_back(name + ": the signature of a variant that is not here (no folder " + variant +
+                               "/); delete it");
+      }
+      continue;
+    }
+    if (!is_selected(name)) continue;
     if (fs::is_symlink(path, st_ec)) {
       out.problems.push_back(name + ": a symlink at the top of the build dir; variants must be real directories");
       continue;
     }
     if (!fs::is_directory(path, st_ec)) {
-      out.problems.push_back(name + ": not a variant directory; only build/<variant>/ folders are published");
+      out.problems.push_back(name +
+                             ": not a variant directory; only build/<variant>/ folders (and their "
+                             "<variant>.kernelhub.sig signatures) are published");
       continue;
     }
     check_variant(dir, path, options, out);
+    std::error_code sig_ec;
+    if (const fs::path signature = signing::signature_path(path); fs::is_regular_file(signature, sig_ec)) {
+      out.variants.back().signature = signature;
+    }
   }
   if (entries.empty()) out.problems.push_back(dir.string() + ": no variant directories in it; build the kernel first");
   return out;

@@ -1,8 +1,12 @@
 // BuildDirCheck: everything hub-publish verifies about DIR/<variant>/ before a byte is sent
 // (issue #9): each name parses as a build variant, metadata.json is there and agrees with the
 // library (`id` = the op namespace the .so is named after, backend, version), its digest matches
-// the files (computed and written when absent), nothing leads out of DIR, and our loader's
-// pre-flight accepts each .so. Every problem is collected, so one run lists them all.
+// the files (computed and written when absent), a zip layout's package archive is sound
+// (fetch's zip_layout.hpp), nothing leads out of DIR, and our loader's pre-flight accepts each
+// .so. A variant's signature, `DIR/<variant>.kernelhub.sig` beside its folder, goes with it; one
+// inside the folder (kernelhub.sig, written there before 2026-12) is refused unless the run signs
+// again, as kernels >= 0.18 refuses the folder holding it. Every problem is collected, so one run
+// lists them all.
 //
 // The full pre-flight (needed libraries, glibc, torch symbols) only means something for a variant
 // this process could load: same torch version and backend. The others get the checks that hold
@@ -15,18 +19,22 @@
 #include <vector>
 
 #include "kernelhub/base/result.hpp"
+#include "kernelhub/metadata.hpp"
 #include "kernelhub/resolver/environment.hpp"
 
 namespace kernelhub::publish {
 
 struct VariantDir {
-  std::string name;                          // torch215-cxx11-cpu-x86_64-linux
-  std::filesystem::path dir;                 // DIR/<name>
-  std::vector<std::filesystem::path> files;  // relative to dir, sorted; what gets uploaded
-  std::optional<int> metadata_version;       // metadata.json `version`
-  std::string preflight;                     // "full", or "elf only: <why>"
-  bool digest_added = false;                 // metadata.json had no digest; one was computed
-  bool dirty_build = false;                  // its provenance says a tree had uncommitted changes
+  std::string name;                                // torch215-cxx11-cpu-x86_64-linux
+  std::filesystem::path dir;                       // DIR/<name>
+  std::vector<std::filesystem::path> files;        // relative to dir, sorted; what gets uploaded
+  std::optional<int> metadata_version;             // metadata.json `version`
+  std::string preflight;                           // "full", or "elf only: <why>"
+  bool digest_added = false;                       // metadata.json had no digest; one was computed
+  bool dirty_build = false;                        // its provenance says a tree had uncommitted changes
+  std::string id;                                  // metadata.json `id`
+  BuildLayout layout = BuildLayout::kFiles;        // metadata.json `build-layout`, or as staged
+  std::optional<std::filesystem::path> signature;  // `<variant>.kernelhub.sig` beside `dir`, uploaded with it
 };
 
 struct BuildDirCheck {
@@ -39,6 +47,7 @@ struct CheckOptions {
   bool write_digest = true;                            // false (dry run): report a missing digest only
   const resolver::Environment* environment = nullptr;  // this process; null: ELF checks only
   std::vector<std::string> only;                       // --variant: these folders alone; empty: all
+  bool signs = false;  // --sign-key: a legacy kernelhub.sig inside a folder will be replaced
 };
 
 // Computes the digest of a variant directory and writes it into its metadata.json, keeping every

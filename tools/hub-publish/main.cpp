@@ -11,9 +11,13 @@
 #include "cli_app.hpp"
 #include "error_json.hpp"
 #include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/base/read_file.hpp"
+#include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/loader/torch_runtime.hpp"
+#include "kernelhub/signing/signature_file.hpp"
 #include "publish.hpp"
 #include "variant_signing.hpp"
+#include "zip_staging.hpp"
 
 namespace {
 
@@ -30,6 +34,7 @@ struct PublishArguments {
   std::vector<std::string> variants;
   std::string repo_type = "kernel";
   std::optional<std::string> sign_key;
+  std::optional<std::string> layout;  // --layout files|zip; default: as built
   std::optional<std::string> card;
   std::optional<std::string> endpoint;
   std::optional<int> retries;
@@ -68,7 +73,8 @@ int run(const PublishArguments& args, const CLI::App& app) {
   const std::filesystem::path build_dir = args.build_dir;
   auto environment = resolver::Environment::detect(loader::torch_runtime(), process_environment());
   // Digests are written only once every check passed, so a refused run changes nothing.
-  publish::CheckOptions options{version, /*write_digest=*/false, environment ? &*environment : nullptr, args.variants};
+  publish::CheckOptions options{version, /*write_digest=*/false, environment ? &*environment : nullptr, args.variants,
+                                args.sign_key.has_value()};
   publish::BuildDirCheck check = publish::check_build_dir(build_dir, options);
   std::string branch;
   if (args.branch) {
@@ -96,6 +102,29 @@ int run(const PublishArguments& args, const CLI::App& app) {
     if (!std::filesystem::is_regular_file(*c)) check.problems.push_back("--card " + *c + ": no such file");
     card = *c;
   }
+  // The layout asked for: a files-layout build is staged as a zip layout outside the build dir.
+  std::optional<publish::StagingFolder> staging;
+  for (auto& v : check.variants) {
+    if (!args.layout || *args.layout == to_string(v.layout) || !check.problems.empty()) continue;
+    if (v.layout == BuildLayout::kZip) {
+      check.problems.push_back(v.name + ": built in the zip layout; publish it as built (leave out --layout files)");
+      continue;
+    }
+    if (!staging) {
+      auto created = publish::StagingFolder::create();
+      if (!created) return fail(created.error(), json);
+      staging.emplace(std::move(*created));
+    }
+    const bool was_signed = v.signature.has_value();
+    if (auto staged = publish::stage_zip_layout(v, staging->path()); !staged) {
+      check.problems.push_back(staged.error().message);
+    } else if (was_signed && !args.sign_key) {
+      check.problems.push_back(v.name +
+                               ": the signature beside it signs the files layout, not the zip layout "
+                               "published; pass --sign-key KEY to sign what is published");
+    }
+  }
+  if (!args.sign_key) publish::check_existing_signatures(*repo, version, check.variants, check.problems);
   if (!check.problems.empty()) {
     std::string message = "nothing was published; " + std::to_string(check.problems.size()) + " problem(s) in " +
                           build_dir.string() + ":";
@@ -113,7 +142,15 @@ int run(const PublishArguments& args, const CLI::App& app) {
     if (dry_run) {
       std::fprintf(stderr, "hub-publish: dry run: the variants would be signed with %s\n", key->c_str());
     } else {
-      auto signed_ok = publish::sign_variants(*key, *repo, version, check.variants);
+      // What the branch publishes now, to keep a signature that still signs these bytes.
+      const client::HubClient reader(*settings);
+      const auto published = [&](const std::string& variant) -> std::optional<std::string> {
+        auto file = reader.download_file(*repo, type, branch, signing::signature_repo_path(variant));
+        if (!file) return std::nullopt;
+        auto bytes = read_file(file->path);
+        return bytes ? std::optional(std::move(*bytes)) : std::nullopt;
+      };
+      auto signed_ok = publish::sign_variants(*key, *repo, version, check.variants, published);
       if (!signed_ok) return fail(signed_ok.error(), json);
     }
   }
@@ -133,7 +170,9 @@ int run(const PublishArguments& args, const CLI::App& app) {
                           {"files", v.files.size()},
                           {"preflight", v.preflight},
                           {"digest_added", v.digest_added},
-                          {"dirty_build", v.dirty_build}});
+                          {"dirty_build", v.dirty_build},
+                          {"layout", std::string(to_string(v.layout))},
+                          {"signed", v.signature.has_value()}});
     }
     nlohmann::json out = {{"repo", repo->to_string()},   {"repo_type", std::string(to_string(type))},
                           {"branch", report->branch},    {"dry_run", dry_run},
@@ -155,7 +194,8 @@ int run(const PublishArguments& args, const CLI::App& app) {
     return kExitOk;
   }
   for (const auto& v : check.variants) {
-    std::printf("  %-40s %3zu files  pre-flight: %s%s%s\n", v.name.c_str(), v.files.size(), v.preflight.c_str(),
+    std::printf("  %-40s %3zu files  %s layout%s  pre-flight: %s%s%s\n", v.name.c_str(), v.files.size(),
+                std::string(to_string(v.layout)).c_str(), v.signature ? ", signed" : "", v.preflight.c_str(),
                 v.digest_added ? "  (digest added)" : "",
                 v.dirty_build ? "  (built from a dirty tree: kernels warns on load)" : "");
   }
@@ -212,8 +252,16 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"kernel", "model"}));
   app.add_flag("--private", args.is_private, "create the repo private (with --create)");
   app.add_flag("--create", args.create, "create the repo when it does not exist");
-  app.add_option("--sign-key", args.sign_key, "sign each variant (kernelhub.sig) with this Ed25519 private key")
+  app.add_option("--sign-key", args.sign_key,
+                 "sign each variant with this Ed25519 private key (<variant>.kernelhub.sig beside its folder, "
+                 "docs/SIGNING.md)")
       ->option_text("KEY");
+  app.add_option("--layout", args.layout,
+                 "publish the variants in this build layout: files (the Python package's files in the folder) or "
+                 "zip (the package as <id>.zip beside the libraries, which kernels >= 0.19 imports); default: as "
+                 "built, files for kernel-builder's default and this project's CMake build")
+      ->option_text("L")
+      ->check(CLI::IsMember({"files", "zip"}));
   app.add_option("--card", args.card, "the kernel card, committed to main as README.md when it changed")
       ->option_text("FILE");
   app.add_option("--endpoint", args.endpoint, "the Hub (default: HF_ENDPOINT, else https://huggingface.co)")

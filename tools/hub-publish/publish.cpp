@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "kernelhub/signing/signature_file.hpp"
+
 namespace kernelhub::publish {
 
 namespace {
@@ -71,6 +73,12 @@ Result<PublishReport> publish(const PublishRequest& request, const client::HubUp
       report.bytes_total += f.size;
       local.push_back(std::move(f));
     }
+    if (v.signature) {
+      KH_ASSIGN_OR_RETURN(UploadFile f,
+                          client::describe_upload_file(*v.signature, signing::signature_repo_path(v.name)));
+      report.bytes_total += f.size;
+      local.push_back(std::move(f));
+    }
   }
   std::optional<UploadFile> card;
   if (request.card) {
@@ -126,10 +134,15 @@ Result<PublishReport> publish(const PublishRequest& request, const client::HubUp
         {f.path_in_repo, f.size, unchanged ? "unchanged" : (it == remote_by_path.end() ? "add" : "update")});
     if (!unchanged) to_send.push_back(&f);
   }
-  // A variant is replaced whole: files of an earlier build that this one lacks are deleted.
+  // A variant is replaced whole: files of an earlier build that this one lacks are deleted, and
+  // so is a signature beside it when this build is not signed (it would sign other bytes).
   std::vector<CommitChange> deletions;
   for (const VariantDir& v : request.variants) {
-    for (const auto* e : remote.under("build/" + v.name + "/")) {
+    std::vector<const client::TreeEntry*> earlier = remote.under("build/" + v.name + "/");
+    for (const auto* e : remote.under(signing::signature_repo_path(v.name))) {
+      if (e->path == signing::signature_repo_path(v.name)) earlier.push_back(e);
+    }
+    for (const auto* e : earlier) {
       if (local_paths.contains(e->path)) continue;
       deletions.push_back(CommitChange{CommitChange::Kind::kDeleteFile, nullptr, e->path});
       report.files.push_back({e->path, e->size, "delete"});

@@ -3,7 +3,8 @@
 // Order, so that a reader never sees half a publish and a cut run can simply be repeated:
 //   1. hash every local file; read the branch head and its files (the plan's parent commit);
 //   2. leave out files the branch already has byte for byte; delete files of a published variant
-//      that the new build no longer has; nothing left → no commit (idempotent);
+//      that the new build no longer has (its signature beside it too, when it is not signed
+//      again); nothing left → no commit (idempotent);
 //   3. preupload classifies the rest; LFS content goes through the batch API, which skips what
 //      the server already stores (a re-run after a cut sends only what is missing);
 //   4. the branch is created (from main) only now, then one commit names the planned parent, so

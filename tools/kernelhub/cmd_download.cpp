@@ -11,6 +11,7 @@
 #include "error_json.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/resolver/select.hpp"
+#include "kernelhub/signing/signature_file.hpp"
 #include "locked_download.hpp"
 #include "selection_environment.hpp"
 
@@ -118,6 +119,7 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
   std::vector<std::string> paths;
   const std::vector<std::string> whole_repo{""};
   for (const std::string& variant : variants.empty() ? whole_repo : variants) {
+    options.with_files = {signing::signature_repo_path(variant)};  // a later get checks it
     auto snapshot = variant.empty() ? hub.download_prefixes(*repo, type, *commit, {}, options)
                                     : hub.download_variant(*repo, type, *commit, variant, options);
     if (!snapshot) return fail(snapshot.error(), json);

@@ -42,7 +42,7 @@ int run_sign(const SignArguments& args) {
       files.push_back({{"path", f.path}, {"size", f.size}, {"sha256", to_hex(f.sha256)}});
     const auto& id = manifest->identity;
     nlohmann::json j = {
-        {"signature", (dir / signing::kSignatureFileName).string()},
+        {"signature", signing::signature_path(dir).string()},
         {"key_id", key_id},
         {"repo", id.repo},
         {"version", id.version ? nlohmann::json(*id.version) : nlohmann::json(nullptr)},
@@ -53,7 +53,7 @@ int run_sign(const SignArguments& args) {
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
   }
-  std::printf("signed %s: %zu files, %s variant %s, key %s, serial %llu\n", (dir / signing::kSignatureFileName).c_str(),
+  std::printf("signed %s: %zu files, %s variant %s, key %s, serial %llu\n", signing::signature_path(dir).c_str(),
               manifest->files.size(), identity.repo.c_str(), identity.variant.c_str(), key_id.c_str(),
               static_cast<unsigned long long>(manifest->serial));
   return kExitOk;
@@ -64,8 +64,9 @@ CommandRun define_sign(CLI::App& app) {
   app.description(
       "Sign the variant directory DIR (e.g. build/torch215-cxx11-cpu-x86_64-linux): hash every file,\n"
       "write a manifest naming the repo, version, variant (DIR's name) and source commit, sign it\n"
-      "with KEY and store both in DIR/kernelhub.sig. Sign after metadata.json is final; publish\n"
-      "kernelhub.sig with the other files.");
+      "with KEY and store both beside DIR, in <variant>.kernelhub.sig (inside DIR, kernels >= 0.18\n"
+      "would refuse the folder). Sign after metadata.json is final; hub-publish uploads it with the\n"
+      "folder, as build/<variant>.kernelhub.sig.");
   app.add_option("DIR", args->dir, "the variant directory")->required();
   app.add_option("--key", args->key, "private key file (`kernelhub keygen`, or openssl genpkey -algorithm ed25519)")
       ->option_text("KEY")
@@ -87,6 +88,7 @@ CommandRun define_sign(CLI::App& app) {
 
 }  // namespace
 
-KERNELHUB_COMMAND("sign", "sign a variant directory (kernelhub.sig) before publishing it", &define_sign);
+KERNELHUB_COMMAND("sign", "sign a variant directory (<variant>.kernelhub.sig beside it) before publishing it",
+                  &define_sign);
 
 }  // namespace kernelhub::cli

@@ -50,7 +50,8 @@ int run_verify(const VerifyArguments& args) {
 CommandRun define_verify(CLI::App& app) {
   auto args = std::make_shared<VerifyArguments>();
   app.description(
-      "Check the signature of the variant directory DIR as get_kernel does: kernelhub.sig must verify\n"
+      "Check the signature of the variant directory DIR as get_kernel does: <variant>.kernelhub.sig\n"
+      "beside DIR (or, signed before 2026-12, DIR/kernelhub.sig) must verify\n"
       "with a key trusted for ORG or ORG/NAME (KERNELHUB_TRUSTED_KEYS, ~/.config/kernelhub/trusted_keys,\n"
       "or --key), sign this repo, variant (DIR's name) and version, and cover exactly DIR's files.");
   app.add_option("DIR", args->dir, "the variant directory")->required();

@@ -5,6 +5,7 @@
 
 #include "kernelhub/lockfile.hpp"
 #include "kernelhub/resolver/select.hpp"
+#include "kernelhub/signing/signature_file.hpp"
 
 namespace kernelhub::cli {
 
@@ -57,6 +58,7 @@ Result<nlohmann::json> download_locked(const LockedDownload& request, const clie
       client::DownloadOptions options;
       options.quiet = request.quiet;
       options.asked_revision = lock.dependency.wanted();
+      options.with_files = {signing::signature_repo_path(variant)};  // a later get checks it
       KH_ASSIGN_OR_RETURN(client::Snapshot snapshot,
                           hub.download_variant(repo, kKernel, lock.commit, variant, options));
       // The lock's hash of this variant, when the lock file carries hashes (kernelhub.lock).

@@ -1,14 +1,17 @@
 // Metadata: a variant's metadata.json, read as the `kernels` package reads it. The rules are
 // kernels-data's `Metadata` (kernels-data/src/metadata.rs): those of kernels-data 0.16.2, plus what
 // the parser inside kernels 0.17.2 adds (`kernel-depends`, `provenance`, `kernels-minver`, backend
-// `tpu`). tests/python/test_kernel_builder_metadata.py feeds the same documents to both and to us.
+// `tpu`) and what kernels 0.19.1's adds (`build-layout`, backend `agnostic`, unknown backends).
+// tests/python/test_kernel_builder_metadata.py feeds the same documents to both and to us.
 //
 //   name            required  a kernel name: ^[a-z][-a-z0-9]*[a-z0-9]$
 //   id              required  the op namespace and Python module name
 //   version         required  a non-negative integer
 //   license         required  a string
 //   python-depends  required  a list of strings
-//   backend         required  {type: cann|cpu|cuda|metal|neuron|rocm|tpu|xpu, archs?: [string]}
+//   backend         required  {type: cann|cpu|cuda|metal|neuron|rocm|tpu|xpu|agnostic, archs?: [string]};
+//                             another type parses too (a newer kernel-builder's), its archs unread,
+//                             and fails only where it is acted on (has_known_backend)
 //   upstream        optional  a git URL (https, http, git, ssh, git+ssh, git+https, git+http
 //   source          optional    URL, or scp-like user@host:path)
 //   kernel-depends  optional  [{repo-id, version | revision}], exactly one of the two
@@ -16,6 +19,8 @@
 //   provenance      optional  {kernel-builder: {version, commit?, dirty?}, kernel?: {commit, dirty}};
 //                             a commit is 40 or 64 hex digits, `sha` is its older name
 //   kernels-minver  optional  "X.Y.Z", the oldest `kernels` that loads the variant
+//   build-layout    optional  "files" (the default) or "zip": the Python package is `<id>.zip`
+//                             beside the native libraries (zip_layout.hpp); not null, as there
 //
 // Optional fields may be null. A field this file does not list is ignored (kernel-builder adds
 // fields over time); a listed one given twice is refused, as kernels-data refuses it. Stricter than
@@ -26,7 +31,9 @@
 // verify_digest() re-hashes the variant directory the way kernels-data's Digest::hash_variant
 // does: every file below the directory except the top-level metadata.json and
 // metadata.json.sigstore and Python bytecode (__pycache__, *.pyc); missing, extra and changed files
-// all fail. kernelhub.sig (docs/SIGNING.md) is left out too: it is written after the digest.
+// all fail. A top-level kernelhub.sig is left out too: kernelhub wrote its signatures there until
+// 2026-12 (after the digest), and those builds must keep loading; signatures now sit beside the
+// variant folder, where kernels' own check does not see them (docs/SIGNING.md).
 //
 // Thread safety: value types and free functions.
 #pragma once
@@ -62,6 +69,15 @@ struct Provenance {
 
 enum class DigestAlgorithm { kSha256, kSha512 };
 
+// How a variant holds its Python package (metadata.json `build-layout`, kernels 0.19).
+enum class BuildLayout {
+  kFiles,  // the package's files in the variant directory (or in `<python name>/` inside it)
+  kZip,    // `<id>.zip` in the variant directory, its native libraries beside it
+};
+
+// "files" or "zip", as metadata.json spells it.
+std::string_view to_string(BuildLayout layout);
+
 struct Metadata {
   std::string name;
   std::string id;
@@ -71,14 +87,21 @@ struct Metadata {
   std::optional<std::string> source;
   std::vector<std::string> python_depends;
   std::vector<KernelDependency> kernel_depends;
-  std::string backend;             // "cpu", "cuda", ...
-  std::vector<std::string> archs;  // "8.0", "9.0+PTX", ...
+  std::string backend;             // `backend.type` as written: "cpu", "cuda", ..., "agnostic", or unknown
+  std::vector<std::string> archs;  // "8.0", "9.0+PTX", ...; empty for agnostic and unknown backends
   bool has_digest = false;         // `digest` is there (its file list may still be empty)
   DigestAlgorithm digest_algorithm = DigestAlgorithm::kSha256;
   std::map<std::string, std::string> digest;  // relpath → base64 hash
   std::optional<Provenance> provenance;
   std::optional<std::string> kernels_minver;  // as written, e.g. "0.17.2"
-  std::string raw;                            // the file as read
+  BuildLayout build_layout = BuildLayout::kFiles;
+  std::string raw;  // the file as read
+
+  // Whether `backend` is one this version knows ("agnostic": built for no backend, counts).
+  bool has_known_backend() const;
+  // For code that acts on the backend: kIncompatibleBinary, in kernels 0.19.1's words, when
+  // it is not one this version knows.
+  Status require_known_backend() const;
 
   // Errors: kNotFound (no metadata.json), kCorruptFile (not what kernel-builder writes: the
   // message names the field, what it holds and what was expected).

@@ -216,6 +216,7 @@ py::dict metadata_to_python(const Metadata& metadata) {
   backend["type"] = metadata.backend;
   if (!metadata.archs.empty()) backend["archs"] = metadata.archs;
   out["backend"] = backend;
+  out["build_layout"] = std::string(to_string(metadata.build_layout));
   return out;
 }
 

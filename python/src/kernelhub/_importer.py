@@ -1,6 +1,7 @@
 """Importing a variant directory as a Python module, the way the `kernels` package does it
-(kernels/importer.py): `build/<variant>/__init__.py` (or `<python_name>/__init__.py` inside it),
-imported under the metadata `id` (the op namespace) and registered in `sys.modules` under it.
+(kernels/importer.py): `build/<variant>/__init__.py` (or `<python_name>/__init__.py` inside it), or
+for the "zip" build layout the archive `build/<variant>/<id>.zip` (_zip_package.py), imported under
+the metadata `id` (the op namespace) and registered in `sys.modules` under it.
 The same variant path imports once per process; get_loaded_kernels() lists what was imported."""
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+
+from ._zip_package import zip_package_spec
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,7 @@ class Metadata:
     source: str | None = None
     python_depends: list = field(default_factory=list)
     backend: dict = field(default_factory=dict)
+    build_layout: str = "files"  # or "zip" (metadata.json `build-layout`)
 
     @property
     def python_name(self) -> str:
@@ -79,25 +83,31 @@ def _import_variant(fetched: dict, repo_info: RepoInfo | None) -> ModuleType:
         return loaded.module
 
     metadata = Metadata(**fetched["metadata"])
-    file_path = variant_path / "__init__.py"
-    if not file_path.exists():
-        file_path = variant_path / metadata.python_name / "__init__.py"
-    if not file_path.exists():
-        from .errors import NotFoundError
+    if metadata.build_layout == "zip":
+        zip_spec = zip_package_spec(variant_path, metadata.id)
+        file_path = Path(zip_spec.origin)
+    else:
+        zip_spec = None
+        file_path = variant_path / "__init__.py"
+        if not file_path.exists():
+            file_path = variant_path / metadata.python_name / "__init__.py"
+        if not file_path.exists():
+            from .errors import NotFoundError
 
-        raise NotFoundError(
-            f"No kernel module found at `{variant_path}`: neither __init__.py nor {metadata.python_name}/__init__.py; "
-            "the variant directory is not a Python package (republish it with kernel-builder)"
-        )
+            raise NotFoundError(
+                f"No kernel module found at `{variant_path}`: neither __init__.py nor "
+                f"{metadata.python_name}/__init__.py; the variant directory is not a Python package "
+                "(republish it with kernel-builder)"
+            )
 
     existing = sys.modules.get(metadata.id)
     existing_file = getattr(existing, "__file__", None) if existing is not None else None
-    if existing_file is not None and Path(existing_file).resolve() == file_path.resolve():
+    if existing_file is not None and _same_file(Path(existing_file), file_path):
         # Already imported from this very file (by the kernels package, say): share it, do not
         # execute the module twice.
         module = existing
     else:
-        spec = importlib.util.spec_from_file_location(metadata.id, file_path)
+        spec = zip_spec or importlib.util.spec_from_file_location(metadata.id, file_path)
         if spec is None or spec.loader is None:
             from .errors import LoadError
 
@@ -116,3 +126,10 @@ def _import_variant(fetched: dict, repo_info: RepoInfo | None) -> ModuleType:
 
     _loaded_kernels[variant_path] = LoadedKernel(metadata=metadata, module=module, repo_info=repo_info)
     return module
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two module origins name one file; a zip member's (`<archive>/__init__.py`) by its archive."""
+    if a.name == b.name == "__init__.py" and a.parent.suffix == b.parent.suffix == ".zip":
+        a, b = a.parent, b.parent
+    return a.resolve() == b.resolve()

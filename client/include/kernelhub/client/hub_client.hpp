@@ -78,6 +78,9 @@ struct DownloadOptions {
   // The cache only, as if offline, for this call: a pinned commit whose files are all cached
   // is served without a request, and anything missing is kOfflineMiss.
   bool cache_only = false;
+  // download_variant: these repo paths too, those the listing has (the variant's signature beside
+  // its folder, signing/signature_file.hpp); a path it lacks is no error.
+  std::vector<std::string> with_files;
 };
 
 class HubClient {

@@ -1,6 +1,7 @@
 // Signing a variant directory: hash its files, write the manifest, sign it, and store both in
-// `<dir>/kernelhub.sig` (signature_file.hpp). Used by `kernelhub sign` and hub-publish, after
-// metadata.json is final (it is one of the signed files) and before upload.
+// `<variant>.kernelhub.sig` beside the directory (signature_file.hpp, Note [Signature location]).
+// Used by `kernelhub sign` and hub-publish, after metadata.json is final (it is one of the signed
+// files) and before upload.
 //
 // Thread safety: free functions; one signer per directory at a time (the write itself is atomic).
 #pragma once
@@ -19,9 +20,11 @@ struct SignOptions {
   std::optional<std::uint64_t> serial;  // default: the current Unix time in seconds
 };
 
-// Writes `<dir>/kernelhub.sig` (temp file + rename, replacing an older one) and returns the
-// manifest it signed. Nothing is written when a file cannot be covered: errors list every
-// symlink, device or unsafe name. Errors: kInvalidArgument (identity or files), kNotFound, kIo.
+// Writes signature_path(dir) (temp file + rename, replacing an older one) and returns the
+// manifest it signed. A legacy `<dir>/kernelhub.sig` is removed first: it is this tool's own
+// earlier output, and kernels >= 0.18 refuses a folder holding it. Nothing is written when a file
+// cannot be covered: errors list every symlink, device or unsafe name.
+// Errors: kInvalidArgument (identity or files), kNotFound, kIo.
 Result<Manifest> sign_variant(const std::filesystem::path& dir, const VariantIdentity& identity, const PrivateKey& key,
                               const SignOptions& options = {});
 

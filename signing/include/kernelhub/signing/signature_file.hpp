@@ -1,14 +1,24 @@
-// The signature file of a variant: `<variant>/kernelhub.sig` (docs/SIGNING.md).
+// The signature file of a variant (docs/SIGNING.md).
 //
 //   kernelhub-signature v1 <key id: 16 hex> <base64 of the 64-byte Ed25519 signature>\n
 //   <the manifest's bytes, exactly as signed (manifest.hpp)>
 //
-// One file, so a variant directory gains one name and the signed bytes travel with their
-// signature. The first line is read with a fixed, bounded grammar; the manifest is not parsed
-// until its signature has verified. The file is excluded from the manifest it carries and from
-// metadata.json `digest`.
+// One file, so the signed bytes travel with their signature. The first line is read with a fixed,
+// bounded grammar; the manifest is not parsed until its signature has verified.
 //
-// Thread safety: value type.
+// Note [Signature location]: the file sits beside the variant folder, `build/<variant>.kernelhub.sig`,
+// not inside it. kernels >= 0.18 checks every file inside `build/<variant>/` against metadata.json's
+// digest at load and refuses one it does not know; only metadata.json, metadata.json.sigstore and
+// __pycache__ are skipped, and those names are metadata.json's own and Python's. Beside the folder,
+// kernels never sees it: a Hub client lists variants as the folders of build/ and downloads one as
+// `build/<variant>/*`. It stays bound to the exact bytes by what it signs (the repo, the variant's
+// name, its version and every file inside the folder), not by where it is; `kernels download` and
+// `install_kernel` (build/*) still carry it along. kernelhub before 2026-12 wrote
+// `<variant>/kernelhub.sig` inside the folder, leaving it out of the files it covers; such
+// signatures are still read when there is none beside the folder, so old signed repos keep
+// verifying.
+//
+// Thread safety: value type; free functions on paths.
 #pragma once
 
 #include <filesystem>
@@ -19,8 +29,21 @@
 
 namespace kernelhub::signing {
 
-inline constexpr std::string_view kSignatureFileName = "kernelhub.sig";
+inline constexpr std::string_view kSignatureSuffix = ".kernelhub.sig";
+inline constexpr std::string_view kLegacySignatureFileName = "kernelhub.sig";
 inline constexpr std::string_view kSignatureTag = "kernelhub-signature v1";
+
+enum class SignatureLocation {
+  kBeside,        // `<variant>.kernelhub.sig` beside the folder: covers every file inside it
+  kLegacyInside,  // `<variant>/kernelhub.sig`: covers every file inside but itself
+};
+
+// `<parent>/<variant>.kernelhub.sig` for the variant folder `variant_dir` (a trailing `/` allowed).
+std::filesystem::path signature_path(const std::filesystem::path& variant_dir);
+// `<variant_dir>/kernelhub.sig`.
+std::filesystem::path legacy_signature_path(const std::filesystem::path& variant_dir);
+// Where it is published in a repo: `build/<variant>.kernelhub.sig`.
+std::string signature_repo_path(std::string_view variant);
 
 struct SignatureFile {
   std::string key_id;          // 16 lower-case hex: which key signed (a hint, not an authority)

@@ -1,8 +1,9 @@
 // The files of a variant directory that a signature covers, hashed.
 //
-// Covered: every file under the directory, recursively, except the signature file itself
-// (kernelhub.sig) and `.pyc` files inside `__pycache__/` (Python writes those next to the sources
-// when it imports the variant; it only uses them when they match the sources they cache).
+// Covered: every file under the directory, recursively, except `.pyc` files inside `__pycache__/`
+// (Python writes those next to the sources when it imports the variant; it only uses them when
+// they match the sources they cache) and, for a signature inside the folder (the legacy location,
+// signature_file.hpp), that signature file itself.
 //
 // Only regular files are accepted. A symlink, a device, a FIFO or a name a manifest cannot hold
 // is a problem, with one exception: the Hugging Face cache stores a snapshot as links into the
@@ -21,6 +22,7 @@
 #include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/signing/manifest.hpp"
+#include "kernelhub/signing/signature_file.hpp"
 
 namespace kernelhub::signing {
 
@@ -31,7 +33,8 @@ struct VariantFiles {
 
 // Errors: kNotFound (no such directory), kIo. Problems are data, so callers can list them all.
 // `digests`, when given, is shared with the load's other checks (each file is read once).
-Result<VariantFiles> hash_variant_files(const std::filesystem::path& dir, FileDigests* digests = nullptr);
+Result<VariantFiles> hash_variant_files(const std::filesystem::path& dir, FileDigests* digests = nullptr,
+                                        SignatureLocation location = SignatureLocation::kBeside);
 
 // For a directory inside a Hugging Face cache snapshot: `<repo>/blobs`. Else nullopt.
 std::optional<std::filesystem::path> snapshot_blobs_dir(const std::filesystem::path& dir);
