@@ -229,3 +229,22 @@ def test_a_ref_that_is_not_a_commit_is_a_typed_error_that_changes_nothing(publis
     # Online, the Hub's answer replaces it, as kernels replaces it.
     assert _ours(server, cache, "download", REPO, "--version", "1", "--json").returncode == 0
     assert ref.read_text() == commits["v1"]
+
+
+def test_a_ref_the_hub_does_not_have_is_revision_not_found_and_records_nothing(published, tmp_path):
+    server, _ = published
+    cache = tmp_path / "cache"
+    script = textwrap.dedent(f"""
+        import {{module}}
+        from huggingface_hub.errors import RevisionNotFoundError
+        try:
+            {{module}}.get_kernel({REPO!r}, revision="no-such-branch")
+        except RevisionNotFoundError as e:
+            print("RevisionNotFoundError")
+    """)
+    for module in ("kernels", "kernelhub"):
+        result = _python(server, cache, script.replace("{module}", module))
+        assert result.stdout.split() == ["RevisionNotFoundError"], module + result.stdout + result.stderr
+    assert "GET /api/kernels/acme/refs-interop/revision/no-such-branch 404" in server.log()
+    refs = cache / "kernels--acme--refs-interop" / "refs"
+    assert not refs.exists() or _refs(cache) == {}

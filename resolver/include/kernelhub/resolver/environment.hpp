@@ -71,7 +71,7 @@ struct Environment {
   std::optional<bool> cxx11_abi;        // true for every torch since 2.7
   std::optional<Version> tvm_ffi;       // the TVM-FFI runtime's version (tvm_ffi package or libtvm_ffi)
   bool mlx = false;                     // MLX can be imported (mlx-<name> variants need it)
-  std::optional<Version> macos;         // macOS version (Metal builds need 26 or later)
+  std::optional<Version> macos;         // macOS version (Metal builds need 26); KERNELHUB_MACOS only
   Backend torch_backend;                // what torch was built with
   Backend backend;                      // what selection uses (see the header comment)
   std::string backend_reason;           // why `backend` differs from `torch_backend`, if it does

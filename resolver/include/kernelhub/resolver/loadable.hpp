@@ -17,7 +17,10 @@
 //   python_process()       the Python shim (python/src/core) and `kernelhub variants` by default
 //   cpp_process()          C++ with LibTorch: get_kernel, `kernelhub-get`; pass tvm_ffi = true
 //                          where the process has a TVM-FFI loader
-//   torch_free_process()   C++ without LibTorch that loads tvm-ffi kernels
+//   torch_free_process()   C++ without LibTorch that loads tvm-ffi kernels; with no torch to take
+//                          it from, the caller also sets Environment::backend (cuda12.8 where it
+//                          runs CUDA kernels: the `kernels` package reads libcudart's version) and
+//                          Environment::tvm_ffi (its libtvm_ffi's major.minor)
 //
 // Thread safety: a value type.
 #pragma once
