@@ -235,7 +235,7 @@ std::string to_string(const Reason& r) {
           },
           [](const reason::RocmVersion& m) {
             return "ROCm version (" + opt_version(m.variant) + ") is not compatible with system ROCm version (" +
-                   opt_version(m.system) + ")";
+                   (m.system_text.empty() ? opt_version(m.system) : m.system_text) + ")";
           },
           [](const reason::BackendMismatch& m) {
             const std::string variant = m.form == NameForm::kLegacy ? m.variant.to_token() : m.variant.to_explicit();

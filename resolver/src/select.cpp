@@ -37,7 +37,7 @@ std::optional<Reason> backend_mismatch(const Backend& backend, const NameForm fo
   if (backend.kind == BackendKind::kCuda && want.kind == BackendKind::kCuda) {
     if (other_major_or_newer()) return reason::CudaVersion{backend.version, want.version};
   } else if (backend.kind == BackendKind::kRocm && want.kind == BackendKind::kRocm) {
-    if (other_major_or_newer()) return reason::RocmVersion{backend.version, want.version};
+    if (other_major_or_newer()) return reason::RocmVersion{backend.version, want.version, want.version_text};
   } else if (backend != want) {
     return reason::BackendMismatch{backend, want, form};
   } else if (backend.kind == BackendKind::kMetal && (!env.macos || *env.macos < kMetalMinMacos)) {

@@ -175,7 +175,7 @@ Result<Backend> Backend::parse_environment(std::string_view text) {
     if (rest.empty() && !plain.versioned()) return plain;
     if (plain.versioned() && !rest.empty()) {
       auto v = Version::parse(rest);
-      if (v) return Backend{kind, *v};
+      if (v) return Backend{kind, *v, release_text(rest) == v->to_string() ? "" : release_text(rest)};
     }
   }
   return unexpected(ErrorCode::kInvalidArgument,

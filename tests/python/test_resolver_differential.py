@@ -65,7 +65,7 @@ N_CLI_SAMPLE = 12
 TORCHES = ["2.8", "2.9", "2.10", "2.11", "2.15"]
 BACKENDS = [
     "cuda12.6", "cuda12.8", "cuda12.9", "cuda13.0", "cuda13.2", "cuda13.2",
-    "rocm6.4", "rocm7.0", "rocm7.1", "rocm7.14", "xpu2025.1", "xpu2025.3", "cann8.1", "cann8.2",
+    "rocm6.4", "rocm6.4.43482", "rocm7.0", "rocm7.1", "rocm7.14", "xpu2025.1", "xpu2025.3", "cann8.1", "cann8.2",
     "cpu", "cpu", "neuron", "tpu",
 ]
 PYTHONS = ["3.10", "3.11", "3.12", "3.12", "3.13", "3.13", "3.14", "3.15", "3.13t", "3.14t", "3.15t"]
@@ -171,7 +171,7 @@ def backend_near(rng: random.Random, env: dict) -> tuple[str, str | None]:
     b = env["backend"] if rng.random() < 0.8 else rng.choice(BACKENDS + ["metal"])
     for kind in ("cuda", "rocm", "xpu", "cann"):
         if b.startswith(kind):
-            major, minor = b[len(kind):].split(".")
+            major, minor = b[len(kind):].split(".")[:2]
             if kind == "cuda" and rng.random() < 0.3:
                 major = str(int(major) + rng.choice([-1, 1]))
             minor = str(max(0, int(minor) + rng.choice([-2, -1, 0, 0, 0, 1])))
@@ -406,6 +406,7 @@ def test_cases_cover_both_forms_and_every_kind(differential):
     assert {e["os"] for e in envs} == {"linux", "darwin", "windows"}
     assert any(e["python"].endswith("t") for e in envs) and any(e["torch"] is None for e in envs)
     assert any(e["mlx"] for e in envs) and any(e["tvm_ffi"] for e in envs)
+    assert any(e["backend"] == "rocm6.4.43482" for e in envs)
     for fragment in ("-cxx11-", "-cxx98-", "torch-stable-abi-", "torch-stable-abi2", "tvm-ffi-", "tvm-ffi0",
                      "-cpython-3.15-abi3t-", "-cpython-3.13-abi3-", "torch-universal", "torch-npu", "torch-cann",
                      "mlx-", "sdk-cpython-", "sdk-cuda-", "rocm714", "rocm-7.14", "xpu2025", "xpu-2025.",

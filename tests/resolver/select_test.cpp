@@ -139,6 +139,10 @@ TEST_CASE("ROCm follows the CUDA rule; torch-cann, not torch-npu, is CANN's noar
         "ROCm version (6.4) is not compatible with system ROCm version (7.1)");
   CHECK(reason_of(ds, "torch215-cxx11-cu128-x86_64-linux") ==
         "backend (cu128) does not match selected backend (rocm71)");
+  // torch's ROCm as it says it (hip "6.4.43482-0f2d60242"), as kernels prints it.
+  e.backend = e.torch_backend = Backend{BackendKind::kRocm, Version{6, 4}, "6.4.43482"};
+  CHECK(reason_of(select({"torch215-cxx11-rocm70-x86_64-linux"}, e), "torch215-cxx11-rocm70-x86_64-linux") ==
+        "ROCm version (7.0) is not compatible with system ROCm version (6.4.43482)");
 
   e.backend = e.torch_backend = Backend{BackendKind::kCann, Version{8, 2}};
   ds = select({"torch-npu", "torch-cann"}, e);

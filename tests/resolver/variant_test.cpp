@@ -149,6 +149,11 @@ TEST_CASE("environment backends parse in the KERNELHUB_BACKEND form") {
   CHECK(Backend::parse_environment("cuda12.8")->to_token() == "cu128");
   CHECK(Backend::parse_environment("rocm7.1")->to_token() == "rocm71");
   CHECK(Backend::parse_environment("rocm7.14")->to_token() == "rocm714");
+  CHECK(Backend::parse_environment("rocm6.4.043")->version_text == "6.4.43");
+  CHECK(Backend::parse_environment("rocm6.4").value() == Backend{BackendKind::kRocm, Version{6, 4}, "6.4.1"});
+  CHECK(release_text("6.4.43482-0f2d60242") == "6.4.43482");
+  CHECK(release_text("12.08.0") == "12.8.0");
+  CHECK(release_text("v1") == "");
   CHECK(Backend::parse_environment("xpu2025.3")->to_token() == "xpu20253");
   CHECK(Backend::parse_environment("cann8.2")->to_token() == "cann82");
   CHECK(Backend::parse_environment("cpu")->to_token() == "cpu");

@@ -354,18 +354,19 @@ PYBIND11_MODULE(_core, m) {
 
   py::class_<resolver::TorchRuntime>(
       m, "TorchRuntime", "The torch a Python process imported, as kernels reads it (torch_version_info.hpp).")
-      .def(
-          py::init([](std::optional<std::string> version, std::optional<bool> cxx11_abi,
-                      std::optional<std::string> cuda, std::optional<std::string> hip, std::optional<std::string> xpu) {
-            // No version: no torch in the process, so (as in kernels) only variants that need no
-            // torch build qualify.
-            if (!version) return resolver::TorchRuntime{};
-            return value_or_raise(resolver::TorchVersionInfo{*version, cuda, hip, xpu, cxx11_abi}.runtime());
-          }),
-          py::kw_only(), py::arg("version") = py::none(), py::arg("cxx11_abi") = py::none(),
-          py::arg("cuda") = py::none(), py::arg("hip") = py::none(), py::arg("xpu") = py::none(),
-          "From torch.__version__, torch.compiled_with_cxx11_abi() and torch.version.cuda / hip / xpu; "
-          "no version: no torch.")
+      .def(py::init([](std::optional<std::string> version, std::optional<bool> cxx11_abi,
+                       std::optional<std::string> cuda, std::optional<std::string> hip, std::optional<std::string> xpu,
+                       std::optional<std::string> rocm) {
+             // No version: no torch in the process, so (as in kernels) only variants that need no
+             // torch build qualify.
+             if (!version) return resolver::TorchRuntime{};
+             return value_or_raise(resolver::TorchVersionInfo{*version, cuda, hip, xpu, cxx11_abi, rocm}.runtime());
+           }),
+           py::kw_only(), py::arg("version") = py::none(), py::arg("cxx11_abi") = py::none(),
+           py::arg("cuda") = py::none(), py::arg("hip") = py::none(), py::arg("xpu") = py::none(),
+           py::arg("rocm") = py::none(),
+           "From torch.__version__, torch.compiled_with_cxx11_abi() and torch.version.cuda / hip / xpu / rocm; "
+           "no version: no torch.")
       .def("__repr__", &describe);
   const auto no_torch = resolver::TorchRuntime{};
 

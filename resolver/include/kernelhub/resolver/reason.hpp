@@ -108,6 +108,7 @@ struct CudaVersion {
 struct RocmVersion {
   std::optional<Version> variant;
   std::optional<Version> system;  // torch's ROCm
+  std::string system_text;        // as torch says it ("6.4.43482"), when it says more than M.m
   bool operator==(const RocmVersion&) const = default;
 };
 struct BackendMismatch {

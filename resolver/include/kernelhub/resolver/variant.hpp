@@ -41,6 +41,9 @@ enum class BackendKind { kCpu, kCuda, kRocm, kXpu, kMetal, kCann, kNeuron, kTpu 
 struct Backend {
   BackendKind kind = BackendKind::kCpu;
   std::optional<Version> version;  // CUDA/ROCm/XPU/CANN toolkit version; none for the others
+  // The environment's version as it said it, where it says more than M.m (ROCm's "6.4.43482"):
+  // the `kernels` package prints that in its reasons. Never part of a variant; not compared.
+  std::string version_text;
 
   // Parses a legacy variant backend token ("cu128", "rocm71", "xpu20253", "cpu", "metal", ...).
   static Result<Backend> parse_token(std::string_view token);
@@ -56,7 +59,7 @@ struct Backend {
   std::string to_explicit() const;     // "cuda-12.8"
   std::string to_environment() const;  // "cuda12.8"
   std::string_view kind_name() const;  // "cuda"
-  bool operator==(const Backend&) const = default;
+  bool operator==(const Backend& other) const { return kind == other.kind && version == other.version; }
 };
 
 enum class Framework {
