@@ -117,24 +117,46 @@ fs::path CacheLayout::lock_path(std::string_view etag) const {
   return root_ / ".locks" / repo_folder_name(type_, repo_) / (std::string(etag) + ".lock");
 }
 
-std::optional<std::string> CacheLayout::read_ref(std::string_view revision) const {
-  if (!is_safe_revision(revision)) return std::nullopt;
-  const int fd = ::open(ref_path(revision).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  char buffer[64];
-  const ssize_t n = ::read(fd, buffer, sizeof buffer);
+Result<std::optional<std::string>> CacheLayout::read_ref(std::string_view revision) const {
+  if (!is_safe_revision(revision)) return std::optional<std::string>();
+  const fs::path path = ref_path(revision);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::optional<std::string>();  // absent (or a folder of nested refs)
+  // A commit and the whitespace around it; anything longer is not a ref file.
+  char buffer[256];
+  ssize_t n = 0;
+  while (true) {
+    n = ::read(fd, buffer, sizeof buffer);
+    if (n >= 0 || errno != EINTR) break;
+  }
+  const int read_errno = errno;
   ::close(fd);
-  if (n != 40) return std::nullopt;  // raw, as huggingface_hub reads it: exactly the commit
-  std::string commit(buffer, 40);
-  if (!is_commit_hash(commit)) return std::nullopt;
-  return commit;
+  if (n < 0) {
+    // EISDIR: `refs/refs` when refs/refs/pr/1 exists; not a ref of that name.
+    if (read_errno == EISDIR) return std::optional<std::string>();
+    return unexpected(os_error("cannot read `" + path.string() + "`", read_errno));
+  }
+  std::string_view text(buffer, static_cast<std::size_t>(n));
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  const std::size_t last = text.find_last_not_of(" \t\r\n");
+  const std::string_view commit = first == std::string_view::npos ? "" : text.substr(first, last - first + 1);
+  if (!is_commit_hash(commit)) {
+    std::string shown;
+    for (char c : commit.substr(0, 48)) shown += (c >= 0x20 && c < 0x7f) ? c : '?';
+    return unexpected(ErrorCode::kCorruptFile,
+                      "`" + path.string() + "` should hold the commit that " + std::string(revision) + " of " +
+                          repo_.to_string() + " points at, but holds `" + shown + (commit.size() > 48 ? "...`" : "`") +
+                          "; delete it (an online fetch of the kernel by that revision writes it again)");
+  }
+  return std::optional<std::string>(std::string(commit));
 }
 
 Status CacheLayout::write_ref(std::string_view revision, std::string_view commit) const {
   if (!is_safe_revision(revision)) {
     return unexpected(ErrorCode::kInvalidArgument, "revision `" + std::string(revision) + "` cannot be a ref name");
   }
-  if (read_ref(revision) == std::string(commit)) return {};
+  // A ref file that is not a commit is replaced by the commit the Hub just named.
+  if (auto current = read_ref(revision); current && *current == std::string(commit)) return {};
   return write_file_atomic(ref_path(revision), commit);
 }
 
@@ -179,7 +201,11 @@ void CacheLayout::ensure_cachedir_tag() const {
 std::vector<std::string> CacheLayout::list_refs() const {
   std::vector<std::string> out;
   collect_refs(repo_dir_ / "refs", "", out);
-  std::erase_if(out, [](const std::string& name) { return name.ends_with(".tmp"); });
+  // Not refs: our own in-flight writes (*.tmp) and those of the kernels package (.<name>.<random>,
+  // from tempfile.mkstemp), left behind by a crash.
+  std::erase_if(out, [](const std::string& name) {
+    return name.ends_with(".tmp") || fs::path(name).filename().string().starts_with(".");
+  });
   std::sort(out.begin(), out.end());
   return out;
 }

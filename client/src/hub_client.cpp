@@ -236,21 +236,23 @@ Result<std::string> resolve_revision_impl(Call& call, const RepoId& repo, RepoTy
                                                        what.repo + " (expected a branch, tag, v<N> or commit)");
   }
   if (is_commit_hash(revision)) return std::string(revision);
-  auto from_cache = [&]() -> std::optional<std::string> {
-    if (auto commit = layout.read_ref(revision)) return commit;
+  auto from_cache = [&]() -> Result<std::optional<std::string>> {
+    KH_ASSIGN_OR_RETURN(std::optional<std::string> commit, layout.read_ref(revision));
+    if (commit) return commit;
     if (is_short_commit(revision)) {
       std::optional<std::string> match;
-      for (const auto& commit : layout.list_snapshots()) {
-        if (!commit.starts_with(revision)) continue;
-        if (match) return std::nullopt;  // ambiguous
-        match = commit;
+      for (const auto& snapshot : layout.list_snapshots()) {
+        if (!snapshot.starts_with(revision)) continue;
+        if (match) return std::optional<std::string>();  // ambiguous
+        match = snapshot;
       }
       return match;
     }
-    return std::nullopt;
+    return std::optional<std::string>();
   };
   if (call.settings.offline) {
-    if (auto commit = from_cache()) return *commit;
+    KH_ASSIGN_OR_RETURN(std::optional<std::string> commit, from_cache());
+    if (commit) return *commit;
     return unexpected(offline_miss(layout, "revision `" + std::string(revision) + "` of " + what.repo));
   }
   const std::string target = call.settings.endpoint + "/api/" + std::string(api_segment(type)) + "/" +
@@ -259,7 +261,8 @@ Result<std::string> resolve_revision_impl(Call& call, const RepoId& repo, RepoTy
   if (!body) {
     // Like huggingface_hub: an unreachable Hub falls back to the cache; a clear "no" does not.
     if (body.error().code == ErrorCode::kNetwork) {
-      if (auto commit = from_cache()) return *commit;
+      KH_ASSIGN_OR_RETURN(std::optional<std::string> commit, from_cache());
+      if (commit) return *commit;
     }
     return unexpected(body.error());
   }
@@ -503,9 +506,13 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
   if (is_commit_hash(revision)) {
     if (auto hit = cached(std::string(revision))) return *hit;
   }
+  // The commit `revision` names in the cache: itself, or refs/<revision> (a corrupt ref is an error).
+  const auto cached_commit = [&]() -> Result<std::optional<std::string>> {
+    if (is_commit_hash(revision)) return std::optional(std::string(revision));
+    return layout.read_ref(revision);
+  };
   if (settings_.offline) {
-    std::optional<std::string> commit =
-        is_commit_hash(revision) ? std::optional(std::string(revision)) : layout.read_ref(revision);
+    KH_ASSIGN_OR_RETURN(std::optional<std::string> commit, cached_commit());
     if (commit) {
       if (auto hit = cached(*commit)) return *hit;
     }
@@ -525,7 +532,8 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
       }
     }
     if (error.code == ErrorCode::kNetwork) {  // unreachable: fall back to the cache
-      if (auto commit = is_commit_hash(revision) ? std::optional(std::string(revision)) : layout.read_ref(revision)) {
+      KH_ASSIGN_OR_RETURN(std::optional<std::string> commit, cached_commit());
+      if (commit) {
         if (auto hit = cached(*commit)) return *hit;
       }
     }

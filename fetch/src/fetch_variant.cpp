@@ -2,6 +2,7 @@
 #include <map>
 
 #include "kernelhub/base/file_digests.hpp"
+#include "kernelhub/client/cache_layout.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/fetch.hpp"
 #include "kernelhub/loader/library_image.hpp"
@@ -40,6 +41,58 @@ std::string join_versions(const std::vector<std::string>& versions) {
   return listed.empty() ? std::string("none") : listed;
 }
 
+// "1, 2": version branches as the kernels package lists them (by number, without the `v`).
+std::string version_numbers(const std::vector<std::string>& versions) {
+  std::string listed;
+  for (const auto& v : versions) listed += (listed.empty() ? "" : ", ") + v.substr(1);
+  return listed;
+}
+
+// Why revision or v<N> did not resolve, in the kernels package's words (kernels 0.19
+// _versions.py) where the request is in them: a version the repo (or, offline, the cache) does
+// not have, and offline, a ref or version the cache does not hold. Anything else as it came.
+Error not_resolved(const client::HubClient& hub, const client::RepoId& repo, const FetchRequest& request,
+                   const Error& error) {
+  const bool kernels = request.wording == Wording::kKernels;
+  const bool offline = error.code == ErrorCode::kOfflineMiss;
+  if (error.code != ErrorCode::kNotFound && !offline) return error;
+  const std::string id = repo.to_string();
+  std::string online_first = "Download the kernel while online first, or pass an explicit `revision=<commit>`.";
+  if (!kernels) {
+    // The same sentence for C++ and the CLI, with their spelling of a commit and what is cached.
+    const client::CacheLayout layout(hub.settings().cache_dir(kKernelRepo), kKernelRepo, repo);
+    const auto refs = layout.list_refs();
+    online_first =
+        "Download the kernel while online first, or give the commit itself ({.revision = \"<commit>\"}, "
+        "--revision <commit>); the cache at `" +
+        layout.cache_root().string() + "` holds " +
+        (refs.empty() ? std::string("nothing of it") : "its refs " + join_versions(refs)) + ".";
+  }
+  if (request.version) {
+    const std::string n = std::to_string(*request.version);
+    auto versions = hub.list_versions(repo, kKernelRepo);
+    if (versions && (!versions->empty() || !offline)) {
+      return Error{ErrorCode::kNotFound,
+                   kernels
+                       ? "Version " + n + " not found, available versions: " + version_numbers(*versions)
+                       : "Version " + n + " of `" + id + "` not found, available versions: " + join_versions(*versions),
+                   Missing::kVersion};
+    }
+    if (offline) {
+      return Error{ErrorCode::kOfflineMiss, "Version " + n + " of '" + id +
+                                                "' is not available in the local cache and Hugging Face Hub is in "
+                                                "offline mode. " +
+                                                online_first};
+    }
+    return error;
+  }
+  if (!offline) return error;
+  return Error{ErrorCode::kOfflineMiss, "Cannot resolve revision '" + request.revision.value_or("") + "' of '" + id +
+                                            "' to a commit: the ref is not in the local cache and Hugging Face Hub "
+                                            "is in offline mode. " +
+                                            online_first};
+}
+
 // revision or v<N> → commit, with the kernels package's messages for a missing or absent version.
 Result<VariantDecisions> resolve(const client::HubClient& hub, const client::RepoId& repo,
                                  const FetchRequest& request) {
@@ -59,17 +112,7 @@ Result<VariantDecisions> resolve(const client::HubClient& hub, const client::Rep
                           "}) (CLI: --version " + example + ")");
   }
   auto commit = hub.resolve_revision(repo, kKernelRepo, out.revision);
-  if (!commit) {
-    if (commit.error().code == ErrorCode::kNotFound && request.version) {
-      if (auto versions = hub.list_versions(repo, kKernelRepo)) {
-        return unexpected(Error{ErrorCode::kNotFound,
-                                "Version " + std::to_string(*request.version) + " of `" + repo.to_string() +
-                                    "` not found, available versions: " + join_versions(*versions),
-                                Missing::kVersion});
-      }
-    }
-    return unexpected(commit.error());
-  }
+  if (!commit) return unexpected(not_resolved(hub, repo, request, commit.error()));
   out.commit = *commit;
   return out;
 }
@@ -86,7 +129,7 @@ void fit_to_gpus(std::vector<resolver::Decision>& decisions, const resolver::Env
 // cached file per candidate, only when there are GPUs to fit).
 void decide_from_tree(const client::HubClient& hub, const client::RepoId& repo, const client::RepoTree& tree,
                       const FetchRequest& request, const resolver::Environment& environment, VariantDecisions& out) {
-  out.decisions = resolver::select(tree.subfolders("build"), environment, {.native_only = request.native_only});
+  out.decisions = resolver::select(tree.subfolders("build"), environment, request.loadable);
   fit_to_gpus(out.decisions, environment,
               [&](const resolver::Decision& d) -> std::optional<std::vector<resolver::CudaTarget>> {
                 auto file = hub.download_file(repo, kKernelRepo, out.commit, "build/" + d.name + "/metadata.json");
@@ -127,7 +170,7 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
   KH_RETURN_IF_ERROR(check_zip_package(dir, metadata));
   FetchedVariant out{dir, std::move(variant), std::move(revision), std::move(metadata), std::move(decisions), {}, {},
                      {}};
-  if (request.native_only) {
+  if (!request.loadable.python) {
     KH_ASSIGN_OR_RETURN(std::filesystem::path library, find_op_library(dir, out.metadata.id));
     out.library = library;
     // After download, trust the bytes: the fatbinary must agree that this variant runs here.
@@ -175,7 +218,7 @@ Result<VariantDecisions> local_decisions(const std::filesystem::path& dir, const
     out.root = dir / "build";
     names = subdirectories(out.root);
   }
-  out.decisions = resolver::select(names, environment, {.native_only = request.native_only});
+  out.decisions = resolver::select(names, environment, request.loadable);
   fit_to_gpus(out.decisions, environment,
               [&](const resolver::Decision& d) -> std::optional<std::vector<resolver::CudaTarget>> {
                 auto metadata = read_variant_metadata(out.root / d.name);

@@ -35,7 +35,7 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
                        options.trusted_repos,
                        options.lockfile,
                        options.require_signature,
-                       /*native_only=*/true};
+                       resolver::Loadable::cpp_process()};
   if (auto local = value_or_raise(local_kernel_dir(repo.to_string(), env))) {
     request.source = *std::move(local);
     return value_or_raise(load_kernel(request, context_for(env, options.backend)),

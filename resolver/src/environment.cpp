@@ -45,9 +45,19 @@ Result<ComputeCapability> ComputeCapability::parse(std::string_view text) {
   return ComputeCapability{v->major, v->minor};
 }
 
-std::string ComputeCapability::to_string() const { return std::to_string(major) + "." + std::to_string(minor); }
+std::string ComputeCapability::to_string() const {
+  return std::to_string(major) + "." + std::to_string(minor);
+}
 
-Result<Environment> Environment::detect(const TorchRuntime& torch, const EnvironmentSource& env) {
+void Environment::set_python(const std::optional<PythonRuntime>& runtime) {
+  python = runtime ? std::optional(runtime->version) : std::nullopt;
+  python_free_threaded = runtime && runtime->free_threaded;
+  mlx = runtime && runtime->mlx;
+  tvm_ffi = runtime ? runtime->tvm_ffi : std::nullopt;
+}
+
+Result<Environment> Environment::detect(const TorchRuntime& torch, const EnvironmentSource& env,
+                                        const std::optional<PythonRuntime>& python) {
   Environment e;
   utsname name{};
   if (uname(&name) == 0) {
@@ -60,6 +70,7 @@ Result<Environment> Environment::detect(const TorchRuntime& torch, const Environ
   e.torch = torch.version;
   e.cxx11_abi = torch.cxx11_abi;
   e.torch_backend = torch.backend;
+  e.set_python(python);
   // An explicit GPU list skips the driver probe (and its child process) entirely.
   if (!env("KERNELHUB_GPUS") || !env("KERNELHUB_CUDA_DRIVER")) {
     const CudaProbe& probe = probe_cuda_once();
@@ -98,13 +109,24 @@ Status Environment::apply_overrides(const EnvironmentSource& env) {
   }
   if (auto v = env("KERNELHUB_TVM_FFI")) {
     auto parsed = Version::parse(*v);
-    if (!parsed) return bad_override("KERNELHUB_TVM_FFI", *v, "MAJOR.MINOR, e.g. 0.1");
-    tvm_ffi = *parsed;
+    if (!parsed && !v->empty()) return bad_override("KERNELHUB_TVM_FFI", *v, "MAJOR.MINOR, e.g. 0.1 (empty: none)");
+    tvm_ffi = parsed ? std::optional(*parsed) : std::nullopt;
+  }
+  if (auto v = env("KERNELHUB_MLX")) {
+    if (*v != "0" && *v != "1") return bad_override("KERNELHUB_MLX", *v, "0 or 1");
+    mlx = *v == "1";
+  }
+  if (auto v = env("KERNELHUB_MACOS")) {
+    auto parsed = Version::parse(*v);
+    if (!parsed) return bad_override("KERNELHUB_MACOS", *v, "MAJOR.MINOR, e.g. 26.1");
+    macos = *parsed;
   }
   if (auto v = env("KERNELHUB_CUDA_DRIVER")) {
     auto parsed = Version::parse(*v);
-    if (!parsed) return bad_override("KERNELHUB_CUDA_DRIVER", *v, "MAJOR.MINOR, e.g. 13.0");
-    cuda_driver = *parsed;
+    if (!parsed && !v->empty()) {
+      return bad_override("KERNELHUB_CUDA_DRIVER", *v, "MAJOR.MINOR, e.g. 13.0 (empty: no driver)");
+    }
+    cuda_driver = parsed ? std::optional(*parsed) : std::nullopt;
   }
   if (auto v = env("KERNELHUB_GPUS")) {
     gpus.clear();

@@ -28,8 +28,7 @@ void apply_gpu_fit(std::vector<Decision>& decisions, const Environment& env, con
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
     if (a.first.accepted() != b.first.accepted()) return a.first.accepted();
-    if (a.first.accepted()) return a.second < b.second;
-    return a.first.name < b.first.name;
+    return a.first.accepted() && a.second < b.second;  // rejected ones keep select()'s order
   });
   decisions.clear();
   for (auto& [d, kind] : ranked) decisions.push_back(std::move(d));

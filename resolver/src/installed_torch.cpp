@@ -63,6 +63,8 @@ Result<TorchVersionInfo> parse_version_py(std::string_view text) {
       info.cuda = assignment->value;
     } else if (assignment->name == "hip") {
       info.hip = assignment->value;
+    } else if (assignment->name == "rocm") {
+      info.rocm = assignment->value;
     } else if (assignment->name == "xpu") {
       info.xpu = assignment->value;
     }

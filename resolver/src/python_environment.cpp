@@ -36,16 +36,18 @@ std::string_view trim(std::string_view text) {
   return text.substr(first, last - first + 1);
 }
 
-// "3.11.7" (or "3.11.7.final.0") → "python3.11", the name of its lib/ folder.
+// "3.11.7" (or "3.11.7.final.0") → "python3.11", the name of its lib/ folder; "3.13t" (an
+// interpreter's name) → "python3.13t".
 std::optional<std::string> lib_folder_of_version(std::string_view text) {
   auto version = Version::parse(text);
   if (!version) return std::nullopt;
-  return "python" + version->to_string();
+  return "python" + version->to_string() + (text.ends_with('t') ? "t" : "");
 }
 
-// The lib/python3.X folders of `prefix`: the one named, else every one there, newest first.
+// The lib/python3.X folders of `prefix`: the one named (or its free-threaded twin, python3.Xt),
+// else every one there, newest first.
 std::vector<std::string> lib_folders(const fs::path& prefix, const std::optional<std::string>& named) {
-  if (named) return {*named};
+  if (named) return named->ends_with('t') ? std::vector<std::string>{*named} : std::vector{*named, *named + "t"};
   std::vector<std::pair<Version, std::string>> found;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(prefix / "lib", ec)) {
@@ -96,19 +98,67 @@ std::vector<fs::path> installation_dirs(const fs::path& prefix, const std::optio
   return dirs;
 }
 
+// "python3.13t" → 3.13, free-threaded; none for a folder that names no minor ("python3").
+std::optional<PythonRuntime> python_of_lib_folder(std::string_view name) {
+  if (!name.starts_with("python")) return std::nullopt;
+  const std::string_view text = name.substr(6);
+  auto version = Version::parse(text);
+  if (!version) return std::nullopt;
+  return PythonRuntime{*version, text.ends_with('t'), false, std::nullopt};
+}
+
+// tvm_ffi/_version.py's `__version__ = version = '0.1.15.post2'` (setuptools-scm); the package
+// says 0.0.0.dev0 without one, and so does this.
+Version tvm_ffi_version(const fs::path& package) {
+  auto text = read_file(package / "_version.py");
+  if (!text) return Version{0, 0};
+  std::string_view rest = *text;
+  while (!rest.empty()) {
+    const std::size_t end = rest.find('\n');
+    const std::string_view line = trim(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (!line.starts_with("__version__")) continue;
+    const std::size_t close = line.find_last_of("'\"");
+    const std::size_t open = close == std::string_view::npos ? close : line.find_last_of("'\"", close - 1);
+    if (open == std::string_view::npos) continue;
+    if (auto version = Version::parse(line.substr(open + 1, close - open - 1))) return *version;
+  }
+  return Version{0, 0};
+}
+
+// The header's `runtime`: `declared` is pyvenv.cfg's or the interpreter's version text, if any.
+std::optional<PythonRuntime> runtime_of(const PythonEnvironment& python, const std::optional<std::string>& declared) {
+  std::optional<PythonRuntime> runtime;
+  for (const auto& dir : python.package_dirs) {
+    if ((runtime = python_of_lib_folder(dir.parent_path().filename().string()))) break;
+  }
+  if (!runtime && declared) runtime = python_of_lib_folder("python" + *declared);
+  if (!runtime) return std::nullopt;
+  for (const auto& dir : python.package_dirs) {
+    runtime->mlx = runtime->mlx || directory_exists(dir / "mlx");
+    if (!runtime->tvm_ffi && directory_exists(dir / "tvm_ffi")) runtime->tvm_ffi = tvm_ffi_version(dir / "tvm_ffi");
+  }
+  return runtime;
+}
+
 PythonEnvironment environment_at(fs::path prefix, std::string found_by, std::optional<std::string> named,
-                                 const EnvironmentSource& env) {
-  PythonEnvironment python{std::move(prefix), std::move(found_by), {}};
+                                 const EnvironmentSource& env, std::optional<std::string> interpreter_version = {}) {
+  PythonEnvironment python{std::move(prefix), std::move(found_by), {}, std::nullopt};
   const fs::path cfg = python.prefix / "pyvenv.cfg";
   std::error_code ec;
   if (!fs::is_regular_file(cfg, ec)) {
     python.package_dirs = installation_dirs(python.prefix, named, env);
+    python.runtime = runtime_of(python, interpreter_version);
     return python;
   }
   const auto values = read_pyvenv_cfg(cfg);
   std::optional<std::string> folder;
+  std::optional<std::string> declared;
   for (const char* key : {"version", "version_info"}) {
-    if (auto it = values.find(key); it != values.end() && !folder) folder = lib_folder_of_version(it->second);
+    if (auto it = values.find(key); it != values.end() && !folder) {
+      folder = lib_folder_of_version(it->second);
+      declared = it->second;
+    }
   }
   for (const std::string& name : lib_folders(python.prefix, folder)) {
     add_if_directory(python.package_dirs, python.prefix / "lib" / name / "site-packages");
@@ -120,6 +170,7 @@ PythonEnvironment environment_at(fs::path prefix, std::string found_by, std::opt
       add_if_directory(python.package_dirs, dir);
     }
   }
+  python.runtime = runtime_of(python, declared);
   return python;
 }
 
@@ -223,8 +274,12 @@ Result<PythonEnvironment> find_python_environment(const EnvironmentSource& env) 
   // Its name (python3.11, after the links) says which lib/python3.X is its own.
   const std::string name = interpreter.filename().string();
   std::optional<std::string> named;
-  if (name.starts_with("python")) named = lib_folder_of_version(std::string_view(name).substr(6));
-  return environment_at(interpreter.parent_path().parent_path(), std::move(found_by), named, env);
+  std::optional<std::string> version;
+  if (name.starts_with("python")) {
+    version = name.substr(6);
+    named = lib_folder_of_version(*version);
+  }
+  return environment_at(interpreter.parent_path().parent_path(), std::move(found_by), named, env, version);
 }
 
 }  // namespace kernelhub::resolver

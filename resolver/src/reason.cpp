@@ -137,11 +137,13 @@ ReasonCode reason_code(const Reason& r) {
                         [](const reason::TorchVersion&) { return ReasonCode::kTorchVersion; },
                         [](const reason::CxxAbi&) { return ReasonCode::kCxxAbi; },
                         [](const reason::StableAbiTooNew&) { return ReasonCode::kStableAbiTooNew; },
+                        [](const reason::NoLibTorch&) { return ReasonCode::kNoLibTorch; },
                         [](const reason::TvmFfiNotLoadable&) { return ReasonCode::kTvmFfiNotLoadable; },
                         [](const reason::TvmFfiVersion&) { return ReasonCode::kTvmFfiVersion; },
                         [](const reason::CudaVersion&) { return ReasonCode::kCudaVersion; },
                         [](const reason::RocmVersion&) { return ReasonCode::kRocmVersion; },
                         [](const reason::BackendMismatch&) { return ReasonCode::kBackend; },
+                        [](const reason::MetalMacos&) { return ReasonCode::kMetalMacos; },
                         [](const reason::PurePython&) { return ReasonCode::kPurePython; },
                         [](const reason::NoarchBackend&) { return ReasonCode::kNoarchBackend; },
                         [](const reason::MlxMissing&) { return ReasonCode::kMlxMissing; },
@@ -170,11 +172,13 @@ std::string_view code_name(ReasonCode code) {
     case ReasonCode::kTorchVersion: return "torch_version";
     case ReasonCode::kCxxAbi: return "cxx_abi";
     case ReasonCode::kStableAbiTooNew: return "stable_abi_too_new";
+    case ReasonCode::kNoLibTorch: return "no_libtorch";
     case ReasonCode::kTvmFfiNotLoadable: return "tvm_ffi_not_loadable";
     case ReasonCode::kTvmFfiVersion: return "tvm_ffi_version";
     case ReasonCode::kCudaVersion: return "cuda_version";
     case ReasonCode::kRocmVersion: return "rocm_version";
     case ReasonCode::kBackend: return "backend";
+    case ReasonCode::kMetalMacos: return "metal_macos";
     case ReasonCode::kPurePython: return "pure_python";
     case ReasonCode::kNoarchBackend: return "noarch_backend";
     case ReasonCode::kMlxMissing: return "mlx_missing";
@@ -215,7 +219,12 @@ std::string to_string(const Reason& r) {
             return "Torch stable ABI version (" + m.variant.to_string() +
                    ") is too new for environment Torch version (" + opt_version(m.system) + ")";
           },
-          [](const reason::TvmFfiNotLoadable&) { return std::string("tvm-ffi builds are not loadable by kernelhub"); },
+          [](const reason::NoLibTorch&) {
+            return std::string("needs LibTorch, which this process does not have; only tvm-ffi variants load here");
+          },
+          [](const reason::TvmFfiNotLoadable&) {
+            return std::string("tvm-ffi variant; this process has no TVM-FFI loader");
+          },
           [](const reason::TvmFfiVersion& m) {
             return "tvm-ffi version (" + m.variant.to_string() + ") does not match environment tvm-ffi version (" +
                    opt_version(m.system) + ")";
@@ -226,22 +235,21 @@ std::string to_string(const Reason& r) {
           },
           [](const reason::RocmVersion& m) {
             return "ROCm version (" + opt_version(m.variant) + ") is not compatible with system ROCm version (" +
-                   opt_version(m.system) + ")";
+                   (m.system_text.empty() ? opt_version(m.system) : m.system_text) + ")";
           },
           [](const reason::BackendMismatch& m) {
-            if (m.noarch) {
-              return "backend (" + kind_name(m.variant.kind) + ") does not match system backend (" +
-                     kind_name(m.system.kind) + ")";
-            }
             const std::string variant = m.form == NameForm::kLegacy ? m.variant.to_token() : m.variant.to_explicit();
             return "backend (" + variant + ") does not match selected backend (" + m.system.to_token() + ")";
           },
           [](const reason::PurePython&) {
             return std::string("pure-Python variant; only a Python process can load it");
           },
+          [](const reason::MetalMacos& m) {
+            return "Metal kernels require macOS 26.0 or later, system macOS version is " + opt_version(m.system);
+          },
           [](const reason::NoarchBackend& m) {
-            return "backend (" + kind_name(m.variant) + ") does not match system backend (" + kind_name(m.system) +
-                   ") and is not universal";
+            return "backend (" + m.variant + ") does not match system backend (" + kind_name(m.system) + ")" +
+                   (m.sdk ? "" : " and is not universal");
           },
           [](const reason::MlxMissing&) { return std::string("MLX is not installed in the environment"); },
           [](const reason::SdkNotLoadable&) {

@@ -23,7 +23,7 @@ Result<FoundTorch> find_python_torch(const EnvironmentSource& env) {
     std::error_code ec;
     if (std::filesystem::exists(dir / "torch" / "version.py", ec)) {
       KH_ASSIGN_OR_RETURN(InstalledTorch torch, read_installed_torch(dir / "torch"));
-      return FoundTorch{torch.runtime, torch.dir.string() + " (" + python->found_by + ")"};
+      return FoundTorch{torch.runtime, torch.dir.string() + " (" + python->found_by + ")", python->runtime};
     }
     searched += (searched.empty() ? "`" : ", `") + dir.string() + "`";
   }
@@ -40,7 +40,7 @@ Result<FoundTorch> find_torch(const EnvironmentSource& env) {
   if (auto text = env("KERNELHUB_TORCH")) {
     auto spec = TorchSpec::parse(*text);
     if (!spec) return unexpected(spec.error().with_context("KERNELHUB_TORCH"));
-    return FoundTorch{spec->runtime(), "KERNELHUB_TORCH"};
+    return FoundTorch{spec->runtime(), "KERNELHUB_TORCH", std::nullopt};
   }
   return find_python_torch(env);
 }

@@ -35,8 +35,12 @@ Result<TorchRuntime> TorchVersionInfo::runtime() const {
     KH_ASSIGN_OR_RETURN(Version v, version_of("torch.version.cuda", *cuda));
     out.backend = Backend{BackendKind::kCuda, v};
   } else if (hip) {
-    KH_ASSIGN_OR_RETURN(Version v, version_of("torch.version.hip", *hip));
-    out.backend = Backend{BackendKind::kRocm, v};
+    // backends.py: `torch.version.rocm or torch.version.hip`, up to its first `-`.
+    const bool named_rocm = rocm && !rocm->empty();
+    const std::string text = (named_rocm ? *rocm : *hip).substr(0, (named_rocm ? *rocm : *hip).find('-'));
+    KH_ASSIGN_OR_RETURN(Version v, version_of(named_rocm ? "torch.version.rocm" : "torch.version.hip", text));
+    const std::string release = release_text(text);
+    out.backend = Backend{BackendKind::kRocm, v, release == v.to_string() ? "" : release};
   } else if (xpu) {
     KH_ASSIGN_OR_RETURN(Version v, xpu_version_of(*xpu));
     out.backend = Backend{BackendKind::kXpu, v};

@@ -1,7 +1,7 @@
 #include "kernelhub/resolver/variant.hpp"
 
+#include <algorithm>
 #include <array>
-#include <cctype>
 #include <charconv>
 #include <vector>
 
@@ -13,65 +13,85 @@ struct KindName {
   BackendKind kind;
   std::string_view name;
 };
-// Names as the `kernels` package spells them (backends.py); `cann` variants map to the npu kind
-// in noarch names.
-constexpr std::array<KindName, 9> kKindNames{{{BackendKind::kCpu, "cpu"},
+// Names as the `kernels` package spells them (backends.py `Backend.name`).
+constexpr std::array<KindName, 8> kKindNames{{{BackendKind::kCpu, "cpu"},
                                               {BackendKind::kCuda, "cuda"},
                                               {BackendKind::kRocm, "rocm"},
                                               {BackendKind::kXpu, "xpu"},
                                               {BackendKind::kMetal, "metal"},
                                               {BackendKind::kCann, "cann"},
-                                              {BackendKind::kNpu, "npu"},
                                               {BackendKind::kNeuron, "neuron"},
                                               {BackendKind::kTpu, "tpu"}}};
 
+// The most digits a version number may have: 999999999 fits an int, so nothing wraps around.
+constexpr std::size_t kMaxDigits = 9;
+// A directory name is at most NAME_MAX (255) bytes on Linux; no listing has a longer one.
+constexpr std::size_t kMaxNameLength = 255;
+
 bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool starts_with_digit(std::string_view s) {
+  return !s.empty() && s[0] >= '0' && s[0] <= '9';
+}
+
+// One number of a version, as a variant name writes it. Errors name `what` and say what is wrong:
+// not digits, more than kMaxDigits of them, or a leading zero (which would not print back as read).
+Result<int> read_number(std::string_view digits, std::string_view what) {
+  const std::string quoted = "`" + std::string(digits.substr(0, 32)) + (digits.size() > 32 ? "...`" : "`");
+  if (!all_digits(digits)) return unexpected(ErrorCode::kInvalidArgument, "bad " + std::string(what) + " " + quoted);
+  if (digits.size() > kMaxDigits) {
+    return unexpected(ErrorCode::kInvalidArgument, std::string(what) + " number " + quoted +
+                                                       " is out of range (at most " + std::to_string(kMaxDigits) +
+                                                       " digits)");
   }
-  return true;
+  if (digits.size() > 1 && digits[0] == '0') {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      std::string(what) + " number " + quoted +
+                          " has a leading zero; kernel-builder writes numbers without one (2.10, not 2.010)");
+  }
+  int value = 0;
+  std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  return value;
 }
 
-// "128" → 12.8; the minor is the last digit, as the `kernels` regex splits it.
-// Leading zeros are refused (kernel-builder never writes them), so that to_string() prints back
-// exactly what parse() read: "torch106" would otherwise read as 1.6 and print as "torch16".
-std::optional<Version> split_packed_version(std::string_view digits) {
-  if (digits.size() < 2 || !all_digits(digits) || digits.size() > 9) return std::nullopt;
-  if (digits.size() > 2 && digits[0] == '0') return std::nullopt;
-  Version v;
-  std::from_chars(digits.data(), digits.data() + digits.size() - 1, v.major);
-  v.minor = digits.back() - '0';
-  return v;
+Result<Version> read_version(std::string_view major, std::string_view minor, std::string_view what) {
+  KH_ASSIGN_OR_RETURN(int ma, read_number(major, what));
+  KH_ASSIGN_OR_RETURN(int mi, read_number(minor, what));
+  return Version{ma, mi};
 }
 
-// torch versions: one-digit major, the rest is the minor ("215" → 2.15), regex torch(\d)(\d+).
-std::optional<Version> split_framework_version(std::string_view digits) {
-  if (digits.size() < 2 || !all_digits(digits) || digits.size() > 9) return std::nullopt;
-  if (digits.size() > 2 && digits[1] == '0') return std::nullopt;
-  Version v;
-  v.major = digits[0] - '0';
-  std::from_chars(digits.data() + 1, digits.data() + digits.size(), v.minor);
-  return v;
-}
-
-std::string pack(const Version& v) { return std::to_string(v.major) + std::to_string(v.minor); }
-
-bool canonical_number(std::string_view digits) {
-  return all_digits(digits) && digits.size() <= 9 && (digits.size() == 1 || digits[0] != '0');
-}
-
-// "12.8" in an explicit-form name: digits, a dot, digits, no leading zeros (so it prints back).
-std::optional<Version> parse_dotted(std::string_view text) {
+// "12.8": regex (\d+)\.(\d+).
+Result<Version> read_dotted(std::string_view text, std::string_view what) {
   const std::size_t dot = text.find('.');
-  if (dot == std::string_view::npos) return std::nullopt;
-  const std::string_view major = text.substr(0, dot);
-  const std::string_view minor = text.substr(dot + 1);
-  if (!canonical_number(major) || !canonical_number(minor)) return std::nullopt;
-  Version v;
-  std::from_chars(major.data(), major.data() + major.size(), v.major);
-  std::from_chars(minor.data(), minor.data() + minor.size(), v.minor);
-  return v;
+  if (dot == std::string_view::npos || !all_digits(text.substr(0, dot)) || !all_digits(text.substr(dot + 1))) {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "bad " + std::string(what) + " version `" + std::string(text) + "`, expected M.m");
+  }
+  return read_version(text.substr(0, dot), text.substr(dot + 1), what);
+}
+
+// "128" → 12.8: regex (\d+)(\d+), whose greedy first group leaves the last digit to the minor.
+Result<Version> read_packed_last_minor(std::string_view digits, std::string_view what) {
+  if (digits.size() < 2 || !all_digits(digits)) {
+    return unexpected(ErrorCode::kInvalidArgument, "bad " + std::string(what) + " version `" + std::string(digits) +
+                                                       "`, expected digits such as 128 (12.8)");
+  }
+  return read_version(digits.substr(0, digits.size() - 1), digits.substr(digits.size() - 1), what);
+}
+
+// "215" → 2.15: regex (\d)(\d+) (and tvm-ffi's (\d+?)(\d+)), the major is the first digit.
+Result<Version> read_packed_first_major(std::string_view digits, std::string_view what) {
+  if (digits.size() < 2 || !all_digits(digits)) {
+    return unexpected(ErrorCode::kInvalidArgument, "bad " + std::string(what) + " version `" + std::string(digits) +
+                                                       "`, expected digits such as 215 (2.15)");
+  }
+  return read_version(digits.substr(0, 1), digits.substr(1), what);
+}
+
+std::string pack(const Version& v) {
+  return std::to_string(v.major) + std::to_string(v.minor);
 }
 
 Unexpected bad_variant(std::string_view name, std::string_view why) {
@@ -79,8 +99,10 @@ Unexpected bad_variant(std::string_view name, std::string_view why) {
                     "`" + std::string(name) + "` is not a build variant name: " + std::string(why));
 }
 
-std::vector<std::string_view> split_dash(std::string_view s) {
-  std::vector<std::string_view> parts;
+using Parts = std::vector<std::string_view>;
+
+Parts split_dash(std::string_view s) {
+  Parts parts;
   std::size_t start = 0;
   while (true) {
     const std::size_t dash = s.find('-', start);
@@ -91,8 +113,21 @@ std::vector<std::string_view> split_dash(std::string_view s) {
   return parts;
 }
 
-bool is_known_cpu(std::string_view cpu) { return cpu == "x86_64" || cpu == "aarch64"; }
-bool is_known_os(std::string_view os) { return os == "linux" || os == "darwin" || os == "windows"; }
+std::string join(const Parts& parts, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t i = from; i < to && i < parts.size(); ++i) {
+    if (i > from) out += '-';
+    out += parts[i];
+  }
+  return out;
+}
+
+std::optional<BackendKind> kind_named(std::string_view name) {
+  for (const auto& [kind, kname] : kKindNames) {
+    if (name == kname) return kind;
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -104,55 +139,49 @@ Result<Backend> Backend::parse_token(std::string_view token) {
     std::string_view prefix;
     BackendKind kind;
   };
-  // ROCm 7.14 is the one two-digit minor of a legacy token (backends.py's rocm regex).
-  if (token == "rocm714") return Backend{BackendKind::kRocm, Version{7, 14}};
+  // backends.py tries the prefixes in this order; `cu` first, so `cuda` is a bad CUDA token.
   for (auto [prefix, kind] : {Prefix{"cu", BackendKind::kCuda}, Prefix{"rocm", BackendKind::kRocm},
                               Prefix{"xpu", BackendKind::kXpu}, Prefix{"cann", BackendKind::kCann}}) {
-    if (token.starts_with(prefix)) {
-      if (auto v = split_packed_version(token.substr(prefix.size()))) return Backend{kind, *v};
-    }
+    if (!token.starts_with(prefix)) continue;
+    const std::string_view digits = token.substr(prefix.size());
+    // ROCm 7.14 is the one two-digit minor of a legacy token (backends.py's rocm regex).
+    if (kind == BackendKind::kRocm && digits == "714") return Backend{kind, Version{7, 14}};
+    auto version = read_packed_last_minor(digits, Backend{kind, {}}.kind_name());
+    if (!version) return unexpected(version.error());
+    return Backend{kind, *version};
   }
   return unexpected(ErrorCode::kInvalidArgument, "unknown backend `" + std::string(token) + "`");
 }
 
 Result<Backend> Backend::parse_explicit(std::string_view name, std::optional<std::string_view> version) {
-  for (const auto& [kind, kname] : kKindNames) {
-    if (name != kname || kind == BackendKind::kNpu) continue;
-    Backend b{kind, {}};
-    if (b.versioned() != version.has_value()) {
-      return unexpected(ErrorCode::kInvalidArgument, b.versioned() ? "backend `" + std::string(name) +
-                                                                         "` needs its version, e.g. cuda-12.8"
-                                                                   : "backend `" + std::string(name) +
-                                                                         "` takes no version");
-    }
-    if (!version) return b;
-    auto v = parse_dotted(*version);
-    if (!v) {
-      return unexpected(ErrorCode::kInvalidArgument,
-                        "bad " + std::string(name) + " version `" + std::string(*version) + "`, expected M.m");
-    }
-    b.version = *v;
-    return b;
+  const auto kind = kind_named(name);
+  if (!kind) return unexpected(ErrorCode::kInvalidArgument, "unknown backend `" + std::string(name) + "`");
+  Backend b{*kind, {}};
+  if (b.versioned() != version.has_value()) {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      b.versioned() ? "backend `" + std::string(name) + "` needs its version, e.g. cuda-12.8"
+                                    : "backend `" + std::string(name) + "` takes no version");
   }
-  return unexpected(ErrorCode::kInvalidArgument, "unknown backend `" + std::string(name) + "`");
+  if (!version) return b;
+  KH_ASSIGN_OR_RETURN(b.version, read_dotted(*version, name));
+  return b;
 }
 
 Result<Backend> Backend::parse_environment(std::string_view text) {
   for (const auto& [kind, name] : kKindNames) {
     if (!text.starts_with(name)) continue;
     const std::string_view rest = text.substr(name.size());
-    const bool versioned = kind == BackendKind::kCuda || kind == BackendKind::kRocm ||
-                           kind == BackendKind::kXpu || kind == BackendKind::kCann;
-    if (rest.empty() && !versioned) return Backend{kind, {}};
-    if (versioned && !rest.empty()) {
+    const Backend plain{kind, {}};
+    if (rest.empty() && !plain.versioned()) return plain;
+    if (plain.versioned() && !rest.empty()) {
       auto v = Version::parse(rest);
-      if (v) return Backend{kind, *v};
+      if (v) return Backend{kind, *v, release_text(rest) == v->to_string() ? "" : release_text(rest)};
     }
   }
   return unexpected(ErrorCode::kInvalidArgument,
                     "`" + std::string(text) +
                         "` is not a backend; expected cpu, cuda<M.m>, rocm<M.m>, xpu<YYYY.m>, cann<M.m>, "
-                        "metal, npu, neuron or tpu (e.g. cuda12.8)");
+                        "metal, neuron or tpu (e.g. cuda12.8)");
 }
 
 std::string_view Backend::kind_name() const {
@@ -163,13 +192,9 @@ std::string_view Backend::kind_name() const {
 }
 
 std::string Backend::to_token() const {
-  switch (kind) {
-    case BackendKind::kCuda: return "cu" + pack(version.value_or(Version{}));
-    case BackendKind::kRocm: return "rocm" + pack(version.value_or(Version{}));
-    case BackendKind::kXpu: return "xpu" + pack(version.value_or(Version{}));
-    case BackendKind::kCann: return "cann" + pack(version.value_or(Version{}));
-    default: return std::string(kind_name());
-  }
+  if (!versioned()) return std::string(kind_name());
+  const std::string_view prefix = kind == BackendKind::kCuda ? "cu" : kind_name();
+  return std::string(prefix) + pack(version.value_or(Version{}));
 }
 
 std::string Backend::to_explicit() const {
@@ -186,177 +211,161 @@ std::string Backend::to_environment() const {
 
 namespace {
 
-// The noarch kinds: any backend but the legacy `npu` spelling of CANN, which stays readable.
-std::optional<BackendKind> noarch_kind(std::string_view name) {
-  for (const auto& [kind, kname] : kKindNames) {
-    if (name == kname) return kind;
+// `cpython-<M.m>-<abi3|abi3t>`: exactly these three parts (variants.py `Python.parse`).
+Result<PythonAbi> parse_python(const Parts& parts) {
+  if (parts.size() != 3) {
+    return unexpected(ErrorCode::kInvalidArgument, "expected cpython-<M.m>-<abi3|abi3t> before <cpu>-<os>");
   }
-  return std::nullopt;
-}
-
-// Reads `cpython-<M.m>-<abi3|abi3t>` at parts[at..at+3).
-Result<PythonAbi> parse_python(std::string_view name, const std::vector<std::string_view>& parts, std::size_t at) {
-  if (parts.size() < at + 3 || parts[at] != "cpython") return bad_variant(name, "expected cpython-<M.m>-<abi>");
-  auto version = parse_dotted(parts[at + 1]);
-  if (!version) return bad_variant(name, "bad cpython version `" + std::string(parts[at + 1]) + "`");
-  if (parts[at + 2] != "abi3" && parts[at + 2] != "abi3t") {
-    return bad_variant(name, "unknown Python ABI `" + std::string(parts[at + 2]) + "`, expected abi3 or abi3t");
+  KH_ASSIGN_OR_RETURN(Version min, read_dotted(parts[1], "cpython"));
+  if (parts[2] != "abi3" && parts[2] != "abi3t") {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "unknown Python ABI `" + std::string(parts[2]) + "`, expected abi3 or abi3t");
   }
-  PythonAbi python{*version, parts[at + 2] == "abi3t"};
-  if (python.abi3t && python.min < Version{3, 15}) return bad_variant(name, "abi3t needs cpython-3.15 or later");
+  PythonAbi python{min, parts[2] == "abi3t"};
+  if (python.abi3t && python.min < Version{3, 15}) {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "abi3t requires Python 3.15 or later, not " + python.min.to_string());
+  }
   return python;
 }
 
-// Reads `<cpu>-<os>`, the last two parts.
-Status parse_system(std::string_view name, const std::vector<std::string_view>& parts, std::size_t at, Variant& v) {
-  if (parts.size() != at + 2) return bad_variant(name, "expected <cpu>-<os> at the end");
-  v.cpu = std::string(parts[at]);
-  v.os = std::string(parts[at + 1]);
-  if (!is_known_cpu(v.cpu)) return bad_variant(name, "unknown cpu `" + v.cpu + "`");
-  if (!is_known_os(v.os)) return bad_variant(name, "unknown os `" + v.os + "`");
+// The explicit form's tail after the framework: `[<backend>]-cpython-<M.m>-<abi>-<cpu>-<os>`
+// (variants.py `_split_system`, then `_split_python`, then the backend from what is left).
+Status parse_explicit_tail(const Parts& tail, Variant& v, bool backend_optional) {
+  if (tail.size() < 2) return unexpected(ErrorCode::kInvalidArgument, "expected <cpu>-<os> at the end");
+  v.compiled = true;
+  v.cpu = std::string(tail[tail.size() - 2]);
+  v.os = std::string(tail[tail.size() - 1]);
+  const Parts rest(tail.begin(), tail.end() - 2);
+  const auto marker = std::find(rest.begin(), rest.end(), std::string_view("cpython"));
+  if (marker == rest.end()) {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "missing cpython-<M.m>-<abi3|abi3t> (the explicit form names the Python)");
+  }
+  KH_ASSIGN_OR_RETURN(v.python, parse_python(Parts(marker, rest.end())));
+  const Parts backend(rest.begin(), marker);
+  if (backend.empty()) {
+    if (!backend_optional) return unexpected(ErrorCode::kInvalidArgument, "missing backend before cpython");
+    v.any_backend = true;
+    return {};
+  }
+  if (backend.size() > 2) {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "expected <backend>[-<M.m>] before cpython, not `" + join(backend, 0, backend.size()) + "`");
+  }
+  KH_ASSIGN_OR_RETURN(
+      v.backend, Backend::parse_explicit(
+                     backend[0], backend.size() == 2 ? std::optional<std::string_view>(backend[1]) : std::nullopt));
   return {};
 }
 
-// An explicit-form backend at parts[at...], before `cpython`: one part, or a name and its version.
-Result<Backend> parse_explicit_backend(std::string_view name, const std::vector<std::string_view>& parts,
-                                       std::size_t at, std::size_t end) {
-  if (end == at) return bad_variant(name, "missing backend before cpython");
-  if (end - at > 2) return bad_variant(name, "expected <backend>[-<M.m>] before cpython");
-  auto backend =
-      Backend::parse_explicit(parts[at], end - at == 2 ? std::optional<std::string_view>(parts[at + 1]) : std::nullopt);
-  if (!backend) return bad_variant(name, backend.error().message);
-  return *backend;
-}
-
-std::size_t find_part(const std::vector<std::string_view>& parts, std::string_view part, std::size_t from) {
-  for (std::size_t i = from; i < parts.size(); ++i) {
-    if (parts[i] == part) return i;
+// The legacy form's tail: `<token>-<cpu>-<os>`.
+Status parse_legacy_tail(const Parts& tail, Variant& v) {
+  if (tail.size() < 2) return unexpected(ErrorCode::kInvalidArgument, "expected <backend>-<cpu>-<os> at the end");
+  if (tail.size() == 2) return unexpected(ErrorCode::kInvalidArgument, "missing backend before <cpu>-<os>");
+  if (tail.size() != 3) {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "expected one backend token before <cpu>-<os>, not `" + join(tail, 0, tail.size() - 2) +
+                          "` (an explicit-form name starts torch-<M.m>, torch-stable-abi-<M.m> or tvm-ffi-<M.m>)");
   }
-  return parts.size();
+  KH_ASSIGN_OR_RETURN(v.backend, Backend::parse_token(tail[0]));
+  v.compiled = true;
+  v.cpu = std::string(tail[1]);
+  v.os = std::string(tail[2]);
+  return {};
 }
 
-// `<backend>-cpython-<M.m>-<abi>-<cpu>-<os>` from parts[at...], as explicit arch and sdk names end.
-Status parse_explicit_tail(std::string_view name, const std::vector<std::string_view>& parts, std::size_t at,
-                           Variant& v, bool backend_optional) {
-  const std::size_t py = find_part(parts, "cpython", at);
-  if (py == parts.size()) return bad_variant(name, "missing cpython-<M.m>-<abi> (the explicit form names the Python)");
-  if (py == at && backend_optional) {
-    v.any_backend = true;
-  } else {
-    KH_ASSIGN_OR_RETURN(v.backend, parse_explicit_backend(name, parts, at, py));
-  }
-  KH_ASSIGN_OR_RETURN(v.python, parse_python(name, parts, py));
-  return parse_system(name, parts, py + 3, v);
-}
-
-Result<Variant> parse_sdk(std::string_view name, const std::vector<std::string_view>& parts) {
-  Variant v;
+// variants.py `parse_sdk_variant`: sdk, sdk-<name>, sdk[-<backend>]-cpython-...-<cpu>-<os>.
+Status parse_sdk(const Parts& parts, Variant& v) {
   v.framework = Framework::kSdk;
   v.form = NameForm::kExplicit;
-  if (parts.size() == 1) {
+  const Parts rest(parts.begin() + 1, parts.end());
+  if (std::find(rest.begin(), rest.end(), std::string_view("cpython")) != rest.end()) {
+    return parse_explicit_tail(rest, v, /*backend_optional=*/true);
+  }
+  if (rest.empty()) {
     v.any_backend = true;
-    return v;
+    return {};
   }
-  if (find_part(parts, "cpython", 1) == parts.size()) {
-    if (parts.size() != 2) return bad_variant(name, "expected sdk-<backend kind> or sdk-...-cpython-...");
-    auto kind = noarch_kind(parts[1]);
-    if (!kind) return bad_variant(name, "unknown sdk backend `" + std::string(parts[1]) + "`");
-    v.backend = Backend{*kind, {}};
-    return v;
+  if (rest.size() != 1) {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "expected sdk, sdk-<backend name> or sdk[-<backend>]-cpython-<M.m>-<abi>-<cpu>-<os>");
   }
-  KH_RETURN_IF_ERROR(parse_explicit_tail(name, parts, 1, v, /*backend_optional=*/true));
-  return v;
+  v.noarch_backend = std::string(rest[0]);
+  return {};
+}
+
+// The framework part and its length in parts, in the order variants.py `parse_variant` tries them.
+Status parse_framework(std::string_view name, const Parts& parts, Variant& v, std::size_t& used) {
+  const auto tag = [&](std::size_t at) {
+    if (at < parts.size() && (parts[at] == "cxx11" || parts[at] == "cxx98")) {
+      v.cxx11_abi = parts[at] == "cxx11";
+      return true;
+    }
+    return false;
+  };
+  // The framework, its form, its length in parts and its version: `<M.m>` in the explicit form,
+  // packed digits in the legacy one.
+  const auto framework_at = [&](Framework framework, bool explicit_form, std::size_t length, std::string_view version,
+                                std::string_view what) -> Status {
+    v.framework = framework;
+    v.form = explicit_form ? NameForm::kExplicit : NameForm::kLegacy;
+    used = length;
+    KH_ASSIGN_OR_RETURN(v.framework_version,
+                        explicit_form ? read_dotted(version, what) : read_packed_first_major(version, what));
+    return {};
+  };
+  if (name.starts_with("torch-stable-abi")) {
+    const bool explicit_form = parts.size() > 3 && parts[2] == "abi";
+    return framework_at(Framework::kTorchStableAbi, explicit_form, explicit_form ? 4 : 3,
+                        explicit_form ? parts[3] : parts[2].substr(3), "stable-ABI");
+  }
+  if (parts[0] == "torch" && parts.size() >= 2 && starts_with_digit(parts[1])) {
+    return framework_at(Framework::kTorch, true, tag(2) ? 3 : 2, parts[1], "torch");
+  }
+  if (parts[0].starts_with("torch") && parts[0] != "torch") {
+    return framework_at(Framework::kTorch, false, tag(1) ? 2 : 1, parts[0].substr(5), "torch");
+  }
+  if (parts[0] == "tvm" && parts.size() >= 2 && parts[1].starts_with("ffi")) {
+    const bool explicit_form = parts.size() > 2 && parts[1] == "ffi";
+    return framework_at(Framework::kTvmFfi, explicit_form, explicit_form ? 3 : 2,
+                        explicit_form ? parts[2] : parts[1].substr(3), "tvm-ffi");
+  }
+  return unexpected(ErrorCode::kInvalidArgument,
+                    "unknown framework; expected it to start with torch, torch-stable-abi, tvm-ffi, mlx or sdk");
 }
 
 }  // namespace
 
 Result<Variant> Variant::parse(std::string_view name) {
-  if (name.size() > 128) return bad_variant(name.substr(0, 32), "longer than 128 characters");
-  if (name == "torch-universal") {
-    Variant v;
-    v.framework = Framework::kTorchUniversal;
-    return v;
+  if (name.size() > kMaxNameLength) {
+    return bad_variant(std::string(name.substr(0, 32)) + "...",
+                       "longer than " + std::to_string(kMaxNameLength) + " characters");
   }
-
-  const auto parts = split_dash(name);
-  if (parts[0] == "sdk") return parse_sdk(name, parts);
-  // torch-<kind> and mlx-<kind> noarch
-  const bool torch_noarch = parts.size() == 2 && parts[0] == "torch" && !parts[1].starts_with("stable") &&
-                            !parts[1].empty() && !std::isdigit(static_cast<unsigned char>(parts[1][0]));
-  if (torch_noarch || (parts.size() == 2 && parts[0] == "mlx")) {
-    auto kind = noarch_kind(parts[1]);
-    if (!kind) return bad_variant(name, "unknown noarch backend `" + std::string(parts[1]) + "`");
-    Variant v;
-    v.framework = parts[0] == "mlx" ? Framework::kMlxNoarch : Framework::kTorchNoarch;
-    v.backend = Backend{*kind, {}};
-    return v;
-  }
-
+  const Parts parts = split_dash(name);
   Variant v;
-  std::size_t next = 0;
-  const auto read_cxx_tag = [&] {
-    if (next < parts.size() && (parts[next] == "cxx11" || parts[next] == "cxx98")) {
-      v.cxx11_abi = parts[next] == "cxx11";
-      ++next;
-    }
-  };
-  if (parts.size() >= 4 && parts[0] == "torch" && parts[1] == "stable" && parts[2] == "abi") {
-    v.framework = Framework::kTorchStableAbi;
-    v.form = NameForm::kExplicit;
-    auto ver = parse_dotted(parts[3]);
-    if (!ver) return bad_variant(name, "bad stable-ABI version `" + std::string(parts[3]) + "`");
-    v.framework_version = *ver;
-    next = 4;
-  } else if (parts.size() >= 3 && parts[0] == "torch" && parts[1] == "stable" && parts[2].starts_with("abi")) {
-    v.framework = Framework::kTorchStableAbi;
-    auto ver = split_framework_version(parts[2].substr(3));
-    if (!ver) return bad_variant(name, "bad stable-ABI version `" + std::string(parts[2]) + "`");
-    v.framework_version = *ver;
-    next = 3;
-  } else if (parts.size() >= 3 && parts[0] == "tvm" && parts[1] == "ffi") {
-    v.framework = Framework::kTvmFfi;
-    v.form = NameForm::kExplicit;
-    auto ver = parse_dotted(parts[2]);
-    if (!ver) return bad_variant(name, "bad tvm-ffi version `" + std::string(parts[2]) + "`");
-    v.framework_version = *ver;
-    next = 3;
-  } else if (parts.size() >= 2 && parts[0] == "tvm" && parts[1].starts_with("ffi")) {
-    v.framework = Framework::kTvmFfi;
-    const std::string_view digits = parts[1].substr(3);
-    // Regex tvm-ffi(\d+?)(\d+) in the kernels package: the lazy first group takes one digit, so
-    // the major is the first digit and the rest the minor ("01" = 0.1, "012" = 0.12).
-    auto ver = split_framework_version(digits);
-    if (!ver) return bad_variant(name, "bad tvm-ffi version `" + std::string(parts[1]) + "`");
-    v.framework_version = *ver;
-    next = 2;
-  } else if (parts.size() >= 2 && parts[0] == "torch") {
-    v.framework = Framework::kTorch;
-    v.form = NameForm::kExplicit;
-    auto ver = parse_dotted(parts[1]);
-    if (!ver) return bad_variant(name, "bad torch version `" + std::string(parts[1]) + "`");
-    v.framework_version = *ver;
-    next = 2;
-    read_cxx_tag();
-  } else if (!parts.empty() && parts[0].starts_with("torch")) {
-    v.framework = Framework::kTorch;
-    auto ver = split_framework_version(parts[0].substr(5));
-    if (!ver) return bad_variant(name, "bad torch version `" + std::string(parts[0]) + "`");
-    v.framework_version = *ver;
-    next = 1;
-    read_cxx_tag();
-  } else {
-    return bad_variant(name, "expected it to start with torch, torch-stable-abi, tvm-ffi, mlx or sdk");
-  }
-
-  if (v.form == NameForm::kExplicit) {
-    KH_RETURN_IF_ERROR(parse_explicit_tail(name, parts, next, v, /*backend_optional=*/false));
+  const auto failed = [&](const Error& error) { return bad_variant(name, error.message); };
+  if (parts[0] == "sdk") {
+    if (Status s = parse_sdk(parts, v); !s) return failed(s.error());
     return v;
   }
-  if (parts.size() - next != 3) return bad_variant(name, "expected <backend>-<cpu>-<os> after the framework");
-  auto backend = Backend::parse_token(parts[next]);
-  if (!backend) return bad_variant(name, backend.error().message);
-  v.backend = *backend;
-  KH_RETURN_IF_ERROR(parse_system(name, parts, next + 1, v));
+  // Noarch: torch-<name> (unless torch-stable-abi... or torch-<digit>...), mlx-<name>; the name is
+  // the rest of the string, dashes included. (`torch` alone is not one: the `kernels` package
+  // reads it as `torch-` and then fetches a folder of that name.)
+  const bool torch_noarch =
+      parts[0] == "torch" && parts.size() >= 2 && !name.starts_with("torch-stable-abi") && !starts_with_digit(parts[1]);
+  if (torch_noarch || (parts[0] == "mlx" && parts.size() >= 2 && !starts_with_digit(parts[1]))) {
+    v.framework = torch_noarch ? Framework::kTorchNoarch : Framework::kMlxNoarch;
+    v.form = NameForm::kExplicit;
+    v.noarch_backend = join(parts, 1, parts.size());
+    return v;
+  }
+  std::size_t used = 0;
+  if (Status s = parse_framework(name, parts, v, used); !s) return failed(s.error());
+  const Parts tail(parts.begin() + static_cast<std::ptrdiff_t>(std::min(used, parts.size())), parts.end());
+  Status s = v.form == NameForm::kExplicit ? parse_explicit_tail(tail, v, /*backend_optional=*/false)
+                                           : parse_legacy_tail(tail, v);
+  if (!s) return failed(s.error());
   return v;
 }
 
@@ -365,20 +374,17 @@ std::string Variant::to_string() const {
     return "cpython-" + python.min.to_string() + (python.abi3t ? "-abi3t-" : "-abi3-") + cpu + "-" + os;
   };
   switch (framework) {
-    case Framework::kTorchUniversal: return "torch-universal";
-    case Framework::kTorchNoarch: return "torch-" + std::string(backend.kind_name());
-    case Framework::kMlxNoarch: return "mlx-" + std::string(backend.kind_name());
+    case Framework::kTorchNoarch: return "torch-" + noarch_backend.value_or("");
+    case Framework::kMlxNoarch: return "mlx-" + noarch_backend.value_or("");
     case Framework::kSdk: {
-      std::string out = "sdk";
-      if (!is_compiled_sdk()) return any_backend ? out : out + "-" + std::string(backend.kind_name());
-      if (!any_backend) out += "-" + backend.to_explicit();
-      return out + "-" + python_and_system();
+      if (noarch_backend) return "sdk-" + *noarch_backend;
+      if (!compiled) return "sdk";
+      return "sdk-" + (any_backend ? std::string() : backend.to_explicit() + "-") + python_and_system();
     }
     default: break;
   }
   const bool legacy = form == NameForm::kLegacy;
-  const std::string version =
-      legacy ? pack(framework_version) : "-" + framework_version.to_string();
+  const std::string version = legacy ? pack(framework_version) : "-" + framework_version.to_string();
   std::string out;
   if (framework == Framework::kTorch) {
     out = "torch" + version;
@@ -390,6 +396,12 @@ std::string Variant::to_string() const {
   }
   if (legacy) return out + "-" + backend.to_token() + "-" + cpu + "-" + os;
   return out + "-" + backend.to_explicit() + "-" + python_and_system();
+}
+
+bool Variant::same_build(const Variant& other) const {
+  Variant a = *this;
+  a.form = other.form;
+  return a == other;
 }
 
 }  // namespace kernelhub::resolver

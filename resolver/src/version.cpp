@@ -28,6 +28,23 @@ Result<Version> Version::parse(std::string_view text) {
   return v;
 }
 
-std::string Version::to_string() const { return std::to_string(major) + "." + std::to_string(minor); }
+std::string Version::to_string() const {
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::string release_text(std::string_view text) {
+  std::string out;
+  while (!text.empty() && text[0] >= '0' && text[0] <= '9') {
+    std::size_t digits = 0;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    std::string_view number = text.substr(0, digits);
+    while (number.size() > 1 && number[0] == '0') number.remove_prefix(1);
+    out += (out.empty() ? "" : ".") + std::string(number);
+    text.remove_prefix(digits);
+    if (text.size() < 2 || text[0] != '.' || text[1] < '0' || text[1] > '9') break;
+    text.remove_prefix(1);
+  }
+  return out;
+}
 
 }  // namespace kernelhub::resolver

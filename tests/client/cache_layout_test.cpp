@@ -39,6 +39,34 @@ TEST_CASE("CacheLayout: paths are huggingface_hub's") {
   CHECK(CacheLayout::blob_link_target("build/torch-cpu/x", "e") == "../../../../blobs/e");
 }
 
+TEST_CASE("CacheLayout: a ref the kernels package wrote reads back; one that is not a commit is a typed error") {
+  testing::TempDir dir;
+  const CacheLayout layout(dir.path(), RepoType::kKernel, RepoId{"org", "kern"});
+  const std::string commit = git_blob_sha1("x");
+  std::filesystem::create_directories(layout.ref_path("v1").parent_path());
+  // Surrounding whitespace is ignored, as the kernels package's read_text().strip() ignores it.
+  { std::ofstream(layout.ref_path("v1")) << commit << "\n"; }
+  CHECK(layout.read_ref("v1").value() == commit);
+  // The kernels package's temporary file from tempfile.mkstemp, left by a crash, is not a ref.
+  { std::ofstream(layout.ref_path(".v1.k3j_x9a")) << commit.substr(0, 10); }
+  CHECK(layout.list_refs() == std::vector<std::string>{"v1"});
+
+  for (const std::string& bad : {std::string("garbage"), commit.substr(0, 39), commit + "0", std::string(),
+                                 std::string(4096, 'a'), std::string("\x01\x02") + commit}) {
+    { std::ofstream(layout.ref_path("v2"), std::ios::binary | std::ios::trunc) << bad; }
+    const auto read = layout.read_ref("v2");
+    REQUIRE_FALSE(read.has_value());
+    CHECK(read.error().code == ErrorCode::kCorruptFile);
+    CHECK_THAT(read.error().message, Catch::Contains(layout.ref_path("v2").string()) && Catch::Contains("org/kern") &&
+                                         Catch::Contains("delete it"));
+    CHECK(read.error().message.size() < 400);
+    CHECK(testing::read_file(layout.ref_path("v2")) == bad);  // left as it was
+  }
+  // Writing the commit the Hub names replaces it.
+  REQUIRE(layout.write_ref("v2", commit));
+  CHECK(layout.read_ref("v2").value() == commit);
+}
+
 TEST_CASE("CacheLayout: unsafe repo paths are refused") {
   for (const char* bad : {"", "/etc/passwd", "../x", "a/../../x", "a//b", "a\\b", "./a", "a/."}) {
     CHECK_FALSE(CacheLayout::is_safe_repo_path(bad));
@@ -52,8 +80,8 @@ TEST_CASE("CacheLayout: refs without newline, relative links, CACHEDIR.TAG") {
   const std::string commit = git_blob_sha1("x");
   REQUIRE(layout.write_ref("main", commit));
   CHECK(testing::read_file(layout.ref_path("main")) == commit);
-  CHECK(layout.read_ref("main") == commit);
-  CHECK_FALSE(layout.read_ref("nope"));
+  CHECK(layout.read_ref("main").value() == commit);
+  CHECK_FALSE(layout.read_ref("nope").value());
   REQUIRE(layout.write_ref("refs/pr/1", commit));
   CHECK(layout.list_refs() == std::vector<std::string>{"main", "refs/pr/1"});
 

@@ -42,6 +42,12 @@ TEST_CASE("version.py of older torch, without annotations, and a ROCm torch") {
   CHECK_FALSE(info->cuda.has_value());
   CHECK(info->hip == std::optional<std::string>("6.1.40091-a8dbc0c19"));
   CHECK(info->runtime().value().backend == Backend{BackendKind::kRocm, Version{6, 1}});
+  // torch >= 2.10 also writes `rocm`, the ROCm release kernels prefers.
+  const auto named = parse_version_py(
+      "__version__ = '2.10.0+rocm7.1'\ncuda: Optional[str] = None\n"
+      "hip: Optional[str] = '7.0.51831-a3e329ad8'\nrocm: Optional[str] = '7.1.0'\n");
+  CHECK(named.value().rocm == std::optional<std::string>("7.1.0"));
+  CHECK(named->runtime().value().backend == Backend{BackendKind::kRocm, Version{7, 1}});
 }
 
 TEST_CASE("a missing torch is kNotFound, a malformed version.py kCorruptFile naming the file") {

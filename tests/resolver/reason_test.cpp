@@ -34,8 +34,8 @@ Example example(ReasonCode code) {
       return {reason::FreeThreadedPython{}, "abi3 is not supported on free-threaded Python, abi3t is required",
               "free_threaded_python"};
     case ReasonCode::kPythonTooOld:
-      return {reason::PythonTooOld{{3, 12}, {3, 10}},
-              "Python 3.12 or later is required, system Python version is 3.10", "python_too_old"};
+      return {reason::PythonTooOld{{3, 12}, {3, 10}}, "Python 3.12 or later is required, system Python version is 3.10",
+              "python_too_old"};
     case ReasonCode::kCpu:
       return {reason::CpuMismatch{"aarch64", "x86_64"}, "CPU (aarch64) does not match system CPU (x86_64)", "cpu"};
     case ReasonCode::kOs:
@@ -49,8 +49,12 @@ Example example(ReasonCode code) {
     case ReasonCode::kStableAbiTooNew:
       return {reason::StableAbiTooNew{{2, 16}, Version{2, 15}},
               "Torch stable ABI version (2.16) is too new for environment Torch version (2.15)", "stable_abi_too_new"};
+    case ReasonCode::kNoLibTorch:
+      return {reason::NoLibTorch{}, "needs LibTorch, which this process does not have; only tvm-ffi variants load here",
+              "no_libtorch"};
     case ReasonCode::kTvmFfiNotLoadable:
-      return {reason::TvmFfiNotLoadable{}, "tvm-ffi builds are not loadable by kernelhub", "tvm_ffi_not_loadable"};
+      return {reason::TvmFfiNotLoadable{}, "tvm-ffi variant; this process has no TVM-FFI loader",
+              "tvm_ffi_not_loadable"};
     case ReasonCode::kTvmFfiVersion:
       return {reason::TvmFfiVersion{{0, 1}, Version{0, 2}},
               "tvm-ffi version (0.1) does not match environment tvm-ffi version (0.2)", "tvm_ffi_version"};
@@ -63,10 +67,13 @@ Example example(ReasonCode code) {
     case ReasonCode::kBackend:
       return {reason::BackendMismatch{Backend{BackendKind::kCpu, {}}, Backend{BackendKind::kCuda, Version{12, 8}}},
               "backend (cpu) does not match selected backend (cu128)", "backend"};
+    case ReasonCode::kMetalMacos:
+      return {reason::MetalMacos{Version{15, 6}},
+              "Metal kernels require macOS 26.0 or later, system macOS version is 15.6", "metal_macos"};
     case ReasonCode::kPurePython:
       return {reason::PurePython{}, "pure-Python variant; only a Python process can load it", "pure_python"};
     case ReasonCode::kNoarchBackend:
-      return {reason::NoarchBackend{BackendKind::kRocm, BackendKind::kCann},
+      return {reason::NoarchBackend{"rocm", BackendKind::kCann},
               "backend (rocm) does not match system backend (cann) and is not universal", "noarch_backend"};
     case ReasonCode::kMlxMissing:
       return {reason::MlxMissing{}, "MLX is not installed in the environment", "mlx_missing"};
@@ -111,6 +118,13 @@ TEST_CASE("every reason code renders its sentence and has a distinct stable name
 TEST_CASE("a default reason accepts nothing") {
   const Reason none;
   CHECK_FALSE(is_accepted(none));
+}
+
+TEST_CASE("an sdk-<name> mismatch says it without `universal`, an unknown macOS as None") {
+  CHECK(to_string(reason::NoarchBackend{"cuda", BackendKind::kCpu, /*sdk=*/true}) ==
+        "backend (cuda) does not match system backend (cpu)");
+  CHECK(to_string(reason::MetalMacos{std::nullopt}) ==
+        "Metal kernels require macOS 26.0 or later, system macOS version is None");
 }
 
 TEST_CASE("absent versions and ABIs print as the kernels package prints None") {

@@ -25,6 +25,31 @@ TEST_CASE("the Python environment's torch, read from its files") {
   CHECK(found.runtime.version == std::optional<Version>(Version{2, 15}));
   CHECK(found.runtime.backend == Backend{BackendKind::kCuda, Version{13, 2}});
   CHECK(found.source == (site / "torch").string() + " (VIRTUAL_ENV)");
+  // The Python that environment runs: what the kernels package there would select for.
+  REQUIRE(found.python.has_value());
+  CHECK(*found.python == PythonRuntime{{3, 11}, false, false, std::nullopt});
+}
+
+TEST_CASE("with the torch comes its environment's Python: free-threaded, MLX and tvm_ffi from its files") {
+  TempDir temp;
+  const fs::path venv = temp.path() / "venv";
+  // A free-threaded venv: pyvenv.cfg says 3.13.1, its folder is lib/python3.13t.
+  testing::write_file(venv / "pyvenv.cfg", "home = /nonexistent/bin\nversion = 3.13.1\n");
+  const fs::path site = venv / "lib" / "python3.13t" / "site-packages";
+  testing::write_torch(site, testing::version_py("2.15.0+cu132", "13.2"));
+  fs::create_directories(site / "mlx" / "core");
+  testing::write_file(site / "tvm_ffi" / "_version.py",
+                      "__all__ = [\n    \"__version__\",\n]\n__version__: str\n"
+                      "__version__ = version = '0.1.15.post2'\n__version_tuple__ = version_tuple = (0, 1, 15)\n");
+  const auto found = find_torch(map_environment({{"VIRTUAL_ENV", venv.string()}})).value();
+  REQUIRE(found.python.has_value());
+  CHECK(*found.python == PythonRuntime{{3, 13}, true, true, Version{0, 1}});
+
+  // tvm_ffi without its _version.py says 0.0.0.dev0, as the package itself does.
+  fs::remove(site / "tvm_ffi" / "_version.py");
+  CHECK(find_torch(map_environment({{"VIRTUAL_ENV", venv.string()}}))->python->tvm_ffi == Version{0, 0});
+  // A torch named by hand comes without a Python.
+  CHECK_FALSE(find_torch(map_environment({{"KERNELHUB_TORCH", "2.15"}}))->python.has_value());
 }
 
 TEST_CASE("KERNELHUB_TORCH comes before the Python environment") {

@@ -25,7 +25,7 @@ struct DownloadArguments {
   std::optional<std::string> revision;
   std::optional<int> version;
   std::optional<std::string> variant;
-  std::optional<std::string> torch;
+  SelectionFlags selection;
   bool all_variants = false;
   bool all_files = false;
   bool json = false;
@@ -48,7 +48,7 @@ int run_locked(const DownloadArguments& args) {
                          .all_variants = args.all_variants,
                          .quiet = args.quiet || args.json};
   if (!args.variant && !args.all_variants) {
-    auto selection = selection_environment(args.torch);
+    auto selection = selection_environment(args.selection);
     if (!selection) return fail(selection.error(), args.json, kExitUsage);
     request.environment = std::move(selection->environment);
   }
@@ -97,7 +97,7 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
       variants = *names;
     } else {
       // No torch to select for is bad usage: the command needs --torch (the message says so).
-      auto selection = selection_environment(args.torch);
+      auto selection = selection_environment(args.selection);
       if (!selection) return fail(selection.error(), json, kExitUsage);
       const auto decisions = resolver::select(*names, selection->environment);
       const resolver::Decision* best = resolver::chosen(decisions);
@@ -177,7 +177,7 @@ CommandRun define_download(CLI::App& app) {
       ->excludes(revision)
       ->excludes(version)
       ->excludes(all_files);
-  add_torch_option(app, args->torch);
+  add_selection_options(app, args->selection);
   app.add_flag("--json", args->json, "print one JSON object: path, commit, variants, files, bytes, requests, seconds");
   app.add_flag("--quiet", args->quiet, "no progress line");
   return [args, &app] { return run_download(*args, app); };

@@ -10,12 +10,12 @@ namespace kernelhub::cli {
 namespace {
 
 struct EnvArguments {
-  std::optional<std::string> torch;
+  SelectionFlags selection;
   bool json = false;
 };
 
 int run_env(const EnvArguments& args) {
-  auto selection = selection_environment(args.torch, /*torch_required=*/false);
+  auto selection = selection_environment(args.selection, /*torch_required=*/false);
   if (!selection) {
     std::fprintf(stderr, "kernelhub env: error: %s\n", selection.error().message.c_str());
     return kExitUsage;
@@ -45,10 +45,13 @@ CommandRun define_env(CLI::App& app) {
       "Show what this machine is, as variant selection sees it: os, cpu, glibc, torch version,\n"
       "C++ ABI, torch's CUDA version, CUDA driver version and GPUs. The torch is that of --torch,\n"
       "KERNELHUB_TORCH, or the Python environment (VIRTUAL_ENV, then python3 on PATH), read from its\n"
-      "files without importing it; torch_source says which. KERNELHUB_* variables override each\n"
-      "field (KERNELHUB_OS, KERNELHUB_CPU, KERNELHUB_TORCH, KERNELHUB_CXX11_ABI, KERNELHUB_BACKEND,\n"
-      "KERNELHUB_CUDA_DRIVER, KERNELHUB_GPUS, KERNELHUB_PYTHON).");
-  add_torch_option(app, args->torch);
+      "files without importing it; torch_source says which. The Python (version, free-threaded,\n"
+      "MLX, tvm_ffi) is that of --python, KERNELHUB_PYTHON, or the environment the torch is in.\n"
+      "KERNELHUB_* variables override each field (KERNELHUB_OS, KERNELHUB_CPU, KERNELHUB_TORCH,\n"
+      "KERNELHUB_CXX11_ABI, KERNELHUB_BACKEND, KERNELHUB_CUDA_DRIVER, KERNELHUB_GPUS, KERNELHUB_PYTHON,\n"
+      "KERNELHUB_TVM_FFI, KERNELHUB_MLX, KERNELHUB_MACOS; an empty KERNELHUB_GPUS, KERNELHUB_CUDA_DRIVER or\n"
+      "KERNELHUB_TVM_FFI means none).");
+  add_selection_options(app, args->selection);
   app.add_flag("--json", args->json, "print one JSON object");
   return [args] { return run_env(*args); };
 }

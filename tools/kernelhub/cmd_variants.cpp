@@ -1,5 +1,5 @@
-// kernelhub variants ORG/NAME|DIR [--revision R | --version N] [--torch SPEC] [--json]
-// [--native-only]: the variant decision trace for a Hub repo or a local kernel directory, best
+// kernelhub variants ORG/NAME|DIR [--revision R | --version N] [--torch SPEC] [--python X.Y]
+// [--json] [--native-only]: the variant decision trace for a Hub repo or a local kernel directory, best
 // first, as get_kernel would decide it on this machine (KERNELHUB_* overrides describe another
 // one), with the GPU fit applied when there are GPUs.
 //
@@ -8,9 +8,13 @@
 // override that does not parse, and no torch to select for: selection_environment.hpp).
 //
 // Hidden --cases FILE (for the differential test): FILE is a JSON array of
-// {"dir": DIR, "env": {"KERNELHUB_OS": ..., ...}, "native_only": bool}; each case's overrides are
-// applied to the environment this process detects, and one JSON array of --json answers (or
-// {"error": message}) is printed. Exit 0 unless FILE cannot be read.
+// {"dir": DIR, "env": {"KERNELHUB_OS": ..., ...}, "loadable": {"libtorch", "python", "tvm_ffi"}};
+// each case's overrides are applied to the machine this process detects, with no torch and no
+// Python but those the case names (KERNELHUB_TORCH, KERNELHUB_CXX11_ABI, KERNELHUB_PYTHON,
+// KERNELHUB_MLX, KERNELHUB_TVM_FFI, KERNELHUB_MACOS), and "loadable"
+// (default: all true, a Python process) says what the process can load (resolver/loadable.hpp).
+// One JSON array of --json answers, each with the "trace" as the `kernels` package prints it
+// (resolver::format_trace), or {"error": message}, is printed. Exit 0 unless FILE cannot be read.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -33,7 +37,7 @@ struct VariantsArguments {
   std::optional<std::string> revision;
   std::optional<int> version;
   std::optional<std::string> cases;
-  std::optional<std::string> torch;
+  SelectionFlags selection;
   bool json = false;
   bool native_only = false;
 };
@@ -53,8 +57,6 @@ std::optional<std::vector<std::string>> candidate_names(const std::filesystem::p
 
 nlohmann::json to_json(const std::vector<resolver::Decision>& decisions, const resolver::Environment& env) {
   nlohmann::json environment = environment_to_json(env);
-  environment["python_free_threaded"] = env.python_free_threaded;
-  environment["tvm_ffi"] = env.tvm_ffi ? nlohmann::json(env.tvm_ffi->to_string()) : nlohmann::json(nullptr);
   nlohmann::json list = nlohmann::json::array();
   for (const auto& d : decisions) list.push_back(decision_to_json(d));
   const resolver::Decision* best = resolver::chosen(decisions);
@@ -66,9 +68,12 @@ nlohmann::json to_json(const std::vector<resolver::Decision>& decisions, const r
 void print_trace(const std::string& dir, const std::vector<resolver::Decision>& decisions,
                  const resolver::Environment& env) {
   const auto native = env.native_variant();
+  std::string python;
+  if (env.python) python = ", python " + env.python->to_string() + (env.python_free_threaded ? "t" : "");
+  if (env.tvm_ffi) python += ", tvm-ffi " + env.tvm_ffi->to_string();
+  if (env.mlx) python += ", mlx";
   std::printf("environment: %s %s, torch %s, backend %s%s%s\n", env.os.c_str(), env.cpu.c_str(),
-              env.torch ? env.torch->to_string().c_str() : "none", env.backend.to_token().c_str(),
-              env.python ? (", python " + env.python->to_string() + (env.python_free_threaded ? "t" : "")).c_str() : "",
+              env.torch ? env.torch->to_string().c_str() : "none", env.backend.to_token().c_str(), python.c_str(),
               native ? (" (native variant " + native->to_string() + ")").c_str() : "");
   if (!env.backend_reason.empty()) std::printf("backend:     %s\n", env.backend_reason.c_str());
   std::printf("variants in %s, best first:\n", dir.c_str());
@@ -87,7 +92,17 @@ void print_trace(const std::string& dir, const std::vector<resolver::Decision>& 
   }
 }
 
-int run_cases(const std::string& file, const std::optional<std::string>& torch) {
+resolver::Loadable loadable_of(const nlohmann::json& c) {
+  resolver::Loadable loadable = resolver::Loadable::python_process();
+  if (const auto found = c.find("loadable"); found != c.end() && found->is_object()) {
+    loadable.libtorch = found->value("libtorch", true);
+    loadable.python = found->value("python", true);
+    loadable.tvm_ffi = found->value("tvm_ffi", true);
+  }
+  return loadable;
+}
+
+int run_cases(const std::string& file, const SelectionFlags& flags) {
   std::ifstream in(file);
   if (!in) {
     std::fprintf(stderr, "kernelhub variants: cannot read `%s`\n", file.c_str());
@@ -99,9 +114,14 @@ int run_cases(const std::string& file, const std::optional<std::string>& torch) 
     return kExitUsage;
   }
   // Each case names its torch, so the base needs none.
-  auto detected = selection_environment(torch, /*torch_required=*/false);
+  auto detected = selection_environment(flags, /*torch_required=*/false);
   if (!detected) throw std::runtime_error(detected.error().message);
-  const resolver::Environment base = std::move(detected->environment);
+  resolver::Environment base = std::move(detected->environment);
+  // Each case names its own torch and Python: none unless it does.
+  base.torch.reset();
+  base.cxx11_abi.reset();
+  base.set_python(std::nullopt);
+  base.macos.reset();
   nlohmann::json answers = nlohmann::json::array();
   for (const auto& c : cases) {
     std::map<std::string, std::string, std::less<>> vars;
@@ -120,8 +140,10 @@ int run_cases(const std::string& file, const std::optional<std::string>& torch) 
       answers.push_back({{"error", "not a directory: " + c.value("dir", std::string())}});
       continue;
     }
-    const auto decisions = resolver::select(*names, env, {.native_only = c.value("native_only", false)});
-    answers.push_back(to_json(decisions, env));
+    const auto decisions = resolver::select(*names, env, loadable_of(c));
+    nlohmann::json answer = to_json(decisions, env);
+    answer["trace"] = resolver::format_trace(decisions);
+    answers.push_back(std::move(answer));
   }
   std::printf("%s\n", answers.dump().c_str());
   return kExitOk;
@@ -130,7 +152,7 @@ int run_cases(const std::string& file, const std::optional<std::string>& torch) 
 int run_variants(const VariantsArguments& args, const CLI::App& app) {
   if (args.cases && !args.target) {
     try {
-      return run_cases(*args.cases, args.torch);
+      return run_cases(*args.cases, args.selection);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "kernelhub variants: %s\n", e.what());
       return kExitUsage;
@@ -138,7 +160,7 @@ int run_variants(const VariantsArguments& args, const CLI::App& app) {
   }
   if (!args.target) return usage_error(app, "expected exactly one DIR");
   const std::string& target = *args.target;
-  auto detected = selection_environment(args.torch);
+  auto detected = selection_environment(args.selection);
   if (!detected) {
     std::fprintf(stderr, "kernelhub variants: %s\n", detected.error().message.c_str());
     return kExitUsage;
@@ -146,7 +168,7 @@ int run_variants(const VariantsArguments& args, const CLI::App& app) {
   const resolver::Environment& env = detected->environment;
   const FetchContext context{env, detected->env};
   FetchRequest request;
-  request.native_only = args.native_only;
+  request.loadable = args.native_only ? resolver::Loadable::cpp_process() : resolver::Loadable::python_process();
   std::error_code ec;
   Result<VariantDecisions> resolved = unexpected(ErrorCode::kInternal, "");
   if (std::filesystem::is_directory(target, ec)) {
@@ -195,9 +217,10 @@ CommandRun define_variants(CLI::App& app) {
   app.add_option("--version", args->version, "Hub major version (branch vN)")
       ->option_text("N")
       ->transform(whole_number());
-  add_torch_option(app, args->torch);
+  add_selection_options(app, args->selection);
   app.add_flag("--native-only", args->native_only,
-               "reject what only a Python process can load (noarch, universal, tvm-ffi)");
+               "select as a C++ process with LibTorch does: reject what only a Python process can load (noarch, "
+               "universal, sdk) and tvm-ffi builds");
   app.add_option("--cases", args->cases)->group("");  // the differential test's batch mode (see above)
   return [args, &app] { return run_variants(*args, app); };
 }

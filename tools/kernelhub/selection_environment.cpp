@@ -5,29 +5,40 @@
 
 namespace kernelhub::cli {
 
-void add_torch_option(CLI::App& app, std::optional<std::string>& torch) {
-  app.add_option("--torch", torch,
+void add_selection_options(CLI::App& app, SelectionFlags& flags) {
+  app.add_option("--torch", flags.torch,
                  "the torch to select for: 2.9, or torch's full version as torch.__version__ prints it, e.g. "
                  "2.9.1+cu128 (default: KERNELHUB_TORCH, else the torch of VIRTUAL_ENV or of python3 on PATH, read "
                  "without importing it)")
       ->option_text("SPEC");
+  app.add_option("--python", flags.python,
+                 "the Python to select for: 3.12, or 3.13t for a free-threaded build (default: KERNELHUB_PYTHON, "
+                 "else the Python of the environment the torch was found in)")
+      ->option_text("X.Y");
 }
 
-Result<SelectionEnvironment> selection_environment(const std::optional<std::string>& torch, bool torch_required) {
+Result<SelectionEnvironment> selection_environment(const SelectionFlags& flags, bool torch_required) {
   SelectionEnvironment selection;
   selection.env = process_environment();
-  if (torch) {
-    if (auto spec = resolver::TorchSpec::parse(*torch); !spec) return unexpected(spec.error().with_context("--torch"));
-    selection.env = [flag = *torch, process = selection.env](std::string_view name) -> std::optional<std::string> {
-      if (name == "KERNELHUB_TORCH") return flag;
+  if (flags.torch) {
+    if (auto spec = resolver::TorchSpec::parse(*flags.torch); !spec) {
+      return unexpected(spec.error().with_context("--torch"));
+    }
+  }
+  if (flags.torch || flags.python) {
+    selection.env = [flags, process = selection.env](std::string_view name) -> std::optional<std::string> {
+      if (name == "KERNELHUB_TORCH" && flags.torch) return flags.torch;
+      if (name == "KERNELHUB_PYTHON" && flags.python) return flags.python;
       return process(name);
     };
   }
   resolver::TorchRuntime runtime;
+  std::optional<resolver::PythonRuntime> python;
   auto found = resolver::find_torch(selection.env);
   if (found) {
     runtime = found->runtime;
-    selection.torch_source = torch ? "--torch" : found->source;
+    python = found->python;
+    selection.torch_source = flags.torch ? "--torch" : found->source;
   } else if (found.error().code == ErrorCode::kNotFound && !torch_required) {
     selection.torch_missing = found.error().message;
   } else {
@@ -35,7 +46,13 @@ Result<SelectionEnvironment> selection_environment(const std::optional<std::stri
     if (error.code == ErrorCode::kNotFound) error.message += " (or give --torch SPEC, for this command only)";
     return unexpected(std::move(error));
   }
-  KH_ASSIGN_OR_RETURN(selection.environment, resolver::Environment::detect(runtime, selection.env));
+  auto environment = resolver::Environment::detect(runtime, selection.env, python);
+  if (!environment) {
+    Error error = environment.error();
+    if (flags.python && error.message.starts_with("KERNELHUB_PYTHON=")) error.message.replace(0, 16, "--python");
+    return unexpected(std::move(error));
+  }
+  selection.environment = *std::move(environment);
   return selection;
 }
 

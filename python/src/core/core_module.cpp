@@ -71,16 +71,38 @@ T without_gil(Work work) {
   return value_or_raise(std::move(result));
 }
 
+// This interpreter as the `kernels` package sees it when it selects (its compat.py and
+// variants.py): its version, whether it is free-threaded, whether `mlx` and `tvm_ffi` can be
+// imported, and tvm_ffi.__version__. Read once (as compat.py does), taking the GIL for it: it is
+// called from work that runs without it.
+const resolver::PythonRuntime& this_python() {
+  static const resolver::PythonRuntime runtime = [] {
+    resolver::PythonRuntime python{{PY_MAJOR_VERSION, PY_MINOR_VERSION}, false, false, std::nullopt};
+#ifdef Py_GIL_DISABLED
+    python.free_threaded = true;
+#endif
+    py::gil_scoped_acquire gil;
+    try {
+      const py::object find_spec = py::module_::import("importlib.util").attr("find_spec");
+      python.mlx = !find_spec("mlx").is_none();
+      if (!find_spec("tvm_ffi").is_none()) {
+        const std::string version = py::str(py::module_::import("tvm_ffi").attr("__version__"));
+        if (auto parsed = resolver::Version::parse(version)) python.tvm_ffi = *parsed;
+      }
+    } catch (const py::error_already_set&) {
+      // A package that fails to import is one kernels could not use either.
+    }
+    return python;
+  }();
+  return runtime;
+}
+
 // The environment the `kernels` package would see from this interpreter: the torch it imported,
-// this machine, this Python's version, and `backend` when the caller names one ("cpu", "cuda", ...).
+// this machine, this Python, and `backend` when the caller names one ("cpu", "cuda", ...).
 Result<resolver::Environment> python_environment(const EnvironmentSource& env, const resolver::TorchRuntime& torch,
                                                  const std::optional<std::string>& backend) {
-  auto environment = resolver::Environment::detect(torch, env);
+  auto environment = resolver::Environment::detect(torch, env, this_python());
   if (!environment) return unexpected(environment.error());
-  if (!env("KERNELHUB_PYTHON")) environment->python = resolver::Version{PY_MAJOR_VERSION, PY_MINOR_VERSION};
-#ifdef Py_GIL_DISABLED
-  environment->python_free_threaded = true;
-#endif
   return with_backend(*std::move(environment), backend);  // "cpu", or the backend torch was built for
 }
 
@@ -166,7 +188,7 @@ Call make_call(std::optional<std::string> revision, std::optional<int> version, 
   request.offline = offline;
   request.trust_remote_code = trust_remote_code;
   request.trusted_repos = std::move(trusted_repos);
-  request.native_only = false;
+  request.loadable = resolver::Loadable::python_process();
   request.wording = Wording::kKernels;
   return Call{std::move(request), torch, std::move(backend)};
 }
@@ -411,18 +433,19 @@ PYBIND11_MODULE(_core, m) {
 
   py::class_<resolver::TorchRuntime>(
       m, "TorchRuntime", "The torch a Python process imported, as kernels reads it (torch_version_info.hpp).")
-      .def(
-          py::init([](std::optional<std::string> version, std::optional<bool> cxx11_abi,
-                      std::optional<std::string> cuda, std::optional<std::string> hip, std::optional<std::string> xpu) {
-            // No version: no torch in the process, so (as in kernels) only variants that need no
-            // torch build qualify.
-            if (!version) return resolver::TorchRuntime{};
-            return value_or_raise(resolver::TorchVersionInfo{*version, cuda, hip, xpu, cxx11_abi}.runtime());
-          }),
-          py::kw_only(), py::arg("version") = py::none(), py::arg("cxx11_abi") = py::none(),
-          py::arg("cuda") = py::none(), py::arg("hip") = py::none(), py::arg("xpu") = py::none(),
-          "From torch.__version__, torch.compiled_with_cxx11_abi() and torch.version.cuda / hip / xpu; "
-          "no version: no torch.")
+      .def(py::init([](std::optional<std::string> version, std::optional<bool> cxx11_abi,
+                       std::optional<std::string> cuda, std::optional<std::string> hip, std::optional<std::string> xpu,
+                       std::optional<std::string> rocm) {
+             // No version: no torch in the process, so (as in kernels) only variants that need no
+             // torch build qualify.
+             if (!version) return resolver::TorchRuntime{};
+             return value_or_raise(resolver::TorchVersionInfo{*version, cuda, hip, xpu, cxx11_abi, rocm}.runtime());
+           }),
+           py::kw_only(), py::arg("version") = py::none(), py::arg("cxx11_abi") = py::none(),
+           py::arg("cuda") = py::none(), py::arg("hip") = py::none(), py::arg("xpu") = py::none(),
+           py::arg("rocm") = py::none(),
+           "From torch.__version__, torch.compiled_with_cxx11_abi() and torch.version.cuda / hip / xpu / rocm; "
+           "no version: no torch.")
       .def("__repr__", &describe);
   const auto no_torch = resolver::TorchRuntime{};
 

@@ -41,6 +41,7 @@ def _torch() -> _core.TorchRuntime:
         cuda=torch.version.cuda,
         hip=torch.version.hip,
         xpu=getattr(torch.version, "xpu", None),
+        rocm=getattr(torch.version, "rocm", None),
     )
 
 

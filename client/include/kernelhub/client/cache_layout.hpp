@@ -75,10 +75,13 @@ class CacheLayout {
   std::filesystem::path lock_path(std::string_view etag) const;
   std::filesystem::path cachedir_tag_path() const { return root_ / "CACHEDIR.TAG"; }
 
-  // Disk. The commit recorded in refs/<revision>, read raw as huggingface_hub does; nullopt if
-  // absent or not a 40-hex commit.
-  std::optional<std::string> read_ref(std::string_view revision) const;
-  // Disk. Writes refs/<revision> = commit (no newline) atomically, only when it changed.
+  // Disk. The commit recorded in refs/<revision>, surrounding whitespace ignored (as the kernels
+  // package reads it; huggingface_hub and kernelhub write none); nullopt if absent. Errors:
+  // kCorruptFile when the file holds anything but a 40-hex commit (the message names the file
+  // and says to delete it), kIo when it cannot be read. Nothing is changed on disk.
+  Result<std::optional<std::string>> read_ref(std::string_view revision) const;
+  // Disk. Writes refs/<revision> = commit (no newline) atomically (a temporary file beside it,
+  // renamed over it, as the kernels package and huggingface_hub write it), only when it changed.
   // Errors: kIo.
   Status write_ref(std::string_view revision, std::string_view commit) const;
   // Disk. Points snapshots/<commit>/<path> at blobs/<etag> with a relative symlink (replacing

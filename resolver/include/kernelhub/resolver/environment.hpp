@@ -9,10 +9,16 @@
 //   4. CUDA driver, GPUs  libcuda.so.1 through dlopen (see cuda_probe.hpp); absent → empty
 //   5. overrides          KERNELHUB_OS, KERNELHUB_CPU, KERNELHUB_GLIBC, KERNELHUB_PYTHON,
 //                         KERNELHUB_TORCH, KERNELHUB_CXX11_ABI, KERNELHUB_BACKEND,
-//                         KERNELHUB_CUDA_DRIVER, KERNELHUB_GPUS, KERNELHUB_TVM_FFI
+//                         KERNELHUB_CUDA_DRIVER, KERNELHUB_GPUS, KERNELHUB_TVM_FFI,
+//                         KERNELHUB_MLX, KERNELHUB_MACOS
 // KERNELHUB_TORCH is a TorchSpec (2.13, 2.13.0+cu130): with a backend it sets torch's backend too.
-// tvm_ffi is never probed (a C++ process has no tvm-ffi runtime of its own); it is set only by
-// KERNELHUB_TVM_FFI, to describe a Python process that has the tvm_ffi package.
+// KERNELHUB_PYTHON is M.m, with a `t` for a free-threaded build (3.13t). An empty
+// KERNELHUB_GPUS, KERNELHUB_CUDA_DRIVER or KERNELHUB_TVM_FFI means none.
+// The Python side (python, python_free_threaded, tvm_ffi, mlx) is never probed here: the caller
+// that knows the Python sets it (the shim from its interpreter, the CLI from the Python
+// environment's files: python_environment.hpp), and a C++ process without Python leaves python
+// unset (no cpython check applies). A C++ process with a TVM-FFI loader sets tvm_ffi to that
+// runtime's version.
 // The selected backend is torch's backend, except that a CUDA torch on a machine without a CUDA
 // driver selects cpu: the `kernels` package would pick a CUDA variant there that cannot run.
 //
@@ -37,6 +43,16 @@ struct TorchRuntime {
   Backend backend;                 // cuda13.2 for the PyPI wheel, cpu for a CPU build
 };
 
+// The Python that will import the kernel, as selection needs it; filled by the caller that knows
+// it (the shim from its interpreter, the CLI from the Python environment's files).
+struct PythonRuntime {
+  Version version;                 // 3.11
+  bool free_threaded = false;      // a free-threaded (no-GIL) build, 3.13t
+  bool mlx = false;                // the mlx package can be imported
+  std::optional<Version> tvm_ffi;  // the tvm_ffi package's version, when it is installed
+  bool operator==(const PythonRuntime&) const = default;
+};
+
 struct ComputeCapability {
   int major = 0;
   int minor = 0;
@@ -46,23 +62,30 @@ struct ComputeCapability {
 };
 
 struct Environment {
-  std::string os;                         // linux, darwin, windows
-  std::string cpu;                        // x86_64, aarch64
-  std::optional<Version> glibc;           // 2.36
-  std::optional<Version> python;          // 3.11, when a Python runs this process or is named
-  bool python_free_threaded = false;      // a free-threaded (no-GIL) CPython
-  std::optional<Version> torch;           // 2.15
-  std::optional<bool> cxx11_abi;         // true for every torch since 2.7
-  std::optional<Version> tvm_ffi;         // the tvm_ffi package's version, when one is named
-  Backend torch_backend;                  // what torch was built with
-  Backend backend;                        // what selection uses (see the header comment)
-  std::string backend_reason;             // why `backend` differs from `torch_backend`, if it does
-  std::optional<Version> cuda_driver;     // the CUDA version the driver supports, 13.0
-  std::vector<ComputeCapability> gpus;    // every visible GPU, CUDA_VISIBLE_DEVICES honoured
+  std::string os;                       // linux, darwin, windows
+  std::string cpu;                      // x86_64, aarch64
+  std::optional<Version> glibc;         // 2.36
+  std::optional<Version> python;        // 3.11, when a Python runs this process or is named
+  bool python_free_threaded = false;    // a free-threaded (no-GIL) CPython
+  std::optional<Version> torch;         // 2.15
+  std::optional<bool> cxx11_abi;        // true for every torch since 2.7
+  std::optional<Version> tvm_ffi;       // the TVM-FFI runtime's version (tvm_ffi package or libtvm_ffi)
+  bool mlx = false;                     // MLX can be imported (mlx-<name> variants need it)
+  std::optional<Version> macos;         // macOS version (Metal builds need 26); KERNELHUB_MACOS only
+  Backend torch_backend;                // what torch was built with
+  Backend backend;                      // what selection uses (see the header comment)
+  std::string backend_reason;           // why `backend` differs from `torch_backend`, if it does
+  std::optional<Version> cuda_driver;   // the CUDA version the driver supports, 13.0
+  std::vector<ComputeCapability> gpus;  // every visible GPU, CUDA_VISIBLE_DEVICES honoured
 
-  // Probes this machine, then applies overrides from `env`. Errors: kInvalidArgument when an
-  // override does not parse (naming the variable and the expected form).
-  static Result<Environment> detect(const TorchRuntime& torch, const EnvironmentSource& env);
+  // Probes this machine, takes the torch and the Python given (none: no Python imports the
+  // kernel), then applies overrides from `env`. Errors: kInvalidArgument when an override does
+  // not parse (naming the variable and the expected form).
+  static Result<Environment> detect(const TorchRuntime& torch, const EnvironmentSource& env,
+                                    const std::optional<PythonRuntime>& python = std::nullopt);
+
+  // Sets the Python side (python, python_free_threaded, mlx, tvm_ffi) to `python`'s, or clears it.
+  void set_python(const std::optional<PythonRuntime>& python);
 
   // Applies the KERNELHUB_* overrides in `env` to this environment.
   Status apply_overrides(const EnvironmentSource& env);

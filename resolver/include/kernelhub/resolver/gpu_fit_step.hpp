@@ -11,8 +11,8 @@
 //   - one that does not run becomes rejected: reason::GpuMismatch with the fit;
 //   - one that runs stays reason::Compatible and gains the fit: "compatible (sm_90 SASS)";
 //   - accepted variants are stably re-ordered by fit (exact SASS, lower-minor SASS, PTX JIT,
-//     not checked), so select()'s order holds within each; rejected ones follow, by name, as
-//     select() orders them.
+//     not checked), so select()'s order holds within each; rejected ones follow in select()'s
+//     order (those the fit rejected first, as they were accepted before).
 // Nothing else changes, so an environment without GPUs gives select()'s trace (plus reasons).
 //
 // Thread safety: pure function over values; `code_of` is called once per accepted CUDA variant.

@@ -8,7 +8,14 @@
 // Package directories, in the order Python searches them: a virtual environment's
 // lib/python3.X/site-packages (then its base's, with include-system-site-packages = true); an
 // installation's user site (~/.local/lib/python3.X/site-packages, unless PYTHONNOUSERSITE), then
-// lib/python3.X/site-packages and Debian's dist-packages. Only those that exist are listed.
+// lib/python3.X/site-packages and Debian's dist-packages. Only those that exist are listed (a
+// free-threaded build's folder is lib/python3.Xt).
+//
+// What the `kernels` package would see of that Python when it selects a variant (runtime):
+//   version, free-threaded  the lib/python3.X[t] folder of its first package directory, else
+//                           pyvenv.cfg's version, else the interpreter's name (python3.11)
+//   mlx                     an mlx package in one of its package directories
+//   tvm_ffi                 the version tvm_ffi/_version.py says (as tvm_ffi.__version__ would)
 //
 // Thread safety: free functions; they read files, and may start one process (see 2).
 #pragma once
@@ -19,6 +26,7 @@
 
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
+#include "kernelhub/resolver/environment.hpp"
 
 namespace kernelhub::resolver {
 
@@ -26,6 +34,7 @@ struct PythonEnvironment {
   std::filesystem::path prefix;                     // sys.prefix
   std::string found_by;                             // "VIRTUAL_ENV", "python3 on PATH: /usr/bin/python3"
   std::vector<std::filesystem::path> package_dirs;  // search order, existing ones only
+  std::optional<PythonRuntime> runtime;             // none when no file says its version
 };
 
 // Reads VIRTUAL_ENV, PATH, HOME and PYTHONNOUSERSITE from `env`. Errors: kNotFound when

@@ -2,8 +2,10 @@
 // of select() or the GPU fit, with what it compared; ReasonCode names it.
 //
 // Text is made at the edge only, by to_string(): the `kernels` package's sentences for select()'s
-// checks (kernels/src/kernels/variants.py `_check_variants`, backends as variant tokens "cu128",
-// absent versions as Python's "None"), gpu_fit's for the GPU checks. Every printer (format_trace,
+// checks, word for word (kernels 0.19 `_internals/variants.py` `_check_variants`, selected
+// backends as legacy tokens "cu128", absent versions as Python's "None"), kernelhub's own for
+// what that package never says (a process that cannot load a kind of variant, an unparsable
+// name) and gpu_fit's for the GPU checks. Every printer (format_trace,
 // the CLI, its --json, the Python shim, error messages) goes through it, so the sentences are
 // the same everywhere. code_name() is a stable machine name ("torch_version") for JSON.
 //
@@ -31,13 +33,15 @@ enum class ReasonCode {
   kTorchVersion,         // torch major.minor differs
   kCxxAbi,               // cxx11/cxx98 tag differs from torch's C++ ABI
   kStableAbiTooNew,      // stable-ABI version above torch's
-  kTvmFfiNotLoadable,    // tvm-ffi build in a process without Python
+  kNoLibTorch,           // torch or stable-ABI build in a process without LibTorch (loadable.hpp)
+  kTvmFfiNotLoadable,    // tvm-ffi build in a process that cannot load one (loadable.hpp)
   kTvmFfiVersion,        // tvm-ffi version differs
   kCudaVersion,          // CUDA of another major, or a newer minor
   kRocmVersion,          // ROCm of another major, or a newer minor
   kBackend,              // another backend (arch build)
+  kMetalMacos,           // a Metal build, and macOS older than 26 (or unknown)
   kPurePython,           // noarch or universal in a process without Python
-  kNoarchBackend,        // noarch build of another backend kind
+  kNoarchBackend,        // noarch (or sdk-<name>) build of another backend
   kMlxMissing,           // an MLX noarch build, and no MLX here
   kSdkNotLoadable,       // an sdk variant (build-time files) in a process without Python
   kDriverTooOld,         // GPU fit: the driver's CUDA major is below the variant's
@@ -85,6 +89,9 @@ struct StableAbiTooNew {
   std::optional<Version> system;  // torch's
   bool operator==(const StableAbiTooNew&) const = default;
 };
+struct NoLibTorch {
+  bool operator==(const NoLibTorch&) const = default;
+};
 struct TvmFfiNotLoadable {
   bool operator==(const TvmFfiNotLoadable&) const = default;
 };
@@ -101,21 +108,26 @@ struct CudaVersion {
 struct RocmVersion {
   std::optional<Version> variant;
   std::optional<Version> system;  // torch's ROCm
+  std::string system_text;        // as torch says it ("6.4.43482"), when it says more than M.m
   bool operator==(const RocmVersion&) const = default;
 };
 struct BackendMismatch {
   Backend variant;
-  Backend system;  // the selected backend
+  Backend system;                     // the selected backend, printed as a legacy token
   NameForm form = NameForm::kLegacy;  // the variant's, which its backend is printed in
-  bool noarch = false;                // an `sdk-<kind>` variant: kinds compared, printed as kinds
   bool operator==(const BackendMismatch&) const = default;
+};
+struct MetalMacos {
+  std::optional<Version> system;  // none: not macOS, or its version is not known
+  bool operator==(const MetalMacos&) const = default;
 };
 struct PurePython {
   bool operator==(const PurePython&) const = default;
 };
 struct NoarchBackend {
-  BackendKind variant;
-  BackendKind system;
+  std::string variant;  // the name as written in the variant
+  BackendKind system;   // the selected backend's kind
+  bool sdk = false;     // `sdk-<name>`, whose sentence does not mention universal
   bool operator==(const NoarchBackend&) const = default;
 };
 struct MlxMissing {
@@ -140,10 +152,10 @@ struct Compatible {
 // Rejections first, so that a default Reason accepts nothing.
 using Reason =
     std::variant<reason::UnparsableName, reason::FreeThreadedPython, reason::PythonTooOld, reason::CpuMismatch,
-                 reason::OsMismatch, reason::TorchVersion, reason::CxxAbi, reason::StableAbiTooNew,
+                 reason::OsMismatch, reason::TorchVersion, reason::CxxAbi, reason::StableAbiTooNew, reason::NoLibTorch,
                  reason::TvmFfiNotLoadable, reason::TvmFfiVersion, reason::CudaVersion, reason::RocmVersion,
-                 reason::BackendMismatch, reason::PurePython, reason::NoarchBackend, reason::MlxMissing,
-                 reason::SdkNotLoadable, reason::GpuMismatch, reason::Compatible>;
+                 reason::BackendMismatch, reason::MetalMacos, reason::PurePython, reason::NoarchBackend,
+                 reason::MlxMissing, reason::SdkNotLoadable, reason::GpuMismatch, reason::Compatible>;
 
 ReasonCode reason_code(const Reason& r);
 inline bool is_accepted(const Reason& r) {

@@ -4,8 +4,9 @@
 //
 //   version    torch.__version__, "2.9.0+cu128": its major.minor
 //   backend    the first of torch.version.cuda ("12.8"), torch.version.hip
-//              ("6.4.43482-0f2d60242": rocm6.4) and torch.version.xpu ("20250100": xpu2025.1) that
-//              is set; cpu when none is
+//              ("6.4.43482-0f2d60242": rocm6.4, or torch.version.rocm where torch >= 2.10 has it:
+//              the ROCm release, which can differ from HIP's) and torch.version.xpu ("20250100":
+//              xpu2025.1) that is set; cpu when none is
 //   cxx11_abi  torch.compiled_with_cxx11_abi(), when known
 //
 // The text comes from an imported torch (the Python binding) or from the files of an installed
@@ -28,6 +29,7 @@ struct TorchVersionInfo {
   std::optional<std::string> hip;
   std::optional<std::string> xpu;
   std::optional<bool> cxx11_abi;
+  std::optional<std::string> rocm;
 
   // Errors: kInvalidArgument naming the attribute whose text does not parse.
   Result<TorchRuntime> runtime() const;

@@ -20,4 +20,9 @@ struct Version {
   auto operator<=>(const Version&) const = default;
 };
 
+// The dotted release at the start of a version string, each number without leading zeros, as
+// Python's packaging prints Version(text): "6.4.43482" from "6.4.43482-0f2d60242", "6.4.43" from
+// "6.4.043"; empty when the text does not start with a number.
+std::string release_text(std::string_view text);
+
 }  // namespace kernelhub::resolver
