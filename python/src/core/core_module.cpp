@@ -32,6 +32,7 @@
 #include "kernelhub/local_kernels.hpp"
 #include "kernelhub/lockfile.hpp"
 #include "kernelhub/resolver/torch_version_info.hpp"
+#include "kernelhub/variant_checks.hpp"
 
 namespace py = pybind11;
 
@@ -91,12 +92,20 @@ struct Call {
   }
 };
 
+// What a loader of kernels decides besides the revision: whether it fits CUDA variants to the
+// GPUs (`check_arch`), and whether UNSTABLE_KERNELS_ALL_LATEST applies to it (kernels' loaders
+// resolve through the resolver that honours it; install_kernel and get_kernel_variants do not).
+struct Checks {
+  bool check_arch = true;
+  bool honour_all_latest = false;
+};
+
 // A kernels-style request. A Python process imports the variant as a module, so pure-Python
 // variants (noarch, universal) qualify and no op library is needed; errors about the request
-// itself are in the kernels package's words.
+// itself, and the variant checks' (variant_checks.hpp), are in the kernels package's words.
 Call make_call(std::optional<std::string> revision, std::optional<int> version, bool offline, bool trust_remote_code,
                std::vector<std::string> trusted_repos, const resolver::TorchRuntime& torch,
-               std::optional<std::string> backend) {
+               std::optional<std::string> backend, Checks checks) {
   FetchRequest request;
   request.revision = std::move(revision);
   request.version = version;
@@ -105,6 +114,8 @@ Call make_call(std::optional<std::string> revision, std::optional<int> version, 
   request.trusted_repos = std::move(trusted_repos);
   request.native_only = false;
   request.wording = Wording::kKernels;
+  request.check_arch = checks.check_arch;
+  request.honour_all_latest = checks.honour_all_latest;
   return Call{std::move(request), torch, std::move(backend)};
 }
 
@@ -149,6 +160,7 @@ py::dict metadata_to_python(const Metadata& metadata) {
   out["upstream"] = metadata.upstream ? py::object(py::str(*metadata.upstream)) : py::none();
   out["source"] = metadata.source ? py::object(py::str(*metadata.source)) : py::none();
   out["python_depends"] = metadata.python_depends;
+  out["kernels_minver"] = metadata.kernels_minver ? py::object(py::str(*metadata.kernels_minver)) : py::none();
   py::dict backend;
   backend["type"] = metadata.backend;
   if (!metadata.archs.empty()) backend["archs"] = metadata.archs;
@@ -171,18 +183,22 @@ py::dict fetched_to_python(const Fetched& fetched) {
   out["from_hub"] = fetched.from_hub;
   out["pinned"] = fetched.pinned;
   out["metadata"] = metadata_to_python(variant.metadata);
+  out["metadata_json"] = variant.metadata.raw;  // empty for a variant older than metadata.json
   out["decisions"] = decisions_to_python(variant.decisions);
+  out["warnings"] = variant.warnings;
   out["timings"] = timings;
   return out;
 }
 
 // kernels' get_kernel up to the import (and, with `local_kernels` false, its install_kernel): the
 // revision-or-version rule, then the directory LOCAL_KERNELS names for the repo, else the Hub.
+// install_kernel, like kernels', neither reads LOCAL_KERNELS nor honours UNSTABLE_KERNELS_ALL_LATEST.
 py::dict fetch_kernel(const std::string& repo_id, std::optional<std::string> revision, std::optional<int> version,
                       std::optional<std::string> backend, bool offline, bool trust_remote_code,
-                      std::vector<std::string> trusted_repos, const resolver::TorchRuntime& torch, bool local_kernels) {
+                      std::vector<std::string> trusted_repos, const resolver::TorchRuntime& torch, bool local_kernels,
+                      bool check_arch) {
   Call call = make_call(std::move(revision), version, offline, trust_remote_code, std::move(trusted_repos), torch,
-                        std::move(backend));
+                        std::move(backend), {.check_arch = check_arch, .honour_all_latest = local_kernels});
   return fetched_to_python(without_gil<Fetched>([&]() -> Result<Fetched> {
     KH_RETURN_IF_ERROR(require_revision_or_version(call.request.revision, call.request.version));
     const EnvironmentSource env = process_environment();
@@ -195,8 +211,9 @@ py::dict fetch_kernel(const std::string& repo_id, std::optional<std::string> rev
 }
 
 // kernels' get_local_kernel up to the import: the best variant under `path` (or `path` itself).
-py::dict fetch_local(const std::string& path, std::optional<std::string> backend, const resolver::TorchRuntime& torch) {
-  Call call = make_call({}, {}, false, false, {}, torch, std::move(backend));
+py::dict fetch_local(const std::string& path, std::optional<std::string> backend, const resolver::TorchRuntime& torch,
+                     bool check_arch) {
+  Call call = make_call({}, {}, false, false, {}, torch, std::move(backend), {.check_arch = check_arch});
   return fetched_to_python(without_gil<Fetched>(
       [&]() -> Result<Fetched> { return fetch_from_dir(std::move(call), path, process_environment()); }));
 }
@@ -224,8 +241,9 @@ std::string locked_commit(const std::string& repo_id, std::optional<std::string>
 py::dict fetch_locked(const std::string& repo_id, std::optional<std::string> lockfile,
                       std::optional<std::string> lock_json, const std::string& lock_source,
                       std::optional<std::string> backend, bool offline, bool trust_remote_code,
-                      std::vector<std::string> trusted_repos, const resolver::TorchRuntime& torch) {
-  Call call = make_call({}, {}, offline, trust_remote_code, std::move(trusted_repos), torch, std::move(backend));
+                      std::vector<std::string> trusted_repos, const resolver::TorchRuntime& torch, bool check_arch) {
+  Call call = make_call({}, {}, offline, trust_remote_code, std::move(trusted_repos), torch, std::move(backend),
+                        {.check_arch = check_arch, .honour_all_latest = true});
   return fetched_to_python(without_gil<Fetched>([&]() -> Result<Fetched> {
     if (lockfile) {
       call.request.lockfile = std::filesystem::path(*lockfile);
@@ -257,9 +275,9 @@ Result<bool> any_accepted(const Result<VariantDecisions>& decided, std::initiali
 // first. No variant that fits, an offline cache miss and a missing local directory are `False`.
 bool has_kernel(const std::string& repo_id, std::optional<std::string> revision, std::optional<int> version,
                 std::optional<std::string> backend, bool trust_remote_code, std::vector<std::string> trusted_repos,
-                const resolver::TorchRuntime& torch) {
+                const resolver::TorchRuntime& torch, bool check_arch) {
   Call call = make_call(std::move(revision), version, false, trust_remote_code, std::move(trusted_repos), torch,
-                        std::move(backend));
+                        std::move(backend), {.check_arch = check_arch, .honour_all_latest = true});
   return without_gil<bool>([&]() -> Result<bool> {
     KH_RETURN_IF_ERROR(require_revision_or_version(call.request.revision, call.request.version));
     const EnvironmentSource env = process_environment();
@@ -280,7 +298,7 @@ bool has_kernel(const std::string& repo_id, std::optional<std::string> revision,
 // (name, accepted, reason).
 py::list kernel_variants(const std::string& repo_id, std::optional<std::string> revision, std::optional<int> version,
                          std::optional<std::string> backend, const resolver::TorchRuntime& torch) {
-  Call call = make_call(std::move(revision), version, false, false, {}, torch, std::move(backend));
+  Call call = make_call(std::move(revision), version, false, false, {}, torch, std::move(backend), {});
   return decisions_to_python(
       without_gil<std::vector<resolver::Decision>>([&]() -> Result<std::vector<resolver::Decision>> {
         KH_RETURN_IF_ERROR(require_revision_or_version(call.request.revision, call.request.version));
@@ -295,6 +313,17 @@ py::list kernel_variants(const std::string& repo_id, std::optional<std::string> 
 // metadata.json's text, read as get_kernel reads it (kernels' Metadata.read_from_file).
 py::dict parse_metadata(const std::string& text) {
   return metadata_to_python(value_or_raise(Metadata::parse(text)));
+}
+
+// kernels' same-build check of an import whose metadata `id` is already imported: raises (integrity
+// mismatch) unless the build at `variant_path` is the one loaded (variant_checks.hpp).
+void check_same_build(const std::string& loaded_metadata_json, const std::string& metadata_json,
+                      const std::string& variant_path) {
+  const Metadata loaded = value_or_raise(Metadata::parse(loaded_metadata_json));
+  const Metadata candidate = value_or_raise(Metadata::parse(metadata_json));
+  if (const Status same = kernelhub::check_same_build(loaded, candidate, variant_path); !same) {
+    raise_core_error(same.error());
+  }
 }
 
 py::dict environment(std::optional<std::string> backend, const resolver::TorchRuntime& torch) {
@@ -330,8 +359,8 @@ PYBIND11_MODULE(_core, m) {
   static py::exception<std::runtime_error> error_type(m, "CoreError");
   core_error_type = error_type.ptr();
 
-  py::class_<resolver::TorchRuntime>(m, "TorchRuntime",
-                                     "The torch a Python process imported, as kernels reads it (torch_version_info.hpp).")
+  py::class_<resolver::TorchRuntime>(
+      m, "TorchRuntime", "The torch a Python process imported, as kernels reads it (torch_version_info.hpp).")
       .def(
           py::init([](std::optional<std::string> version, std::optional<bool> cxx11_abi,
                       std::optional<std::string> cuda, std::optional<std::string> hip, std::optional<std::string> xpu) {
@@ -350,17 +379,17 @@ PYBIND11_MODULE(_core, m) {
   m.def("fetch_kernel", &fetch_kernel, py::arg("repo_id"), py::kw_only(), py::arg("revision") = py::none(),
         py::arg("version") = py::none(), py::arg("backend") = py::none(), py::arg("offline") = false,
         py::arg("trust_remote_code") = false, py::arg("trusted_repos") = std::vector<std::string>{},
-        py::arg("torch") = no_torch, py::arg("local_kernels") = true,
+        py::arg("torch") = no_torch, py::arg("local_kernels") = true, py::arg("check_arch") = true,
         "get_kernel (and, with local_kernels=False, install_kernel) up to the import: the variant that runs here, "
         "from the directory LOCAL_KERNELS names or the Hub, downloaded and verified.");
   m.def("fetch_local", &fetch_local, py::arg("path"), py::arg("backend") = py::none(), py::kw_only(),
-        py::arg("torch") = no_torch,
+        py::arg("torch") = no_torch, py::arg("check_arch") = true,
         "get_local_kernel up to the import: the best variant under a directory (or the directory itself), verified.");
   m.def(
       "fetch_locked", &fetch_locked, py::arg("repo_id"), py::kw_only(), py::arg("lockfile") = py::none(),
       py::arg("lock_json") = py::none(), py::arg("lock_source") = "", py::arg("backend") = py::none(),
       py::arg("offline") = false, py::arg("trust_remote_code") = false,
-      py::arg("trusted_repos") = std::vector<std::string>{}, py::arg("torch") = no_torch,
+      py::arg("trusted_repos") = std::vector<std::string>{}, py::arg("torch") = no_torch, py::arg("check_arch") = true,
       "load_kernel and get_locked_kernel up to the import: the variant at the commit a lock file (or its text) pins.");
   m.def("locked_commit", &locked_commit, py::arg("repo_id"), py::kw_only(), py::arg("lockfile") = py::none(),
         py::arg("lock_json") = py::none(), py::arg("lock_source") = "",
@@ -368,11 +397,15 @@ PYBIND11_MODULE(_core, m) {
   m.def("has_kernel", &has_kernel, py::arg("repo_id"), py::kw_only(), py::arg("revision") = py::none(),
         py::arg("version") = py::none(), py::arg("backend") = py::none(), py::arg("trust_remote_code") = false,
         py::arg("trusted_repos") = std::vector<std::string>{}, py::arg("torch") = no_torch,
-        "Whether a variant of the repo (or of its LOCAL_KERNELS directory) runs here.");
+        py::arg("check_arch") = true, "Whether a variant of the repo (or of its LOCAL_KERNELS directory) runs here.");
   m.def("kernel_variants", &kernel_variants, py::arg("repo_id"), py::kw_only(), py::arg("revision") = py::none(),
         py::arg("version") = py::none(), py::arg("backend") = py::none(), py::arg("torch") = no_torch,
         "Every variant of a Hub repo at a revision, best first, as (name, accepted, reason).");
   m.def("parse_metadata", &parse_metadata, py::arg("text"), "metadata.json's fields, as get_kernel reads them.");
+  m.def("check_same_build", &check_same_build, py::arg("loaded_metadata_json"), py::arg("metadata_json"),
+        py::arg("variant_path"),
+        "Raises unless a build whose metadata id is already imported is the build imported (their digests agree).");
+  m.attr("KERNELS_COMPATIBLE_VERSION") = std::string(kernelhub::kKernelsCompatibleVersion);
   m.def("environment", &environment, py::arg("backend") = py::none(), py::kw_only(), py::arg("torch") = no_torch,
         "This process as variant selection sees it, with the torch given.");
 }
