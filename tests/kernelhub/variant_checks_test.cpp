@@ -87,7 +87,7 @@ TEST_CASE("a changed file fails the digest with kernels' RuntimeError text") {
              Catch::Contains("do not match metadata.json `digest`") && Catch::Contains("`a.py` has sha256"));
 }
 
-TEST_CASE("no digest loads with a warning; so does a dirty build") {
+TEST_CASE("no digest, or a dirty build, loads with a warning") {
   Variant variant(R"(, "provenance": {"kernel-builder": {"version": "0.9", "commit": ")" + std::string(40, 'a') +
                   R"(", "dirty": true}, "kernel": {"commit": ")" + std::string(40, 'b') + R"(", "dirty": true}})");
   variant.metadata.has_digest = false;

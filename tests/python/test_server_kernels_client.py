@@ -67,7 +67,8 @@ def test_get_kernel_by_version_branch_tag_and_commit_then_offline(hub, tmp_path)
     assert unanswered(hub, since) == []
     # 0.19.1 resolved each ref to a commit and wrote refs/<ref> itself: offline, each loads again.
     refs = cache / "kernels--acme--reference-kernels" / "refs"
-    assert {p.name: p.read_text() for p in refs.iterdir()} >= {"v1": hub.v1, "v2": hub.v2, "release-1": hub.v1}
+    written = {p.name: p.read_text() for p in refs.iterdir()}
+    assert written.items() >= {"v1": hub.v1, "v2": hub.v2, "release-1": hub.v1}.items(), written
     before = len(hub.log().splitlines())
     for kwargs in ({"version": 1}, {"revision": "release-1"}, {"revision": hub.v2}):
         run_json(LOAD, env_for(hub, cache, offline=True), REPO, json.dumps({**kwargs, "backend": "cpu"}))
