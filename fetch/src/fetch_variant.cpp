@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <map>
 
@@ -11,6 +13,7 @@
 #include "kernelhub/resolver/gpu_fit_step.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 #include "kernelhub/signing/verify.hpp"
+#include "kernelhub/variant_checks.hpp"
 #include "kernelhub/verification_stamps.hpp"
 #include "kernelhub/zip_layout.hpp"
 #include "variant_dir.hpp"
@@ -117,6 +120,35 @@ Result<VariantDecisions> resolve(const client::HubClient& hub, const client::Rep
   return out;
 }
 
+// UNSTABLE_KERNELS_ALL_LATEST, as kernels' LatestHubResolver reads it: the repo's highest v<N>
+// (from the refs API, or offline the refs/ of the cache), whatever the request names. nullopt when
+// the request does not honour it or it is not set. Errors: kInvalidArgument (no v<N> on the Hub),
+// kOfflineMiss (none in the cache), in the kernels package's words; those of list_versions.
+Result<std::optional<int>> all_latest_version(const client::HubClient& hub, const client::RepoId& repo,
+                                              const FetchRequest& request, const EnvironmentSource& env) {
+  if (!request.honour_all_latest) return std::optional<int>();
+  std::string value = env("UNSTABLE_KERNELS_ALL_LATEST").value_or("");
+  std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (value != "1" && value != "ON" && value != "YES" && value != "TRUE") return std::optional<int>();
+  auto versions = hub.list_versions(repo, kKernelRepo);
+  const bool offline = hub.settings().offline;
+  if ((versions && versions->empty()) || (!versions && versions.error().code == ErrorCode::kOfflineMiss)) {
+    return unexpected(offline ? ErrorCode::kOfflineMiss : ErrorCode::kInvalidArgument,
+                      "Cannot load the latest version of '" + repo.to_string() +
+                          "': no numbered versions are available " + (offline ? "in the local cache" : "on the Hub") +
+                          ". UNSTABLE_KERNELS_ALL_LATEST requires a numbered version.");
+  }
+  if (!versions) return unexpected(versions.error());
+  return std::optional<int>(std::stoi(versions->back().substr(1)));  // "v<N>", sorted by number
+}
+
+// What a request asked for, in a warning: "version 1", "revision main", "the lock's commit".
+std::string asked_for(const FetchRequest& request) {
+  if (request.lockfile) return "the commit locked in `" + request.lockfile->string() + "`";
+  if (request.revision) return "revision " + *request.revision;
+  return request.version ? "version " + std::to_string(*request.version) : "no version";
+}
+
 // Rejects accepted CUDA variants that cannot run on the visible GPUs (resolver/gpu_fit_step.hpp).
 void fit_to_gpus(std::vector<resolver::Decision>& decisions, const resolver::Environment& environment,
                  const resolver::DeviceCodeLookup& code_of) {
@@ -130,6 +162,7 @@ void fit_to_gpus(std::vector<resolver::Decision>& decisions, const resolver::Env
 void decide_from_tree(const client::HubClient& hub, const client::RepoId& repo, const client::RepoTree& tree,
                       const FetchRequest& request, const resolver::Environment& environment, VariantDecisions& out) {
   out.decisions = resolver::select(tree.subfolders("build"), environment, request.loadable);
+  if (!request.check_arch) return;
   fit_to_gpus(out.decisions, environment,
               [&](const resolver::Decision& d) -> std::optional<std::vector<resolver::CudaTarget>> {
                 auto file = hub.download_file(repo, kKernelRepo, out.commit, "build/" + d.name + "/metadata.json");
@@ -166,15 +199,17 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
                                           std::optional<loader::LibraryImage> image = std::nullopt) {
   const auto verify_start = std::chrono::steady_clock::now();
   KH_ASSIGN_OR_RETURN(Metadata metadata, read_variant_metadata(dir));
-  if (metadata.has_digest) KH_RETURN_IF_ERROR(verify_digest(dir, metadata, &digests));
+  std::vector<std::string> warnings;
+  KH_RETURN_IF_ERROR(check_variant(dir, metadata, variant, request.wording, &digests, warnings));
   KH_RETURN_IF_ERROR(check_zip_package(dir, metadata));
   FetchedVariant out{dir, std::move(variant), std::move(revision), std::move(metadata), std::move(decisions), {}, {},
                      {}};
+  out.warnings = std::move(warnings);
   if (!request.loadable.python) {
     KH_ASSIGN_OR_RETURN(std::filesystem::path library, find_op_library(dir, out.metadata.id));
     out.library = library;
     // After download, trust the bytes: the fatbinary must agree that this variant runs here.
-    if (!environment.gpus.empty()) {
+    if (!environment.gpus.empty() && request.check_arch) {
       if (!image) {
         if (auto read = loader::LibraryImage::read(library)) image = std::move(*read);
       }
@@ -219,6 +254,7 @@ Result<VariantDecisions> local_decisions(const std::filesystem::path& dir, const
     names = subdirectories(out.root);
   }
   out.decisions = resolver::select(names, environment, request.loadable);
+  if (!request.check_arch) return out;
   fit_to_gpus(out.decisions, environment,
               [&](const resolver::Decision& d) -> std::optional<std::vector<resolver::CudaTarget>> {
                 auto metadata = read_variant_metadata(out.root / d.name);
@@ -283,6 +319,12 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
   if (locked) effective.revision = locked->commit;
   KH_ASSIGN_OR_RETURN(client::Settings settings, settings_for(request, ctx.env));
   const client::HubClient hub = make_client(std::move(settings), ctx);
+  KH_ASSIGN_OR_RETURN(const std::optional<int> latest, all_latest_version(hub, repo, request, ctx.env));
+  if (latest) {  // the lock's pin (and its variant hashes) and the version asked for give way
+    locked.reset();
+    effective.revision.reset();
+    effective.version = *latest;
+  }
 
   KH_ASSIGN_OR_RETURN(VariantDecisions resolved, resolve(hub, repo, effective));
   KH_ASSIGN_OR_RETURN(client::RepoTree tree, hub.tree(repo, kKernelRepo, resolved.commit));
@@ -353,6 +395,13 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
       "`" + repo.to_string() + "` variant `" + name + "` (commit " + resolved.commit + ")");
   if (!fetched) return fetched;
   stamps.record(snapshot->path, digests);
+  if (latest) {
+    fetched->warnings.insert(fetched->warnings.begin(),
+                             "UNSTABLE_KERNELS_ALL_LATEST is enabled: overriding requested " + asked_for(request) +
+                                 " and any lockfile pin for '" + repo.to_string() + "' with v" +
+                                 std::to_string(*latest) + " (" + resolved.commit +
+                                 "). Kernel API changes may break your code.");
+  }
   return fetched;
 }
 
@@ -398,9 +447,15 @@ Result<VariantDecisions> variant_decisions(const FetchRequest& request, const Fe
   if (check_trust) {
     KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, request.trust_remote_code, request.trusted_repos, ctx.env));
   }
-  KH_ASSIGN_OR_RETURN(VariantDecisions resolved, resolve(hub, repo, request));
+  FetchRequest effective = request;
+  KH_ASSIGN_OR_RETURN(const std::optional<int> latest, all_latest_version(hub, repo, request, ctx.env));
+  if (latest) {
+    effective.revision.reset();
+    effective.version = *latest;
+  }
+  KH_ASSIGN_OR_RETURN(VariantDecisions resolved, resolve(hub, repo, effective));
   KH_ASSIGN_OR_RETURN(client::RepoTree tree, hub.tree(repo, kKernelRepo, resolved.commit));
-  decide_from_tree(hub, repo, tree, request, ctx.environment, resolved);
+  decide_from_tree(hub, repo, tree, effective, ctx.environment, resolved);
   return resolved;
 }
 

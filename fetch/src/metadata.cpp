@@ -14,6 +14,7 @@
 #include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/base/sha512.hpp"
+#include "kernelhub/variant_checks.hpp"
 
 namespace kernelhub {
 
@@ -460,22 +461,11 @@ Result<std::map<std::string, std::string>> compute_digest(const std::filesystem:
 
 Status verify_digest(const std::filesystem::path& variant_dir, const Metadata& metadata, FileDigests* digests) {
   KH_ASSIGN_OR_RETURN(auto actual, compute_digest(variant_dir, metadata.digest_algorithm, digests));
-  const char* algorithm = metadata.digest_algorithm == DigestAlgorithm::kSha512 ? "sha512" : "sha256";
-  std::vector<std::string> problems;
-  for (const auto& [path, expected] : metadata.digest) {
-    auto it = actual.find(path);
-    if (it == actual.end()) {
-      problems.push_back("`" + path + "` is missing");
-    } else if (it->second != expected) {
-      problems.push_back("`" + path + "` has " + algorithm + " " + it->second + ", metadata.json says " + expected);
-    }
-  }
-  for (const auto& [path, digest] : actual) {
-    if (!metadata.digest.contains(path)) problems.push_back("`" + path + "` is not listed in the digest");
-  }
-  if (problems.empty()) return {};
+  const auto violations =
+      compare_digests(metadata.digest_algorithm, metadata.digest, metadata.digest_algorithm, actual);
+  if (violations.empty()) return {};
   std::string msg = "the files of `" + variant_dir.string() + "` do not match metadata.json `digest`:";
-  for (const auto& p : problems) msg += "\n  - " + p;
+  for (const auto& v : violations) msg += "\n  - " + v.describe(Wording::kKernelhub);
   msg += "\nThe variant was modified after it was built; download it again or rebuild it.";
   return unexpected(ErrorCode::kIntegrityMismatch, msg);
 }

@@ -334,6 +334,14 @@ void Server::Impl::organization_overview(Call& call, const std::string& org) {
              {"trustedKernelPublisher", info->trusted_kernel_publisher}});
 }
 
+// The registry of AI agent harnesses huggingface_hub (2.4+) asks for once a day, to name the agent
+// that runs it in its user agent. This server keeps no telemetry: a registry that names none, so
+// detection reports no agent, as huggingface_hub does when the Hub cannot be reached.
+void Server::Impl::agent_harnesses(Call& call) {
+  mark_cacheable(call, nullptr, /*pinned=*/false);
+  send_json(call.res, 200, {{"standardEnvVars", json::array()}, {"harnesses", json::object()}});
+}
+
 // huggingface_hub validates README.md front matter before committing it (model_card.hpp).
 // Errors answer 400; with `Accept: text/plain` (RepoCard.validate) as "- Error: ..." lines.
 void Server::Impl::validate_yaml(Call& call) {

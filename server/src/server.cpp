@@ -370,6 +370,7 @@ void Server::Impl::route(const httplib::Request& req, httplib::Response& res, co
   if (s[0] == "api") {
     if (s.size() == 2 && s[1] == "whoami-v2" && get) return whoami(call);
     if (s.size() == 4 && s[1] == "organizations" && s[3] == "overview" && get) return organization_overview(call, s[2]);
+    if (s.size() == 2 && s[1] == "agent-harnesses" && get) return agent_harnesses(call);
     if (s.size() == 3 && s[1] == "repos" && s[2] == "create" && m == "POST") return create_repo(call);
     if (s.size() == 2 && s[1] == "validate-yaml" && m == "POST") return validate_yaml(call);
     if (s.size() == 3 && s[1] == "repos" && s[2] == "delete" && m == "DELETE") return delete_repo(call);

@@ -109,6 +109,7 @@ struct Server::Impl {
   void commits(Call& call, const RepoKey& key, const std::string& revision);
   void whoami(Call& call);
   void organization_overview(Call& call, const std::string& org);
+  void agent_harnesses(Call& call);
   void create_repo(Call& call);
   void validate_yaml(Call& call);
   void delete_repo(Call& call);

@@ -27,6 +27,7 @@ from huggingface_hub import HfApi, constants  # noqa: E402
 constants.HF_HUB_DISABLE_XET = True
 
 from conftest import KERNELHUB_BIN  # noqa: E402
+from kernels_releases import RELEASES, kernels_env  # noqa: E402
 
 REPO = "acme/interop-kernel"
 BIG = os.urandom(12 * 1024 * 1024)  # LFS (> 10 MB), through the storage host
@@ -174,7 +175,8 @@ def _cpu_variant_dir() -> Path | None:
     return found[-1] if found else None
 
 
-def test_kernels_package_loads_offline_what_we_downloaded(kernelhub_serve, tmp_path):
+@pytest.mark.parametrize("release", RELEASES)
+def test_kernels_package_loads_offline_what_we_downloaded(kernelhub_serve, tmp_path, release):
     pytest.importorskip("kernels")
     pytest.importorskip("torch")
     variant = _cpu_variant_dir()
@@ -213,8 +215,8 @@ def test_kernels_package_loads_offline_what_we_downloaded(kernelhub_serve, tmp_p
         torch.testing.assert_close(y, ref, atol=1e-5, rtol=1e-5)
         print("ok")
     """)
-    result = subprocess.run([sys.executable, "-c", script], env=dict(env, HF_HUB_OFFLINE="1"), capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-c", script], env=kernels_env(dict(env, HF_HUB_OFFLINE="1"), release),
+                            capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "ok" in result.stdout
     assert len(server.log().splitlines()) == before

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from kernels_releases import RELEASES, kernels_env
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("KERNELHUB_BUILD_DIR", ROOT / "build"))
@@ -108,8 +109,10 @@ def test_our_digest_is_the_kernels_package_digest():
     assert ours == theirs
 
 
-def test_kernels_package_loads_our_variant_and_the_op_matches_float64():
-    # The real `kernels` package, in a fresh interpreter, loads what our CMake build produced.
+@pytest.mark.parametrize("release", RELEASES)
+def test_kernels_package_loads_our_variant_and_the_op_matches_float64(release):
+    # The real `kernels` package (today's, and the one users of older releases run), in a fresh
+    # interpreter, loads what our CMake build produced.
     code = f"""
 import torch, kernels
 from pathlib import Path
@@ -125,7 +128,8 @@ for dtype, tol in ((torch.float32, 1e-5), (torch.bfloat16, 1e-2)):
     assert rel < tol, (dtype, rel)
 print(k.__name__)
 """
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                            env=kernels_env(os.environ, release))
     assert result.returncode == 0, result.stderr
     meta = json.loads((cpu_variant_dir() / "metadata.json").read_text())
     assert result.stdout.strip() == meta["id"]

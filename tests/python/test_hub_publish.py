@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from huggingface_hub import HfApi, constants, snapshot_download
 from huggingface_hub.utils import close_session
+from kernels_releases import RELEASES, kernels_env
 
 constants.HF_HUB_DISABLE_XET = True
 
@@ -96,7 +97,8 @@ def test_round_trip_with_huggingface_hub_kernels_and_our_loader(kernelhub_serve,
     remote = {p.relative_to(snapshot).as_posix(): p.read_bytes() for p in snapshot.rglob("*") if p.is_file()}
     assert {k: v for k, v in remote.items() if k.startswith("build/")} == local_files(build_dir)
 
-    # The real `kernels` package loads the CPU variant and calls an op.
+    # The real `kernels` package loads the CPU variant and calls an op: today's release, and the one
+    # users of older releases run.
     cache = tmp_path / "kernels-cache"
     env = server.client_env(cache)
     script = textwrap.dedent(f"""
@@ -109,9 +111,11 @@ def test_round_trip_with_huggingface_hub_kernels_and_our_loader(kernelhub_serve,
         torch.testing.assert_close(y, ref, atol=1e-5, rtol=1e-5)
         print("ok")
     """)
-    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "ok" in result.stdout
+    for release in RELEASES:
+        result = subprocess.run([sys.executable, "-c", script], env=kernels_env(env, release), capture_output=True,
+                                text=True, timeout=300)
+        assert result.returncode == 0, release + result.stdout + result.stderr
+        assert "ok" in result.stdout
 
     # Our C++ loader gets it through the Hub path too.
     result = subprocess.run([str(KERNELHUB), "get", REPO, "--version", "1", "--json"], env=env, capture_output=True,

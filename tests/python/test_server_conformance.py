@@ -40,6 +40,7 @@ from huggingface_hub.errors import (  # noqa: E402
 constants.HF_HUB_DISABLE_XET = True
 
 from conftest import BUILD_DIR  # noqa: E402
+from kernels_releases import RELEASES, kernels_env  # noqa: E402
 
 KERNEL_REPO = "acme/conformance-kernel"
 MODEL_REPO = "acme/conformance-model"
@@ -207,7 +208,8 @@ def _cpu_variant_dir() -> Path | None:
     return None
 
 
-def test_kernels_package_loads_a_cpu_variant_published_here(kernelhub_serve, tmp_path):
+@pytest.mark.parametrize("release", RELEASES)
+def test_kernels_package_loads_a_cpu_variant_published_here(kernelhub_serve, tmp_path, release):
     pytest.importorskip("kernels")
     pytest.importorskip("torch")
     variant = _cpu_variant_dir()
@@ -233,8 +235,8 @@ def test_kernels_package_loads_a_cpu_variant_published_here(kernelhub_serve, tmp
         torch.testing.assert_close(y, ref, atol=1e-5, rtol=1e-5)
         print("loaded", kernel.__name__, "ok")
     """)
-    result = subprocess.run([sys.executable, "-c", script], env=server.client_env(tmp_path / "cache"),
-                            capture_output=True, text=True, timeout=300)
+    env = kernels_env(server.client_env(tmp_path / "cache"), release)
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr + server.log()[-3000:]
     assert "ok" in result.stdout
     log = server.log()

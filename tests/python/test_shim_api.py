@@ -20,12 +20,50 @@ def kernelhub():
     return import_shim()
 
 
-@pytest.mark.parametrize("name", API)
+REPOSITORIES = ["LayerRepository", "LocalLayerRepository", "LockedLayerRepository", "FuncRepository",
+                "LocalFuncRepository", "LockedFuncRepository"]
+# What kernels 0.19.1 exports that kernelhub does not: its benchmark harness (no loader API), and
+# get_kernel_dep, which a kernel calls while it is imported (kernel-depends, loaded by the kernels
+# machinery that imports it).
+NOT_OURS = {"Benchmark", "get_kernel_dep"}
+
+
+@pytest.mark.parametrize("name", API + REPOSITORIES)
 def test_signatures_match_the_kernels_package(kernelhub, name):
     kernels = pytest.importorskip("kernels")
     ours = [(p.name, p.kind, p.default) for p in inspect.signature(getattr(kernelhub, name)).parameters.values()]
     theirs = [(p.name, p.kind, p.default) for p in inspect.signature(getattr(kernels, name)).parameters.values()]
     assert ours == theirs
+
+
+def test_everything_kernels_exports(kernelhub):
+    kernels = pytest.importorskip("kernels")
+    assert sorted(set(kernels.__all__) - set(kernelhub.__all__)) == sorted(NOT_OURS)
+    for name in set(kernels.__all__) - NOT_OURS - {"__version__"}:
+        assert getattr(kernelhub, name) is not None, name
+    # The repositories are kernels' (kernelize and user code may check), loading through kernelhub.
+    for name in REPOSITORIES:
+        assert issubclass(getattr(kernelhub, name), getattr(kernels, name)), name
+    # The introspection and kernelize API are kernels' own objects.
+    for name in ("KernelizedFunc", "KernelizedLayer", "KernelizedLayers", "get_kernelized_layers", "kernelize", "Mode"):
+        assert getattr(kernelhub, name) is getattr(kernels, name), name
+
+
+def test_locked_repositories_pickle_and_copy(kernelhub, tmp_path):
+    import copy
+    import json
+    import pickle
+
+    commit = "0" * 40
+    lock = tmp_path / "kernels.lock"
+    lock.write_text(json.dumps([{"dependency": {"repo-id": "acme/x", "version": 1}, "lock": {"commit": commit}}]))
+    for repo in (kernelhub.LockedLayerRepository("acme/x", lockfile=lock, layer_name="RMSNorm", check_arch=False),
+                 kernelhub.LockedFuncRepository("acme/x", lockfile=lock, func_name="rms_norm")):
+        for other in (pickle.loads(pickle.dumps(repo)), copy.deepcopy(repo), copy.copy(repo)):
+            assert other == repo and hash(other) == hash(repo) and str(other) == str(repo)
+        assert commit in str(repo)
+    with pytest.raises(ValueError, match="`acme/y` is not locked"):
+        kernelhub.LockedLayerRepository("acme/y", lockfile=lock, layer_name="RMSNorm")
 
 
 def test_import_is_light(kernelhub):

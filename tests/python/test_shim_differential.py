@@ -26,7 +26,8 @@ torch.manual_seed(0)
 x, w = torch.randn(4, 64), torch.rand(64) + 0.5
 y = module.rms_norm(x, w, 1e-6)
 a, b = torch.randn(3, 8), torch.randn(3, 8)
-loaded = [(k.metadata.id, k.repo_info.revision if k.repo_info else None) for k in pkg.get_loaded_kernels()]
+# str: kernels 0.18+ gives the revision as an Oid, kernelhub as the commit's text.
+loaded = [(k.metadata.id, str(k.repo_info.revision) if k.repo_info else None) for k in pkg.get_loaded_kernels()]
 print(json.dumps({
     "module": module.__name__,
     "variant": Path(module.__file__).parent.name,
@@ -247,7 +248,7 @@ def test_lock_file_loaders(hub, tmp_path):
     # ... get_locked_kernel downloads the locked commit ...
     ours = load(hub, tmp_path, "kernelhub", "acme/reference-kernels", function="get_locked_kernel",
                 lockfile=str(lock))
-    assert ours["loaded"] == [[ours["module"], None]]
+    assert ours["loaded"] == [[ours["module"], hub.commit]]  # a RepoInfo for every load from the Hub
     # ... after which load_kernel loads it with no request. kernels 0.17.2's load_kernel (through
     # huggingface_hub 2.4's offline snapshot_download) also wants the repo's other files
     # (.gitattributes), so complete the snapshot for it first.

@@ -42,10 +42,15 @@ with torch.no_grad():
     got = model(ids).logits.double()
 
 norms = [m for m in model.modules() if type(m).__name__ == "Qwen3RMSNorm"]
+kernelized = kernelhub.get_kernelized_layers(model)  # kernels' introspection, re-exported
+rotary = list(kernelized.funcs.values())  # the attention modules' rotary functions: nothing else is one
 print(json.dumps({
     "norms": len(norms),
     "swapped": sum("_reference_kernels_" in m.forward.__func__.__module__ for m in norms),
-    "rotary": mq.apply_rotary_pos_emb.forward.__func__.__module__,
+    "rotary": [f.module.forward.__func__.__module__ for f in rotary],
+    "repos": sorted({type(x.repo).__module__ + "." + type(x.repo).__name__ + " " + x.repo.layer_name
+                     for x in [*kernelized.layers.values(), *rotary]}),
+    "kernelized": sorted(type(x.module).__name__ for x in kernelized.layers.values()),
     "ours": [[k.metadata.id, k.repo_info.repo_id if k.repo_info else None] for k in kernelhub.get_loaded_kernels()],
     "theirs": len(kernels.get_loaded_kernels()),
     "relative_difference": ((got - ref).norm() / ref.norm()).item(),
@@ -61,7 +66,12 @@ def test_kernelize_tiny_qwen3_with_kernelhub_repositories(hub_server, tmp_path):
     env = child_env(hub_server, tmp_path / "cache", KERNELHUB_BACKEND="cpu")
     got = run_json(KERNELIZE, env, "acme/reference-kernels", timeout=600)
     assert got["norms"] == 2 * 4 + 1 and got["swapped"] == got["norms"], got
-    assert got["rotary"].startswith("_reference_kernels_"), got
+    # Each attention module's own rotary wrapper (kernels 0.18+) was swapped, and kernels'
+    # get_kernelized_layers names kernelhub's repositories as the source of every kernel.
+    assert len(got["rotary"]) == 2 and all(m.startswith("_reference_kernels_") for m in got["rotary"]), got
+    assert got["kernelized"] == ["Qwen3RMSNorm"] * got["norms"], got
+    assert got["repos"] == ["kernelhub.layers.LayerRepository RMSNorm",
+                            "kernelhub.layers.LayerRepository RotaryPosEmb"], got
     assert [repo for _, repo in got["ours"]] == ["acme/reference-kernels"], got  # loaded by kernelhub ...
     assert got["theirs"] == 0, got  # ... and not by the kernels package
     assert got["relative_difference"] < 1e-4, got

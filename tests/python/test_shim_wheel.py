@@ -46,9 +46,13 @@ def test_index_metadata(dist_info):
     classifiers = metadata.get_all("Classifier")
     assert f"Programming Language :: Python :: {sys.version_info.major}.{sys.version_info.minor}" in classifiers
     assert "Operating System :: POSIX :: Linux" in classifiers
-    # No torch requirement (any torch the process imports will do); the kernels extra for kernelize.
+    # No torch requirement (any torch the process imports will do); the kernels extra for kernelize,
+    # pinned to the release the shim's tests run (the environment's).
+    import importlib.metadata
+
     assert metadata.get_all("Provides-Extra") == ["kernels"]
-    assert metadata.get_all("Requires-Dist") == ['kernels>=0.17; extra == "kernels"']
+    assert metadata.get_all("Requires-Dist") == [f'kernels=={importlib.metadata.version("kernels")}; extra == "kernels"']
+    assert importlib.metadata.version("kernels") == kernelhub.KERNELS_COMPATIBLE_VERSION
 
 
 def test_a_manylinux_2_28_wheel_for_this_python(dist_info):

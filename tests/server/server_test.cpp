@@ -259,6 +259,8 @@ TEST_CASE("paths-info, refs, repo info, whoami and organization overview", "[ser
   auto org = json::parse(hub.client().Get("/api/organizations/acme/overview")->body);
   CHECK(org["trustedKernelPublisher"] == true);
   CHECK(hub.client().Get("/api/organizations/nobody/overview")->status == 404);
+  CHECK(json::parse(hub.client().Get("/api/agent-harnesses")->body) ==
+        json{{"standardEnvVars", json::array()}, {"harnesses", json::object()}});
 
   // Delete branch/tag/repo.
   CHECK(hub.client().Delete("/api/kernels/acme/relu/tag/v1.0.0", TestHub::auth())->status == 200);

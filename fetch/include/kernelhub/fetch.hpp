@@ -4,8 +4,9 @@
 //   list      build/ at that commit, from the one tree listing the fetch reads
 //   select    resolver::select for the environment given, then the GPU fit when there are GPUs
 //   download  the chosen variant's files into the Hugging Face cache (missing ones only)
-//   verify    signature (when a key is trusted), lock hash, metadata.json digest, the op
-//             library's ELF and device code; each byte read and hashed once (see below)
+//   verify    signature (when a key is trusted), lock hash, the checks of variant_checks.hpp
+//             (kernels-minver, metadata.json digest), the op library's ELF and device code;
+//             each byte read and hashed once (see below)
 //
 // Each file is read once per fetch: the signature, the lock entry and the digest share one
 // FileDigests (sha256 and git blob sha1 from the same read), and the op library's ELF is parsed
@@ -70,8 +71,16 @@ struct FetchRequest {
   // dlopens torch builds; a Python process also imports pure-Python ones (torch-universal,
   // torch-<backend>), as the kernels package does, and needs no op library.
   resolver::Loadable loadable = resolver::Loadable::cpp_process();
-  // Whose words errors about the request itself are in (a repo the lock file does not list).
+  // Whose words errors about the request itself, and the checks of the variant (variant_checks.hpp),
+  // are in.
   Wording wording = Wording::kKernelhub;
+  // Fit CUDA variants to the visible GPUs (their metadata.json `backend.archs`, then the device
+  // code of the library). kernels' `check_arch=False` turns it off, for kernels that run on more
+  // GPUs than they declare (a Triton fallback in their Python code).
+  bool check_arch = true;
+  // Honour UNSTABLE_KERNELS_ALL_LATEST (1, on, yes or true) as kernels' loaders do: the repo's
+  // highest v<N>, whatever version, revision or lock the request names, with a warning.
+  bool honour_all_latest = false;
 };
 
 // The seams of a fetch: the configuration (read once, by the caller) and the transport.
@@ -95,6 +104,9 @@ struct FetchedVariant {
   // pre-flight uses the same parse. None when nothing needed them yet.
   std::optional<loader::LibraryImage> image;
   LoadTimings timings;  // resolve, download, verify
+  // What the load should tell the user and did not stop it: no digest to verify the files by, a
+  // build from a dirty tree, UNSTABLE_KERNELS_ALL_LATEST overriding the version asked for.
+  std::vector<std::string> warnings;
 };
 
 // Every variant of a repo or directory, best first, for ctx.environment.

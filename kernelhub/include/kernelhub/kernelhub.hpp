@@ -120,6 +120,7 @@ KERNELHUB_ERROR(UntrustedPublisherError, KernelhubError);   // pass trust_remote
 KERNELHUB_ERROR(SignatureError, KernelhubError);            // docs/SIGNING.md
 KERNELHUB_ERROR(MissingSignatureError, SignatureError);     // required, and there is none
 KERNELHUB_ERROR(OpSchemaMismatchError, KernelhubError);     // a typed op that does not fit; no call made
+KERNELHUB_ERROR(ClientTooOldError, KernelhubError);         // the kernel needs a newer kernelhub: upgrade
 KERNELHUB_ERROR(HubError, KernelhubError);                  // network, I/O, the rest
 #undef KERNELHUB_ERROR
 

@@ -37,6 +37,7 @@
 #include "kernelhub/local_kernels.hpp"
 #include "kernelhub/lockfile.hpp"
 #include "kernelhub/resolver/torch_version_info.hpp"
+#include "kernelhub/variant_checks.hpp"
 
 namespace py = pybind11;
 
@@ -176,12 +177,20 @@ std::optional<PythonProgress> progress_sink(const py::object& progress) {
   return PythonProgress(progress);
 }
 
+// What a loader of kernels decides besides the revision: whether it fits CUDA variants to the
+// GPUs (`check_arch`), and whether UNSTABLE_KERNELS_ALL_LATEST applies to it (kernels' loaders
+// resolve through the resolver that honours it; install_kernel and get_kernel_variants do not).
+struct Checks {
+  bool check_arch = true;
+  bool honour_all_latest = false;
+};
+
 // A kernels-style request. A Python process imports the variant as a module, so pure-Python
 // variants (noarch, universal) qualify and no op library is needed; errors about the request
-// itself are in the kernels package's words.
+// itself, and the variant checks' (variant_checks.hpp), are in the kernels package's words.
 Call make_call(std::optional<std::string> revision, std::optional<int> version, bool offline, bool trust_remote_code,
                std::vector<std::string> trusted_repos, const resolver::TorchRuntime& torch,
-               std::optional<std::string> backend) {
+               std::optional<std::string> backend, Checks checks) {
   FetchRequest request;
   request.revision = std::move(revision);
   request.version = version;
@@ -190,6 +199,8 @@ Call make_call(std::optional<std::string> revision, std::optional<int> version, 
   request.trusted_repos = std::move(trusted_repos);
   request.loadable = resolver::Loadable::python_process();
   request.wording = Wording::kKernels;
+  request.check_arch = checks.check_arch;
+  request.honour_all_latest = checks.honour_all_latest;
   return Call{std::move(request), torch, std::move(backend)};
 }
 
@@ -234,6 +245,7 @@ py::dict metadata_to_python(const Metadata& metadata) {
   out["upstream"] = metadata.upstream ? py::object(py::str(*metadata.upstream)) : py::none();
   out["source"] = metadata.source ? py::object(py::str(*metadata.source)) : py::none();
   out["python_depends"] = metadata.python_depends;
+  out["kernels_minver"] = metadata.kernels_minver ? py::object(py::str(*metadata.kernels_minver)) : py::none();
   py::dict backend;
   backend["type"] = metadata.backend;
   if (!metadata.archs.empty()) backend["archs"] = metadata.archs;
@@ -257,28 +269,22 @@ py::dict fetched_to_python(const Fetched& fetched) {
   out["from_hub"] = fetched.from_hub;
   out["pinned"] = fetched.pinned;
   out["metadata"] = metadata_to_python(variant.metadata);
+  out["metadata_json"] = variant.metadata.raw;  // empty for a variant older than metadata.json
   out["decisions"] = decisions_to_python(variant.decisions);
+  out["warnings"] = variant.warnings;
   out["timings"] = timings;
-  // What the kernels package's validators warn about (kernelhub/_warnings.py says it in their
-  // words): metadata.json without a digest, and a build from a dirty git tree.
-  out["has_digest"] = variant.metadata.raw.empty() || variant.metadata.has_digest;
-  py::list dirty_sources;
-  if (const auto& provenance = variant.metadata.provenance) {
-    if (provenance->kernel && provenance->kernel->dirty) dirty_sources.append("kernel source");
-    if (provenance->builder && provenance->builder->dirty) dirty_sources.append("kernel-builder");
-  }
-  out["dirty_sources"] = dirty_sources;
   return out;
 }
 
 // kernels' get_kernel up to the import (and, with `local_kernels` false, its install_kernel): the
 // revision-or-version rule, then the directory LOCAL_KERNELS names for the repo, else the Hub.
+// install_kernel, like kernels', neither reads LOCAL_KERNELS nor honours UNSTABLE_KERNELS_ALL_LATEST.
 py::dict fetch_kernel(const std::string& repo_id, std::optional<std::string> revision, std::optional<int> version,
                       std::optional<std::string> backend, bool offline, bool trust_remote_code,
                       std::vector<std::string> trusted_repos, const resolver::TorchRuntime& torch, bool local_kernels,
-                      const py::object& progress) {
+                      bool check_arch, const py::object& progress) {
   Call call = make_call(std::move(revision), version, offline, trust_remote_code, std::move(trusted_repos), torch,
-                        std::move(backend));
+                        std::move(backend), {.check_arch = check_arch, .honour_all_latest = local_kernels});
   std::optional<PythonProgress> sink = progress_sink(progress);
   call.progress = sink ? &*sink : nullptr;
   return fetched_to_python(without_gil<Fetched>([&]() -> Result<Fetched> {
@@ -293,8 +299,9 @@ py::dict fetch_kernel(const std::string& repo_id, std::optional<std::string> rev
 }
 
 // kernels' get_local_kernel up to the import: the best variant under `path` (or `path` itself).
-py::dict fetch_local(const std::string& path, std::optional<std::string> backend, const resolver::TorchRuntime& torch) {
-  Call call = make_call({}, {}, false, false, {}, torch, std::move(backend));
+py::dict fetch_local(const std::string& path, std::optional<std::string> backend, const resolver::TorchRuntime& torch,
+                     bool check_arch) {
+  Call call = make_call({}, {}, false, false, {}, torch, std::move(backend), {.check_arch = check_arch});
   return fetched_to_python(without_gil<Fetched>(
       [&]() -> Result<Fetched> { return fetch_from_dir(std::move(call), path, process_environment()); }));
 }
@@ -322,9 +329,10 @@ std::string locked_commit(const std::string& repo_id, std::optional<std::string>
 py::dict fetch_locked(const std::string& repo_id, std::optional<std::string> lockfile,
                       std::optional<std::string> lock_json, const std::string& lock_source,
                       std::optional<std::string> backend, bool offline, bool trust_remote_code,
-                      std::vector<std::string> trusted_repos, const resolver::TorchRuntime& torch,
+                      std::vector<std::string> trusted_repos, const resolver::TorchRuntime& torch, bool check_arch,
                       const py::object& progress) {
-  Call call = make_call({}, {}, offline, trust_remote_code, std::move(trusted_repos), torch, std::move(backend));
+  Call call = make_call({}, {}, offline, trust_remote_code, std::move(trusted_repos), torch, std::move(backend),
+                        {.check_arch = check_arch, .honour_all_latest = true});
   std::optional<PythonProgress> sink = progress_sink(progress);
   call.progress = sink ? &*sink : nullptr;
   return fetched_to_python(without_gil<Fetched>([&]() -> Result<Fetched> {
@@ -358,9 +366,9 @@ Result<bool> any_accepted(const Result<VariantDecisions>& decided, std::initiali
 // first. No variant that fits, an offline cache miss and a missing local directory are `False`.
 bool has_kernel(const std::string& repo_id, std::optional<std::string> revision, std::optional<int> version,
                 std::optional<std::string> backend, bool trust_remote_code, std::vector<std::string> trusted_repos,
-                const resolver::TorchRuntime& torch) {
+                const resolver::TorchRuntime& torch, bool check_arch) {
   Call call = make_call(std::move(revision), version, false, trust_remote_code, std::move(trusted_repos), torch,
-                        std::move(backend));
+                        std::move(backend), {.check_arch = check_arch, .honour_all_latest = true});
   return without_gil<bool>([&]() -> Result<bool> {
     KH_RETURN_IF_ERROR(require_revision_or_version(call.request.revision, call.request.version));
     const EnvironmentSource env = process_environment();
@@ -381,7 +389,7 @@ bool has_kernel(const std::string& repo_id, std::optional<std::string> revision,
 // (name, accepted, reason).
 py::list kernel_variants(const std::string& repo_id, std::optional<std::string> revision, std::optional<int> version,
                          std::optional<std::string> backend, const resolver::TorchRuntime& torch) {
-  Call call = make_call(std::move(revision), version, false, false, {}, torch, std::move(backend));
+  Call call = make_call(std::move(revision), version, false, false, {}, torch, std::move(backend), {});
   return decisions_to_python(
       without_gil<std::vector<resolver::Decision>>([&]() -> Result<std::vector<resolver::Decision>> {
         KH_RETURN_IF_ERROR(require_revision_or_version(call.request.revision, call.request.version));
@@ -396,6 +404,17 @@ py::list kernel_variants(const std::string& repo_id, std::optional<std::string> 
 // metadata.json's text, read as get_kernel reads it (kernels' Metadata.read_from_file).
 py::dict parse_metadata(const std::string& text) {
   return metadata_to_python(value_or_raise(Metadata::parse(text)));
+}
+
+// kernels' same-build check of an import whose metadata `id` is already imported: raises (integrity
+// mismatch) unless the build at `variant_path` is the one loaded (variant_checks.hpp).
+void check_same_build(const std::string& loaded_metadata_json, const std::string& metadata_json,
+                      const std::string& variant_path) {
+  const Metadata loaded = value_or_raise(Metadata::parse(loaded_metadata_json));
+  const Metadata candidate = value_or_raise(Metadata::parse(metadata_json));
+  if (const Status same = kernelhub::check_same_build(loaded, candidate, variant_path); !same) {
+    raise_core_error(same.error());
+  }
 }
 
 py::dict environment(std::optional<std::string> backend, const resolver::TorchRuntime& torch) {
@@ -452,18 +471,19 @@ PYBIND11_MODULE(_core, m) {
   m.def("fetch_kernel", &fetch_kernel, py::arg("repo_id"), py::kw_only(), py::arg("revision") = py::none(),
         py::arg("version") = py::none(), py::arg("backend") = py::none(), py::arg("offline") = false,
         py::arg("trust_remote_code") = false, py::arg("trusted_repos") = std::vector<std::string>{},
-        py::arg("torch") = no_torch, py::arg("local_kernels") = true, py::arg("progress") = py::none(),
+        py::arg("torch") = no_torch, py::arg("local_kernels") = true, py::arg("check_arch") = true,
+        py::arg("progress") = py::none(),
         "get_kernel (and, with local_kernels=False, install_kernel) up to the import: the variant that runs here, "
         "from the directory LOCAL_KERNELS names or the Hub, downloaded and verified; `progress(event, *args)` "
         "hears of a download.");
   m.def("fetch_local", &fetch_local, py::arg("path"), py::arg("backend") = py::none(), py::kw_only(),
-        py::arg("torch") = no_torch,
+        py::arg("torch") = no_torch, py::arg("check_arch") = true,
         "get_local_kernel up to the import: the best variant under a directory (or the directory itself), verified.");
   m.def(
       "fetch_locked", &fetch_locked, py::arg("repo_id"), py::kw_only(), py::arg("lockfile") = py::none(),
       py::arg("lock_json") = py::none(), py::arg("lock_source") = "", py::arg("backend") = py::none(),
       py::arg("offline") = false, py::arg("trust_remote_code") = false,
-      py::arg("trusted_repos") = std::vector<std::string>{}, py::arg("torch") = no_torch,
+      py::arg("trusted_repos") = std::vector<std::string>{}, py::arg("torch") = no_torch, py::arg("check_arch") = true,
       py::arg("progress") = py::none(),
       "load_kernel and get_locked_kernel up to the import: the variant at the commit a lock file (or its text) pins.");
   m.def("locked_commit", &locked_commit, py::arg("repo_id"), py::kw_only(), py::arg("lockfile") = py::none(),
@@ -472,11 +492,15 @@ PYBIND11_MODULE(_core, m) {
   m.def("has_kernel", &has_kernel, py::arg("repo_id"), py::kw_only(), py::arg("revision") = py::none(),
         py::arg("version") = py::none(), py::arg("backend") = py::none(), py::arg("trust_remote_code") = false,
         py::arg("trusted_repos") = std::vector<std::string>{}, py::arg("torch") = no_torch,
-        "Whether a variant of the repo (or of its LOCAL_KERNELS directory) runs here.");
+        py::arg("check_arch") = true, "Whether a variant of the repo (or of its LOCAL_KERNELS directory) runs here.");
   m.def("kernel_variants", &kernel_variants, py::arg("repo_id"), py::kw_only(), py::arg("revision") = py::none(),
         py::arg("version") = py::none(), py::arg("backend") = py::none(), py::arg("torch") = no_torch,
         "Every variant of a Hub repo at a revision, best first, as (name, accepted, reason).");
   m.def("parse_metadata", &parse_metadata, py::arg("text"), "metadata.json's fields, as get_kernel reads them.");
+  m.def("check_same_build", &check_same_build, py::arg("loaded_metadata_json"), py::arg("metadata_json"),
+        py::arg("variant_path"),
+        "Raises unless a build whose metadata id is already imported is the build imported (their digests agree).");
+  m.attr("KERNELS_COMPATIBLE_VERSION") = std::string(kernelhub::kKernelsCompatibleVersion);
   m.def("environment", &environment, py::arg("backend") = py::none(), py::kw_only(), py::arg("torch") = no_torch,
         "This process as variant selection sees it, with the torch given.");
 }

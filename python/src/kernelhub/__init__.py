@@ -5,21 +5,29 @@
     rms = get_kernel("kernels-community/rmsnorm", version=1)
 
 Same functions, signatures, return values (the variant's module, imported under its metadata
-`id`), exception types and environment variables as kernels 0.17; every rule (LOCAL_KERNELS, lock
-files, revision or version, resolution, variant selection, download, verification, metadata.json)
-is the C++ core's, run with the GIL released. kernelize and the layer repositories are in
-kernelhub.layers (re-exported here; they need the `kernels` package).
+`id`, once per id), exception types and environment variables as kernels 0.19.1; every rule
+(LOCAL_KERNELS, UNSTABLE_KERNELS_ALL_LATEST, lock files, revision or version, resolution, variant
+selection, download, the checks of every load, metadata.json) is the C++ core's, run with the GIL
+released. kernelize, the layer repositories and the Kernelized* introspection are in
+kernelhub.layers (re-exported here; they need the `kernels` package, `kernelhub[kernels]`).
+KERNELS_COMPATIBLE_VERSION is the kernels release whose loading behaviour kernelhub implements: a
+kernel whose metadata.json asks for a newer one (`kernels-minver`) is refused, as kernels refuses
+it, with ClientTooOldError (a RuntimeError).
 
 Importing kernelhub is cheap: the C++ core links no torch, so one build fits every torch; torch is
 read (as kernels reads it) at the first call that selects a variant, and the kernelize API is
 imported on first access.
 
-Where kernelhub differs from kernels 0.17 on purpose:
+Where kernelhub differs from kernels 0.19.1 on purpose:
 - with a CUDA torch and no CUDA driver, `backend=None` selects cpu (kernels picks CUDA, which
-  cannot run there); CUDA variants are checked against the visible GPUs whatever `check_arch` says;
+  cannot run there); with `check_arch` (the default) CUDA variants are fitted to the visible GPUs
+  by the device code in their library too, not only by the archs metadata.json declares;
 - every load verifies the variant's files against metadata.json `digest` (and against a lock
-  file's per-variant hash, kernels <= 0.16 format, when it has one) before importing them, except
-  that get_kernel at a full commit returns the module it already imported in this process;
+  file's per-variant hash, kernels <= 0.16 format, when it has one) before importing them, a Hub
+  kernel too: kernels skips one it verified before on the word of its receipt
+  (<cache>/.verified-kernels/), which says nothing about the bytes on disk now; kernelhub skips
+  only files proven unchanged since its own verification, and get_kernel at a full commit returns
+  the module it already imported in this process;
 - `user_agent` is accepted and not sent;
 - LOCAL_KERNELS entries are checked as the C++ core checks them: each repo id must be `org/name`
   and each path non-empty; empty entries are skipped.
@@ -37,6 +45,7 @@ from ._load import (
     install_kernel,
     load_kernel,
 )
+from ._core import KERNELS_COMPATIBLE_VERSION
 from .errors import KernelhubError
 
 __version__ = "0.1.0"
@@ -47,6 +56,9 @@ _LAYER_NAMES = {
     "Device",
     "FuncRepository",
     "KernelizeFallback",
+    "KernelizedFunc",
+    "KernelizedLayer",
+    "KernelizedLayers",
     "LayerRepository",
     "LocalFuncRepository",
     "LocalLayerRepository",
@@ -54,6 +66,7 @@ _LAYER_NAMES = {
     "LockedLayerRepository",
     "Mode",
     "ROCMProperties",
+    "get_kernelized_layers",
     "kernelize",
     "register_kernel_mapping",
     "replace_kernel_forward_from_hub",
@@ -73,6 +86,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "KERNELS_COMPATIBLE_VERSION",
     "KernelhubError",
     "LoadedKernel",
     "Metadata",

@@ -1,8 +1,10 @@
 """Importing a variant directory as a Python module, the way the `kernels` package does it
-(kernels/importer.py): `build/<variant>/__init__.py` (or `<python_name>/__init__.py` inside it), or
-for the "zip" build layout the archive `build/<variant>/<id>.zip` (_zip_package.py), imported under
-the metadata `id` (the op namespace) and registered in `sys.modules` under it.
-The same variant path imports once per process; get_loaded_kernels() lists what was imported."""
+(kernels/_internals/importer.py): `build/<variant>/__init__.py` (or `<python_name>/__init__.py`
+inside it), or for the "zip" build layout the archive `build/<variant>/<id>.zip` (_zip_package.py),
+imported under the metadata `id` (the op namespace) and registered in `sys.modules`
+under it. A kernel id imports once per process, as in kernels 0.18+: a later load of the same id
+gets the module already imported, once the core has checked that it is the same build (a different
+digest raises RuntimeError in kernels' words). get_loaded_kernels() lists what was loaded."""
 
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ class Metadata:
     name: str
     version: int | None = None
     license: str | None = None
+    kernels_minver: str | None = None
     upstream: str | None = None
     source: str | None = None
     python_depends: list = field(default_factory=list)
@@ -61,6 +64,9 @@ class LoadedKernel:
 
 
 _loaded_kernels: dict[Path, LoadedKernel] = {}
+# The metadata.json text of each kernel id imported here: what a later build with the id is
+# checked against.
+_loaded_metadata_json: dict[str, str] = {}
 # get_kernel releases the GIL while the core works, so threads can arrive here together: one
 # imports a variant, the others get its module.
 _import_lock = threading.RLock()
@@ -79,15 +85,61 @@ def import_variant(fetched: dict, repo_info: RepoInfo | None = None) -> ModuleTy
 
 def _import_variant(fetched: dict, repo_info: RepoInfo | None) -> ModuleType:
     variant_path = Path(fetched["path"])
-    if (loaded := _loaded_kernels.get(variant_path)) is not None:
-        return loaded.module
-
     metadata = Metadata(**fetched["metadata"])
+    module = _imported_build(metadata.id, fetched, variant_path)
+    if module is None:
+        module = _exec_variant(variant_path, metadata, repo_info)
+        if fetched["metadata_json"]:
+            _loaded_metadata_json[metadata.id] = fetched["metadata_json"]
+    _loaded_kernels[variant_path] = LoadedKernel(metadata=metadata, module=module, repo_info=repo_info)
+    return module
+
+
+def _imported_build(kernel_id: str, fetched: dict, variant_path: Path) -> ModuleType | None:
+    """The module already imported under `kernel_id`, when there is one and it is this build."""
+    module = sys.modules.get(kernel_id)
+    if module is None:
+        return None
+    loaded_json = _loaded_metadata_json.get(kernel_id) or _metadata_json_beside(module)
+    if loaded_json is None:
+        # Not a kernel variant we can identify (no metadata.json beside it): reuse it only if it
+        # was imported from this very directory.
+        return module if _module_dir(module) == variant_path.resolve() else None
+    _loaded_metadata_json.setdefault(kernel_id, loaded_json)
+    if fetched["metadata_json"]:
+        from . import _core
+        from .errors import call
+
+        call(_core.check_same_build, loaded_json, fetched["metadata_json"], str(variant_path))
+    return module
+
+
+def _module_dir(module: ModuleType) -> Path | None:
+    """The variant directory a kernel module was imported from."""
+    file = getattr(module, "__file__", None)
+    if file is None:
+        return None
+    parent = Path(file).resolve().parent  # <variant>/, <variant>/<python_name>/ or <variant>/<id>.zip
+    for directory in (parent, parent.parent):
+        if (directory / "metadata.json").is_file():
+            return directory
+    return parent
+
+
+def _metadata_json_beside(module: ModuleType) -> str | None:
+    """metadata.json of the variant a module was imported from (by the kernels package, say)."""
+    directory = _module_dir(module)
+    try:
+        return (directory / "metadata.json").read_text() if directory is not None else None
+    except OSError:
+        return None
+
+
+def _exec_variant(variant_path: Path, metadata: Metadata, repo_info: RepoInfo | None) -> ModuleType:
     if metadata.build_layout == "zip":
-        zip_spec = zip_package_spec(variant_path, metadata.id)
-        file_path = Path(zip_spec.origin)
+        spec = zip_package_spec(variant_path, metadata.id)
+        file_path = Path(spec.origin)
     else:
-        zip_spec = None
         file_path = variant_path / "__init__.py"
         if not file_path.exists():
             file_path = variant_path / metadata.python_name / "__init__.py"
@@ -99,37 +151,20 @@ def _import_variant(fetched: dict, repo_info: RepoInfo | None) -> ModuleType:
                 f"{metadata.python_name}/__init__.py; the variant directory is not a Python package "
                 "(republish it with kernel-builder)"
             )
+        spec = importlib.util.spec_from_file_location(metadata.id, file_path)
+    if spec is None or spec.loader is None:
+        from .errors import LoadError
 
-    existing = sys.modules.get(metadata.id)
-    existing_file = getattr(existing, "__file__", None) if existing is not None else None
-    if existing_file is not None and _same_file(Path(existing_file), file_path):
-        # Already imported from this very file (by the kernels package, say): share it, do not
-        # execute the module twice.
-        module = existing
-    else:
-        spec = zip_spec or importlib.util.spec_from_file_location(metadata.id, file_path)
-        if spec is None or spec.loader is None:
-            from .errors import LoadError
-
-            raise LoadError(f"Cannot load a module spec for `{metadata.id}` from `{file_path}`")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[metadata.id] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as e:
-            # A retry must import from scratch, not find a half-initialised module.
-            sys.modules.pop(metadata.id, None)
-            origin = f" ({repo_info.repo_id}, revision: {repo_info.revision})" if repo_info else ""
-            if hasattr(e, "add_note"):  # Python 3.11+, as in kernels
-                e.add_note(f"while importing kernel '{metadata.name}', variant '{variant_path.name}'{origin}")
-            raise
-
-    _loaded_kernels[variant_path] = LoadedKernel(metadata=metadata, module=module, repo_info=repo_info)
+        raise LoadError(f"Cannot load a module spec for `{metadata.id}` from `{file_path}`")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[metadata.id] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        # A retry must import from scratch, not find a half-initialised module.
+        sys.modules.pop(metadata.id, None)
+        origin = f" ({repo_info.repo_id}, revision: {repo_info.revision})" if repo_info else ""
+        if hasattr(e, "add_note"):  # Python 3.11+, as in kernels
+            e.add_note(f"while importing kernel '{metadata.name}', variant '{variant_path.name}'{origin}")
+        raise
     return module
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    """Whether two module origins name one file; a zip member's (`<archive>/__init__.py`) by its archive."""
-    if a.name == b.name == "__init__.py" and a.parent.suffix == b.parent.suffix == ".zip":
-        a, b = a.parent, b.parent
-    return a.resolve() == b.resolve()

@@ -1,15 +1,18 @@
-"""The loader API of the `kernels` package (kernels/load.py, install.py, variants.py). Every rule
-is the C++ core's (kernelhub._core, with the GIL released): the revision-or-version rule,
-LOCAL_KERNELS, lock files, revision resolution, variant selection, download, verification and
-metadata.json, with the kernels package's words where it has its own. What stays here: reading
-the imported torch, finding the caller's package for a lock in its metadata, importing the variant
-(_importer.py), and the signatures, return values and exception types of kernels 0.17.2, so
-`from kernelhub import get_kernel` replaces `from kernels import get_kernel` unchanged.
+"""The loader API of the `kernels` package (0.19.1: kernels/_internals/load.py, install.py,
+variants.py). Every rule is the C++ core's (kernelhub._core, with the GIL released): the
+revision-or-version rule, LOCAL_KERNELS, UNSTABLE_KERNELS_ALL_LATEST, lock files, revision
+resolution, variant selection and the GPU fit (`check_arch`), download, the checks of every load
+(fetch/include/kernelhub/variant_checks.hpp: kernels-minver, the digest) and metadata.json, with
+the kernels package's words where it has its own. What stays here: reading the imported torch,
+finding the caller's package for a lock in its metadata, importing the variant (_importer.py),
+logging the core's warnings (as kernels logs them), and the signatures, return values and
+exception types of kernels 0.19.1, so `from kernelhub import get_kernel` replaces
+`from kernels import get_kernel` unchanged.
 
 Configuration comes from the same environment variables, read by the core at call time:
-LOCAL_KERNELS, HF_ENDPOINT, HF_TOKEN, HF_HOME / HF_HUB_CACHE / KERNELS_CACHE (the same cache as
-kernels and huggingface_hub), HF_HUB_OFFLINE. Downloads show huggingface_hub's progress bars
-(_progress.py; HF_HUB_DISABLE_PROGRESS_BARS).
+LOCAL_KERNELS, UNSTABLE_KERNELS_ALL_LATEST, HF_ENDPOINT, HF_TOKEN, HF_HOME / HF_HUB_CACHE /
+KERNELS_CACHE (the same cache as kernels and huggingface_hub), HF_HUB_OFFLINE. Downloads show
+huggingface_hub's progress bars (_progress.py; HF_HUB_DISABLE_PROGRESS_BARS).
 """
 
 from __future__ import annotations
@@ -57,7 +60,8 @@ def _trust(trust_remote_code: bool | list[str]) -> dict:
 
 
 def _import(fetched: dict, repo_id: str | None = None) -> ModuleType:
-    """Imports what the core fetched; a get_kernel load from the Hub carries its RepoInfo."""
+    """Imports what the core fetched, after logging the warnings its checks gave (no digest, a
+    dirty build, ...) as kernels logs them; a load from the Hub carries its RepoInfo."""
     log_load_warnings(fetched)
     from_hub = repo_id is not None and fetched["from_hub"]
     return import_variant(fetched, RepoInfo(repo_id=repo_id, revision=fetched["revision"]) if from_hub else None)
@@ -79,13 +83,14 @@ def get_kernel(
     Exactly one of `revision` (branch, tag or commit) and `version` (major version: branch
     `v<N>`) is required. `trust_remote_code` (True, or a list of repo ids) allows publishers the
     Hub does not mark as trusted. `user_agent` is accepted for compatibility and not sent.
-    `check_arch`: the core always checks CUDA variants against the visible GPUs.
+    `check_arch=False` skips fitting CUDA variants to the visible GPUs (for kernels that run on
+    more GPUs than they declare, through a Triton fallback).
     """
-    key = _pinned_key(repo_id, revision, version, backend)
+    key = _pinned_key(repo_id, revision, version, backend, check_arch)
     if (module := _pinned_modules.get(key)) is not None:
         return module
     fetched = _call(_core.fetch_kernel, repo_id, revision=revision, version=version, backend=backend,
-                    progress=bar_reporter(), **_trust(trust_remote_code))
+                    check_arch=check_arch, progress=bar_reporter(), **_trust(trust_remote_code))
     module = _import(fetched, repo_id)
     if fetched["pinned"]:
         _pinned_modules[key] = module
@@ -96,13 +101,15 @@ def get_kernel(
 # the commit is immutable and its module already runs, so resolving, listing and re-hashing the
 # files again (what the first call did) could not change what a caller gets. The core says whether
 # a call was pinned; the key holds the call and what could point it elsewhere: the cache location,
-# the backend override and LOCAL_KERNELS.
+# the backend override, LOCAL_KERNELS and UNSTABLE_KERNELS_ALL_LATEST.
 _pinned_modules: dict[tuple, ModuleType] = {}
 
 
-def _pinned_key(repo_id: str, revision: str | None, version: int | None, backend: str | None) -> tuple:
-    names = ("KERNELS_CACHE", "HF_HUB_CACHE", "HF_HOME", "KERNELHUB_BACKEND", "LOCAL_KERNELS")
-    return repo_id, revision, version, backend, tuple(os.environ.get(name) for name in names)
+def _pinned_key(repo_id: str, revision: str | None, version: int | None, backend: str | None,
+                check_arch: bool) -> tuple:
+    names = ("KERNELS_CACHE", "HF_HUB_CACHE", "HF_HOME", "KERNELHUB_BACKEND", "LOCAL_KERNELS",
+             "UNSTABLE_KERNELS_ALL_LATEST")
+    return repo_id, revision, version, backend, check_arch, tuple(os.environ.get(name) for name in names)
 
 
 def get_local_kernel(
@@ -111,10 +118,11 @@ def get_local_kernel(
     backend: str | None = None,
     trust_remote_code: bool | list[str] = False,
     user_agent: str | dict | None = None,
+    check_arch: bool = True,
 ) -> ModuleType:
     """Import a kernel from a local directory: its best variant under `repo_path` or
     `repo_path/build`, or `repo_path` itself when it is a variant directory."""
-    return _import(_call(_core.fetch_local, str(repo_path), backend))
+    return _import(_call(_core.fetch_local, str(repo_path), backend, check_arch=check_arch))
 
 
 def has_kernel(
@@ -128,7 +136,7 @@ def has_kernel(
 ) -> bool:
     """Whether a variant of `repo_id` runs here (nothing is downloaded but the listing)."""
     return _call(_core.has_kernel, repo_id, revision=revision, version=version, backend=backend,
-                 **_trust(trust_remote_code))
+                 check_arch=check_arch, **_trust(trust_remote_code))
 
 
 def install_kernel(
@@ -178,20 +186,31 @@ def _caller_lock() -> dict:
     )
 
 
-def _lock(lockfile: Path | None) -> dict:
+def read_lock(lockfile: Path | None) -> dict:
+    """Where a locked load takes its lock from, as the core's arguments: `lockfile`, or (None) the
+    text of the caller's package's kernels.lock, read now."""
     return _caller_lock() if lockfile is None else {"lockfile": str(lockfile)}
 
 
-def locked_commit(repo_id: str, lockfile: Path | None) -> str:
-    """The commit `repo_id` is locked at (kernels.lock from `lockfile`, or from the caller's
-    package metadata when it is None)."""
-    return errors.call(_core.locked_commit, repo_id, **_lock(lockfile))
+def locked_commit(repo_id: str, lock: dict) -> str:
+    """The commit `repo_id` is locked at in `lock` (read_lock's)."""
+    return errors.call(_core.locked_commit, repo_id, **lock)
 
 
-def load_kernel(repo_id: str, *, lockfile: Path | None, backend: str | None = None) -> ModuleType:
+def load_locked(repo_id: str, lock: dict, *, backend: str | None = None, offline: bool = False,
+                trust_remote_code: bool | list[str] = False, check_arch: bool = True) -> ModuleType:
+    """The kernel at the commit `lock` (read_lock's) pins `repo_id` at (with its RepoInfo, as
+    kernels 0.18+ gives every load from the Hub)."""
+    return _import(_call(_core.fetch_locked, repo_id, backend=backend, offline=offline, check_arch=check_arch,
+                         progress=None if offline else bar_reporter(), **lock, **_trust(trust_remote_code)),
+                   repo_id)
+
+
+def load_kernel(repo_id: str, *, lockfile: Path | None, backend: str | None = None,
+                check_arch: bool = True) -> ModuleType:
     """Load a locked kernel that is already in the cache; never downloads (kernels.lock from
     `lockfile`, or from the caller's package metadata when it is None)."""
-    return _import(_call(_core.fetch_locked, repo_id, backend=backend, offline=True, **_lock(lockfile)))
+    return load_locked(repo_id, read_lock(lockfile), backend=backend, offline=True, check_arch=check_arch)
 
 
 def get_locked_kernel(
@@ -200,10 +219,10 @@ def get_locked_kernel(
     lockfile: Path | None,
     trust_remote_code: bool | list[str] = False,
     user_agent: str | dict | None = None,
+    check_arch: bool = True,
 ) -> ModuleType:
     """Load a kernel at the commit its lock file names, downloading it if needed."""
-    return _import(_call(_core.fetch_locked, repo_id, progress=bar_reporter(), **_lock(lockfile),
-                         **_trust(trust_remote_code)))
+    return load_locked(repo_id, read_lock(lockfile), trust_remote_code=trust_remote_code, check_arch=check_arch)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,12 +1,25 @@
 """The exceptions kernelhub raises: one class per failure you can act on.
 
-Each class also derives from the built-in type the `kernels` package raises for the same failure
-(ValueError for a missing version, a repo a lock file does not list or an untrusted publisher,
-FileNotFoundError when no variant fits or the cache misses offline, huggingface_hub's
-RepositoryNotFoundError / RevisionNotFoundError for a repo or revision the Hub does not have),
-so `except` clauses written for `kernels` keep working after switching the import. `code` is the
-C++ core's ErrorCode name ("not_found", ...); the class follows the core's code and not-found
-kind, never the message's wording.
+Each class also derives from every class the `kernels` package (0.19.1, and 0.17.2 where it
+differs) raises for the same failure, so `except` clauses written for `kernels` keep working after
+switching the import (tests/python/test_shim_exceptions.py holds the table, case by case):
+
+    a repo the Hub does not have         RepositoryNotFoundError and ValueError (kernels raises the
+                                         first, or a ValueError when its publisher check fails first)
+    a revision the Hub does not have     RevisionNotFoundError
+    a version the repo does not have,    ValueError
+      a repo a lock file does not list,
+      an untrusted publisher, bad input
+    no variant that runs here            FileNotFoundError
+    offline and not in the cache         FileNotFoundError and ValueError
+    files that do not match the digest,  RuntimeError
+      a second build with a loaded id,
+      a kernel that needs a newer kernels
+    a token the Hub refuses              huggingface_hub's HfHubHTTPError (0.19) and ValueError (0.17)
+    a gated repo                         huggingface_hub's GatedRepoError
+
+`code` is the C++ core's ErrorCode name ("not_found", ...); the class follows the core's code and
+not-found kind, never the message's wording.
 """
 
 from __future__ import annotations
@@ -38,6 +51,12 @@ class NotFoundError(KernelhubError, FileNotFoundError):
     """A repo, revision, file or local path that does not exist."""
 
     code = "not_found"
+
+
+class RepoNotFoundError(NotFoundError, ValueError):
+    """A Hub repo that does not exist. kernels raises huggingface_hub's RepositoryNotFoundError,
+    or a ValueError when its publisher check (which comes first) cannot find the organisation;
+    this is both (kernelhub.errors.RepositoryNotFoundError adds the first)."""
 
 
 class VersionNotFoundError(NotFoundError, ValueError):
@@ -79,6 +98,13 @@ class IntegrityError(KernelhubError, RuntimeError):
     code = "integrity_mismatch"
 
 
+class ClientTooOldError(KernelhubError, RuntimeError):
+    """The kernel's metadata.json asks for a newer `kernels` (`kernels-minver`) than the one whose
+    loading behaviour kernelhub implements (kernelhub.KERNELS_COMPATIBLE_VERSION)."""
+
+    code = "client_too_old"
+
+
 class IncompatibleBinaryError(KernelhubError, ImportError):
     """A well-formed binary that cannot load here."""
 
@@ -115,18 +141,19 @@ _BY_CODE = {
     "unauthorized": AccessError,
     "gated": AccessError,
     "untrusted_publisher": UntrustedPublisherError,
+    "client_too_old": ClientTooOldError,
 }
 
 
-def _hub_flavoured(base: type, hub_class_name: str) -> type:
-    """`base` that is also huggingface_hub's `hub_class_name`, when huggingface_hub is installed.
-    Built on first use, so `import kernelhub` does not import huggingface_hub."""
+def _hub_flavoured(base: type, hub_class_name: str, *also: type) -> type:
+    """`base` that is also huggingface_hub's `hub_class_name` (and `also`), when huggingface_hub is
+    installed. Built on first use, so `import kernelhub` does not import huggingface_hub."""
     try:
         from huggingface_hub import errors as hub_errors
 
         hub_class = getattr(hub_errors, hub_class_name)
     except (ImportError, AttributeError):
-        return base
+        return type(base.__name__, (base, *also), {"__module__": __name__}) if also else base
 
     def __init__(self, message: str, code: str | None = None):
         # huggingface_hub's HTTP errors want the HTTP response; the core has already read it.
@@ -135,20 +162,30 @@ def _hub_flavoured(base: type, hub_class_name: str) -> type:
         self.server_message = None
         self.request_id = None
 
-    return type(hub_class_name, (base, hub_class), {"__init__": __init__, "__module__": __name__})
+    return type(hub_class_name, (base, hub_class, *also), {"__init__": __init__, "__module__": __name__})
 
 
 @functools.lru_cache(maxsize=None)
 def repository_not_found_error() -> type:
-    """The class raised for a repo the Hub does not have: NotFoundError and huggingface_hub's
-    RepositoryNotFoundError (what kernels raises)."""
-    return _hub_flavoured(NotFoundError, "RepositoryNotFoundError")
+    """The class raised for a repo the Hub does not have: RepoNotFoundError (a NotFoundError and
+    a ValueError) and huggingface_hub's RepositoryNotFoundError."""
+    return _hub_flavoured(RepoNotFoundError, "RepositoryNotFoundError")
 
 
 @functools.lru_cache(maxsize=None)
 def revision_not_found_error() -> type:
     """NotFoundError and huggingface_hub's RevisionNotFoundError."""
     return _hub_flavoured(NotFoundError, "RevisionNotFoundError")
+
+
+@functools.lru_cache(maxsize=None)
+def access_error(gated: bool) -> type:
+    """AccessError and what huggingface_hub raises for it: GatedRepoError for a gated repo;
+    HfHubHTTPError for a token the Hub refuses (kernels 0.19 re-raises it with a login hint), and
+    ValueError (kernels 0.17 turns it into a failed publisher check)."""
+    if gated:
+        return _hub_flavoured(AccessError, "GatedRepoError")
+    return _hub_flavoured(AccessError, "HfHubHTTPError", ValueError)
 
 
 def from_core(code: str, message: str, missing: str = "") -> KernelhubError:
@@ -163,6 +200,8 @@ def from_core(code: str, message: str, missing: str = "") -> KernelhubError:
             return repository_not_found_error()(message, code)
         if missing == "revision":
             return revision_not_found_error()(message, code)
+    if code in ("unauthorized", "gated"):
+        return access_error(code == "gated")(message, code)
     return _BY_CODE.get(code, HubError)(message, code)
 
 

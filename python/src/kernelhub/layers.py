@@ -1,10 +1,11 @@
 """kernelize with kernelhub's loader.
 
-The `kernels` package's kernelize machinery (mappings, modes, devices, forward replacement) stays
-as it is; only the repositories change: kernelhub's LayerRepository, LocalLayerRepository and
-LockedLayerRepository take the same arguments as theirs and are accepted wherever theirs are
-(they subclass them), but `load()` gets the kernel through kernelhub (C++ resolution, download
-and verification). A model whose layers map to a kernelhub repository gets kernelhub's kernels:
+The `kernels` package's kernelize machinery (mappings, modes, devices, forward replacement, the
+Kernelized* introspection) stays as it is; only the repositories change: kernelhub's
+LayerRepository, LocalLayerRepository and LockedLayerRepository (and the deprecated Func ones)
+take the same arguments as theirs, `check_arch` included, and are instances of theirs, but
+`load()` gets the kernel through kernelhub (C++ resolution, download and verification). A model
+whose layers map to a kernelhub repository gets kernelhub's kernels:
 
     from kernelhub import LayerRepository, Mode, kernelize, use_kernel_mapping
 
@@ -12,31 +13,44 @@ and verification). A model whose layers map to a kernelhub repository gets kerne
     with use_kernel_mapping(mapping):
         kernelize(model, mode=Mode.INFERENCE, device="cpu")
 
-Needs the `kernels` package (for kernelize itself); importing kernelhub does not import it.
+Needs the `kernels` package at the release the `kernels` extra pins (python/pyproject.toml):
+its repository classes live in `kernels._internals.layer` since 0.19. Importing kernelhub does
+not import it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import kernels.layer.func as _kernels_func
-import kernels.layer.layer as _kernels_layer
-from kernels.layer import (  # noqa: F401  (re-exported: the kernelize API, unchanged)
-    CUDAProperties,
-    Device,
-    KernelizeFallback,
-    Mode,
-    ROCMProperties,
-    kernelize,
-    register_kernel_mapping,
-    replace_kernel_forward_from_hub,
-    use_kernel_forward_from_hub,
-    use_kernel_func_from_hub,
-    use_kernel_mapping,
-    use_kernelized_func,
-)
+try:
+    import kernels as _kernels
+    from kernels._internals.layer import func as _kernels_func
+    from kernels._internals.layer import layer as _kernels_layer
+except ImportError as e:  # no kernels, or a release older than 0.19 (kernels.layer)
+    raise ImportError(
+        "kernelhub's kernelize and layer repositories build on the `kernels` package's kernelize, at "
+        f"release 0.19 ({e}). Install it with: pip install 'kernelhub[kernels]'"
+    ) from e
 
 from . import _load
+
+# The kernelize API, unchanged (kernels' own objects).
+CUDAProperties = _kernels.CUDAProperties
+Device = _kernels.Device
+KernelizeFallback = _kernels.KernelizeFallback
+KernelizedFunc = _kernels.KernelizedFunc
+KernelizedLayer = _kernels.KernelizedLayer
+KernelizedLayers = _kernels.KernelizedLayers
+Mode = _kernels.Mode
+ROCMProperties = _kernels.ROCMProperties
+get_kernelized_layers = _kernels.get_kernelized_layers
+kernelize = _kernels.kernelize
+register_kernel_mapping = _kernels.register_kernel_mapping
+replace_kernel_forward_from_hub = _kernels.replace_kernel_forward_from_hub
+use_kernel_forward_from_hub = _kernels.use_kernel_forward_from_hub
+use_kernel_func_from_hub = _kernels.use_kernel_func_from_hub
+use_kernel_mapping = _kernels.use_kernel_mapping
+use_kernelized_func = _kernels.use_kernelized_func
 
 
 class _KernelhubIdentity:
@@ -54,55 +68,80 @@ class LayerRepository(_KernelhubIdentity, _kernels_layer.LayerRepository):
     """A layer of a Hub repository (`revision` or `version`), loaded through kernelhub."""
 
     def load(self):
-        kernel = _load.get_kernel(
-            self._repo_id,
-            revision=self._revision,
-            version=self._version,
-            trust_remote_code=self._trust_remote_code,
-        )
+        kernel = _load.get_kernel(self._repo_id, revision=self._revision, version=self._version,
+                                  trust_remote_code=self._trust_remote_code, user_agent=self._user_agent,
+                                  check_arch=self._check_arch)
         return _kernels_layer._get_kernel_layer(self, kernel)
 
     def __str__(self) -> str:
-        wanted = f"revision: {self._revision}" if self._revision is not None else f"version: {self._version}"
-        return f"`{self._repo_id}` ({wanted}), layer `{self.layer_name}` (kernelhub)"
+        return f"{super().__str__()} (kernelhub)"
 
 
 class LocalLayerRepository(_KernelhubIdentity, _kernels_layer.LocalLayerRepository):
     """A layer of a local kernel directory, loaded through kernelhub."""
 
     def load(self):
-        return _kernels_layer._get_kernel_layer(self, _load.get_local_kernel(Path(self._repo_path)))
+        kernel = _load.get_local_kernel(Path(self._repo_path), check_arch=self._check_arch)
+        return _kernels_layer._get_kernel_layer(self, kernel)
 
 
-class LockedLayerRepository(_KernelhubIdentity):
+class _Locked:
+    """What the locked repositories share: the lock is read when the repository is made, from
+    `lockfile` or the caller's package metadata (an unlocked repo fails there, as in kernels), by
+    kernelhub (kernels' own lookup would find the kernelhub package as its caller), and loads use
+    that lock, whoever calls load(). kernels' locked repositories keep Rust objects; these keep the
+    lock's text or path and the commit, so they pickle and copy as plain objects."""
+
+    _what = "layer"
+
+    def _lock(self, repo_id: str, lockfile: Path | None, name: str, trust_remote_code, check_arch: bool):
+        self._repo_id = repo_id
+        self._lockfile = lockfile
+        self._check_arch = check_arch
+        self._trust_remote_code = list(trust_remote_code) if isinstance(trust_remote_code, list) else trust_remote_code
+        self._lock_source = _load.read_lock(lockfile)
+        self._commit = _load.locked_commit(repo_id, self._lock_source)
+        setattr(self, f"{self._what}_name", name)
+
+    def _load_kernel(self):
+        return _load.load_locked(self._repo_id, self._lock_source, trust_remote_code=self._trust_remote_code,
+                                 check_arch=self._check_arch)
+
+    def _key(self) -> tuple:
+        trust = tuple(self._trust_remote_code) if isinstance(self._trust_remote_code, list) else self._trust_remote_code
+        return (type(self).__qualname__, getattr(self, f"{self._what}_name"), self._repo_id, self._commit,
+                self._check_arch, trust)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __str__(self) -> str:
+        name = getattr(self, f"{self._what}_name")
+        return f"`{self._repo_id}` (revision: {self._commit}), {self._what} `{name}` (kernelhub)"
+
+    def __getstate__(self):
+        return dict(self.__dict__)
+
+    def __setstate__(self, state: dict):
+        self.__dict__.update(state)
+
+
+class LockedLayerRepository(_Locked, _kernels_layer.LockedLayerRepository):
     """A layer of a repository locked by a kernels.lock (`lockfile`, or the caller's package
     metadata), loaded through kernelhub."""
 
     def __init__(self, repo_id: str, *, lockfile: Path | None = None, layer_name: str,
-                 trust_remote_code: bool | list[str] = False):
-        self._repo_id = repo_id
-        self._lockfile = lockfile
-        self.layer_name = layer_name
-        self._trust_remote_code = list(trust_remote_code) if isinstance(trust_remote_code, list) else trust_remote_code
-        self._commit = _load.locked_commit(repo_id, lockfile)  # fail now, as kernels does, when not locked
+                 trust_remote_code: bool | list[str] = False, check_arch: bool = True):
+        self._lock(repo_id, lockfile, layer_name, trust_remote_code, check_arch)
 
     def load(self):
-        kernel = _load.get_locked_kernel(self._repo_id, lockfile=self._lockfile,
-                                         trust_remote_code=self._trust_remote_code)
-        return _kernels_layer._get_kernel_layer(self, kernel)
-
-    def __eq__(self, other):
-        return (type(other) is type(self) and (self._repo_id, self._commit, self.layer_name) ==
-                (other._repo_id, other._commit, other.layer_name))
-
-    def __hash__(self):
-        return hash((type(self).__qualname__, self._repo_id, self._commit, self.layer_name))
-
-    def __str__(self) -> str:
-        return f"`{self._repo_id}` (revision: {self._commit}), layer `{self.layer_name}` (kernelhub)"
+        return _kernels_layer._get_kernel_layer(self, self._load_kernel())
 
 
-# Function repositories (deprecated in kernels 0.16 in favour of the layer ones; kept for drop-in).
+# Function repositories (deprecated in kernels in favour of the layer ones; kept for drop-in).
 
 
 class FuncRepository(_KernelhubIdentity, _kernels_func.FuncRepository):
@@ -110,7 +149,7 @@ class FuncRepository(_KernelhubIdentity, _kernels_func.FuncRepository):
 
     def load(self):
         kernel = _load.get_kernel(self._repo_id, revision=self._revision, version=self._version,
-                                  trust_remote_code=self._trust_remote_code)
+                                  trust_remote_code=self._trust_remote_code, check_arch=self._check_arch)
         return _kernels_func._get_kernel_func(self, kernel)
 
 
@@ -118,13 +157,18 @@ class LocalFuncRepository(_KernelhubIdentity, _kernels_func.LocalFuncRepository)
     """A function of a local kernel directory, loaded through kernelhub."""
 
     def load(self):
-        return _kernels_func._get_kernel_func(self, _load.get_local_kernel(Path(self._repo_path)))
+        kernel = _load.get_local_kernel(Path(self._repo_path), check_arch=self._check_arch)
+        return _kernels_func._get_kernel_func(self, kernel)
 
 
-class LockedFuncRepository(_KernelhubIdentity, _kernels_func.LockedFuncRepository):
+class LockedFuncRepository(_Locked, _kernels_func.LockedFuncRepository):
     """A function of a locked repository, loaded through kernelhub."""
 
+    _what = "func"
+
+    def __init__(self, repo_id: str, *, lockfile: Path | None = None, func_name: str,
+                 trust_remote_code: bool | list[str] = False, check_arch: bool = True):
+        self._lock(repo_id, lockfile, func_name, trust_remote_code, check_arch)
+
     def load(self):
-        kernel = _load.get_locked_kernel(self._repo_id, lockfile=self._lockfile,
-                                         trust_remote_code=self._trust_remote_code)
-        return _kernels_func._get_kernel_func(self, kernel)
+        return _kernels_func._get_kernel_func(self, self._load_kernel())

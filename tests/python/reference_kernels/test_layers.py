@@ -44,7 +44,7 @@ def test_activation_layers_match_diffusers(k):
 
 
 def test_layers_follow_the_kernels_layer_rules(k):
-    from kernels.layer.layer import _validate_layer
+    from kernels._internals.layer.layer import _validate_layer  # kernels.layer.layer before 0.19
     from torch import nn
 
     for name in k.layers.__all__:
