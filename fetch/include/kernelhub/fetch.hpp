@@ -44,13 +44,15 @@
 
 namespace kernelhub {
 
+struct LockFile;  // lockfile.hpp
+
 // Where the time and the work of one get_kernel went.
 struct LoadTimings {
-  double resolve = 0;   // revision → commit, listing, selection (seconds)
-  double download = 0;  // fetching missing files into the cache (0 when all were cached)
-  double verify = 0;    // signature, lock hash, metadata.json digest, ELF and device code
-  double load = 0;      // pre-flight against this process, dlopen and op registration
-  int requests = 0;     // HTTP requests made (0 for a local or fully cached pinned load)
+  double resolve = 0;              // revision → commit, listing, selection (seconds)
+  double download = 0;             // fetching missing files into the cache (0 when all were cached)
+  double verify = 0;               // signature, lock hash, metadata.json digest, ELF and device code
+  double load = 0;                 // pre-flight against this process, dlopen and op registration
+  int requests = 0;                // HTTP requests made (0 for a local or fully cached pinned load)
   std::uint64_t bytes_hashed = 0;  // bytes read to verify: each file once, 0 when a stamp proved it
 };
 
@@ -69,6 +71,19 @@ struct FetchRequest {
   bool native_only = true;
   // Whose words errors about the request itself are in (a repo the lock file does not list).
   Wording wording = Wording::kKernelhub;
+  // For a kernel another kernel depends on, with a lock file: the version or revision the
+  // dependent's metadata.json asks for. The lock must record exactly that (kernels keys lock
+  // entries by repo and version); without it the lock entry of the repo is taken, whatever its
+  // version. Unused without a lock file.
+  std::optional<KernelDependency> locked_as;
+  // Resolve, select and check the publisher, then read the chosen variant's metadata.json only:
+  // nothing else is downloaded or verified (`kernelhub info`, has_kernel). FetchedVariant::path
+  // names the variant's directory all the same.
+  bool metadata_only = false;
+  // A lock read elsewhere (the `kernels.lock` text of a Python package's metadata), used as a
+  // `lockfile` would be; `lock_source` names it in messages. At most one of the two.
+  std::shared_ptr<const LockFile> lock;
+  std::string lock_source;
 };
 
 // The seams of a fetch: the configuration (read once, by the caller) and the transport.
@@ -80,16 +95,16 @@ struct FetchContext {
 
 // A variant on disk, downloaded and verified, not loaded.
 struct FetchedVariant {
-  std::filesystem::path path;                   // the variant directory
-  std::string variant;                          // its name, e.g. torch215-cxx11-cpu-x86_64-linux
-  std::string revision;                         // the commit, or "local"
-  Metadata metadata;                            // metadata.json (or the namespace from _ops.py)
-  std::vector<resolver::Decision> decisions;    // best first; empty for a variant directory
+  std::filesystem::path path;                    // the variant directory
+  std::string variant;                           // its name, e.g. torch215-cxx11-cpu-x86_64-linux
+  std::string revision;                          // the commit, or "local"
+  Metadata metadata;                             // metadata.json (or the namespace from _ops.py)
+  std::vector<resolver::Decision> decisions;     // best first; empty for a variant directory
   std::optional<std::filesystem::path> library;  // the op library (native variants)
   // The library's ELF and device code when the fetch read them (to fit the GPUs): the load's
   // pre-flight uses the same parse. None when nothing needed them yet.
   std::optional<loader::LibraryImage> image;
-  LoadTimings timings;                          // resolve, download, verify
+  LoadTimings timings;  // resolve, download, verify
 };
 
 // Every variant of a repo or directory, best first, for ctx.environment.

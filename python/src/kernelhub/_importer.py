@@ -1,10 +1,16 @@
 """Importing a variant directory as a Python module, the way the `kernels` package does it
 (kernels/importer.py): `build/<variant>/__init__.py` (or `<python_name>/__init__.py` inside it),
 imported under the metadata `id` (the op namespace) and registered in `sys.modules` under it.
-The same variant path imports once per process; get_loaded_kernels() lists what was imported."""
+The same variant path imports once per process; get_loaded_kernels() lists what was imported.
+
+A kernel's dependencies (metadata.json `kernel-depends`) are imported before it, and while its
+module runs, get_kernel_dep(repo_id) returns them: kernelhub's, and the `kernels` package's own
+`kernels.get_kernel_dep` where kernels is installed, since kernel code calls that one."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib.util
 import sys
 import threading
@@ -67,13 +73,55 @@ def get_loaded_kernels() -> list[LoadedKernel]:
     return list(_loaded_kernels.values())
 
 
-def import_variant(fetched: dict, repo_info: RepoInfo | None = None) -> ModuleType:
-    """Imports the variant the core fetched (and verified) as a module named by its metadata `id`."""
+# The dependencies of the kernel whose module is running, by repo id; None outside a kernel import.
+_kernel_deps: contextvars.ContextVar[dict[str, ModuleType] | None] = contextvars.ContextVar(
+    "kernelhub_kernel_deps", default=None
+)
+
+
+def get_kernel_dep(repo_id: str) -> ModuleType:
+    """A dependency of the kernel being imported (one its metadata.json `kernel-depends` names),
+    already imported; as kernels' get_kernel_dep, callable only while a kernel's module runs."""
+    deps = _kernel_deps.get()
+    if deps is None:
+        raise RuntimeError("`get_kernel_dep` only works during kernel loading.")
+    module = deps.get(repo_id)
+    if module is None:
+        raise RuntimeError(
+            f"Dependency '{repo_id}' not found in kernel dependencies. Ensure the dependency is added to "
+            "`kernel-deps` in build.toml."
+        )
+    return module
+
+
+@contextlib.contextmanager
+def _dependencies_visible(deps: dict[str, ModuleType]):
+    """While a kernel's module runs: its dependencies for get_kernel_dep, ours and, where the
+    kernels package is installed, its own (kernels 0.18+: kernels._internals.deps; 0.17: kernels.deps)."""
+    token = _kernel_deps.set(deps)
+    with contextlib.ExitStack() as stack:
+        if deps:
+            for name in ("kernels._internals.deps", "kernels.deps"):
+                try:
+                    stack.enter_context(importlib.import_module(name).use_kernel_deps(deps))
+                    break
+                except (ImportError, AttributeError):
+                    continue
+        try:
+            yield
+        finally:
+            _kernel_deps.reset(token)
+
+
+def import_variant(fetched: dict, repo_info: RepoInfo | None = None,
+                   deps: dict[str, ModuleType] | None = None) -> ModuleType:
+    """Imports the variant the core fetched (and verified) as a module named by its metadata `id`;
+    `deps` (repo id → module), imported before it, are what its get_kernel_dep calls return."""
     with _import_lock:
-        return _import_variant(fetched, repo_info)
+        return _import_variant(fetched, repo_info, deps or {})
 
 
-def _import_variant(fetched: dict, repo_info: RepoInfo | None) -> ModuleType:
+def _import_variant(fetched: dict, repo_info: RepoInfo | None, deps: dict[str, ModuleType]) -> ModuleType:
     variant_path = Path(fetched["path"])
     if (loaded := _loaded_kernels.get(variant_path)) is not None:
         return loaded.module
@@ -105,7 +153,8 @@ def _import_variant(fetched: dict, repo_info: RepoInfo | None) -> ModuleType:
         module = importlib.util.module_from_spec(spec)
         sys.modules[metadata.id] = module
         try:
-            spec.loader.exec_module(module)
+            with _dependencies_visible(deps):
+                spec.loader.exec_module(module)
         except Exception as e:
             # A retry must import from scratch, not find a half-initialised module.
             sys.modules.pop(metadata.id, None)

@@ -1,9 +1,10 @@
 """The exceptions kernelhub raises: one class per failure you can act on.
 
 Each class also derives from the built-in type the `kernels` package raises for the same failure
-(ValueError for a missing version, a repo a lock file does not list or an untrusted publisher,
-FileNotFoundError when no variant fits or the cache misses offline, huggingface_hub's
-RepositoryNotFoundError / RevisionNotFoundError for a repo or revision the Hub does not have),
+(ValueError for a missing version, a repo a lock file does not list, an untrusted publisher or a
+dependency cycle, FileNotFoundError when no variant fits or the cache misses offline,
+huggingface_hub's RepositoryNotFoundError / RevisionNotFoundError for a repo or revision the Hub
+does not have),
 so `except` clauses written for `kernels` keep working after switching the import. `code` is the
 C++ core's ErrorCode name ("not_found", ...); the class follows the core's code and not-found
 kind, never the message's wording.
@@ -73,6 +74,13 @@ class CorruptFileError(KernelhubError, ValueError):
     code = "corrupt_file"
 
 
+class DependencyCycleError(KernelhubError, ValueError):
+    """Kernels whose metadata.json `kernel-depends` lead back to one of them; the message names the
+    chain (kernels raises ValueError)."""
+
+    code = "dependency_cycle"
+
+
 class IntegrityError(KernelhubError, RuntimeError):
     """Bytes that do not match their recorded digest (metadata.json `digest` or the lock hash)."""
 
@@ -115,6 +123,7 @@ _BY_CODE = {
     "unauthorized": AccessError,
     "gated": AccessError,
     "untrusted_publisher": UntrustedPublisherError,
+    "dependency_cycle": DependencyCycleError,
 }
 
 

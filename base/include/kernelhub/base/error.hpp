@@ -30,6 +30,7 @@ enum class ErrorCode {
   kBadSignature,         // a signature is present but does not verify, or signs something else
   kMissingSignature,     // a signature is required (trusted key or option) and the variant has none
   kOpSchemaMismatch,     // a typed op handle whose C++ signature does not fit the op's schema
+  kDependencyCycle,      // kernels that depend on each other (metadata.json `kernel-depends`)
   kInternal,             // a bug in kernelhub
 };
 
