@@ -40,11 +40,12 @@ struct Kernels {
     return dir;
   }
 
-  Result<KernelTree> fetch(const std::string& name) const {
+  Result<KernelTree> fetch(const std::string& name, Wording wording = Wording::kKernelhub) const {
     const auto env = map_environment({{"LOCAL_KERNELS", local_kernels}});
     FetchRequest request;
     request.source = tmp.path() / name;
     request.native_only = false;
+    request.wording = wording;
     // A CPU torch on a machine without GPUs: torch-universal runs anywhere.
     const resolver::TorchRuntime torch{resolver::Version{2, 15}, true, {}};
     const auto environment =
@@ -63,66 +64,72 @@ std::vector<std::string> names(const KernelTree& tree) {
 
 TEST_CASE("a kernel's dependencies come first, each after its own") {
   Kernels kernels;
-  kernels.add("a", {"acme/b"});
-  kernels.add("b", {"acme/c"});
-  kernels.add("c", {});
-  const auto tree = kernels.fetch("a");
+  kernels.add("ka", {"acme/kb"});
+  kernels.add("kb", {"acme/kc"});
+  kernels.add("kc", {});
+  const auto tree = kernels.fetch("ka");
   REQUIRE(tree.has_value());
-  CHECK(names(*tree) == std::vector<std::string>{"acme/c", "acme/b", "acme/a"});
+  CHECK(names(*tree) == std::vector<std::string>{"acme/kc", "acme/kb", "acme/ka"});
   CHECK(tree->root().dependencies == std::vector<std::size_t>{1});
   CHECK(tree->nodes[1].dependencies == std::vector<std::size_t>{0});
-  CHECK(tree->nodes[0].fetched.metadata.name == "c");
-  CHECK(tree->nodes[1].wanted == KernelDependency{"acme/b", 1, std::nullopt});
+  CHECK(tree->nodes[0].fetched.metadata.name == "kc");
+  CHECK(tree->nodes[1].wanted == KernelDependency{"acme/kb", 1, std::nullopt});
 }
 
 TEST_CASE("a kernel two others depend on is fetched once") {
   Kernels kernels;
-  kernels.add("a", {"acme/b", "acme/c"});
-  kernels.add("b", {"acme/c"});
-  kernels.add("c", {});
-  const auto tree = kernels.fetch("a");
+  kernels.add("ka", {"acme/kb", "acme/kc"});
+  kernels.add("kb", {"acme/kc"});
+  kernels.add("kc", {});
+  const auto tree = kernels.fetch("ka");
   REQUIRE(tree.has_value());
-  CHECK(names(*tree) == std::vector<std::string>{"acme/c", "acme/b", "acme/a"});
+  CHECK(names(*tree) == std::vector<std::string>{"acme/kc", "acme/kb", "acme/ka"});
   CHECK(tree->root().dependencies == std::vector<std::size_t>{1, 0});
 }
 
 TEST_CASE("a cycle is kDependencyCycle naming the chain, in both wordings") {
   Kernels kernels;
-  kernels.add("a", {"acme/b"});
-  kernels.add("b", {"acme/c"});
-  kernels.add("c", {"acme/a"});
-  const auto tree = kernels.fetch("a");
+  kernels.add("ka", {"acme/kb"});
+  kernels.add("kb", {"acme/kc"});
+  kernels.add("kc", {"acme/ka"});
+  const auto tree = kernels.fetch("ka");
   REQUIRE_FALSE(tree.has_value());
   CHECK(tree.error().code == ErrorCode::kDependencyCycle);
-  CHECK_THAT(tree.error().message, Catch::StartsWith("kernel dependency cycle: acme/a -> acme/b -> acme/c -> acme/a"));
+  CHECK_THAT(tree.error().message,
+             Catch::StartsWith("kernel dependency cycle: acme/ka -> acme/kb -> acme/kc -> acme/ka"));
+  const auto kernels_words = kernels.fetch("ka", Wording::kKernels);
+  REQUIRE_FALSE(kernels_words.has_value());
+  CHECK(kernels_words.error().code == ErrorCode::kDependencyCycle);
+  CHECK(kernels_words.error().message ==
+        "Cyclic kernel dependency detected: acme/ka (acme/ka -> acme/kb -> acme/kc -> acme/ka)");
 
   Kernels self;
-  self.add("s", {"acme/s"});
-  const auto own = self.fetch("s");
+  self.add("ks", {"acme/ks"});
+  const auto own = self.fetch("ks");
   REQUIRE_FALSE(own.has_value());
-  CHECK_THAT(own.error().message, Catch::Contains("acme/s -> acme/s"));
+  CHECK_THAT(own.error().message, Catch::Contains("acme/ks -> acme/ks"));
 }
 
 TEST_CASE("a dependency that cannot be fetched keeps its code, with the chain that led to it") {
   Kernels kernels;
-  kernels.add("a", {"acme/b"});
-  kernels.add("b", {"acme/gone"});
+  kernels.add("ka", {"acme/kb"});
+  kernels.add("kb", {"acme/gone"});
   // LOCAL_KERNELS names a directory that is not there.
   kernels.local_kernels += ":acme/gone=" + (kernels.tmp.path() / "gone").string();
-  const auto tree = kernels.fetch("a");
+  const auto tree = kernels.fetch("ka");
   REQUIRE_FALSE(tree.has_value());
   CHECK(tree.error().code == ErrorCode::kNotFound);
-  CHECK_THAT(tree.error().message, Catch::StartsWith("kernel dependency acme/a -> acme/b -> acme/gone: "));
+  CHECK_THAT(tree.error().message, Catch::StartsWith("kernel dependency acme/ka -> acme/kb -> acme/gone: "));
   CHECK_THAT(tree.error().message, Catch::Contains("does not exist"));
 }
 
 TEST_CASE("a dependency that is not an org/name is refused with the chain") {
   Kernels kernels;
-  kernels.add("a", {"not a repo"});
-  const auto tree = kernels.fetch("a");
+  kernels.add("ka", {"not a repo"});
+  const auto tree = kernels.fetch("ka");
   REQUIRE_FALSE(tree.has_value());
   CHECK(tree.error().code == ErrorCode::kInvalidArgument);
-  CHECK_THAT(tree.error().message, Catch::StartsWith("kernel dependency acme/a -> not a repo: "));
+  CHECK_THAT(tree.error().message, Catch::StartsWith("kernel dependency acme/ka -> not a repo: "));
 }
 
 }  // namespace
