@@ -23,6 +23,7 @@ std::string_view to_string(ErrorCode code) {
     case ErrorCode::kMissingSignature: return "missing_signature";
     case ErrorCode::kOpSchemaMismatch: return "op_schema_mismatch";
     case ErrorCode::kClientTooOld: return "client_too_old";
+    case ErrorCode::kDependencyCycle: return "dependency_cycle";
     case ErrorCode::kInternal: return "internal";
   }
   return "internal";

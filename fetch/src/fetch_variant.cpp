@@ -16,6 +16,7 @@
 #include "kernelhub/variant_checks.hpp"
 #include "kernelhub/verification_stamps.hpp"
 #include "kernelhub/zip_layout.hpp"
+#include "request_lock.hpp"
 #include "variant_dir.hpp"
 
 namespace kernelhub {
@@ -174,16 +175,16 @@ void decide_from_tree(const client::HubClient& hub, const client::RepoId& repo, 
               });
 }
 
-// The lock entry of `repo` in `request.lockfile`, when there is one.
+// The lock entry of `repo` in the request's lock, when there is one.
 Result<std::optional<KernelLock>> lock_for(const client::RepoId& repo, const FetchRequest& request) {
-  if (!request.lockfile) return std::optional<KernelLock>();
+  if (!has_lock(request)) return std::optional<KernelLock>();
   if (request.revision || request.version) {
     return unexpected(ErrorCode::kInvalidArgument, "`" + repo.to_string() +
                                                        "`: a locked load takes its commit from the lock file; "
                                                        "do not also give a revision or version");
   }
-  KH_ASSIGN_OR_RETURN(LockFile lock, LockFile::read(*request.lockfile));
-  KH_ASSIGN_OR_RETURN(KernelLock entry, lock.lock_of(repo.to_string(), request.lockfile->string(), request.wording));
+  KH_ASSIGN_OR_RETURN(const RequestLock lock, request_lock(request));
+  KH_ASSIGN_OR_RETURN(KernelLock entry, request_lock_entry(lock, request, repo.to_string()));
   return std::optional<KernelLock>(std::move(entry));
 }
 
@@ -231,6 +232,14 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
   timings.bytes_hashed = digests.bytes_read();
   out.timings = timings;
   return out;
+}
+
+// A variant as a metadata-only fetch sees it: its metadata.json, nothing verified.
+Result<FetchedVariant> metadata_of(const std::filesystem::path& dir, std::string variant, std::string revision,
+                                   std::vector<resolver::Decision> decisions) {
+  KH_ASSIGN_OR_RETURN(Metadata metadata, read_variant_metadata(dir));
+  return FetchedVariant{dir, std::move(variant), std::move(revision), std::move(metadata), std::move(decisions), {}, {},
+                        {}};
 }
 
 // `images`, when given, keeps the op libraries the GPU fit read, by variant name.
@@ -284,6 +293,7 @@ Result<FetchedVariant> fetch_local(const std::filesystem::path& path, const Fetc
                    [](const resolver::Decision& d) { return d.variant.has_value(); })) {
     // `path` itself may be a variant directory.
     if (std::filesystem::exists(path / "metadata.json", ec) || std::filesystem::exists(path / "_ops.py", ec)) {
+      if (request.metadata_only) return metadata_of(path, path.filename().string(), "local", {});
       stamps.seed(path, digests);
       auto fetched = verify_variant_dir(path, path.filename().string(), "local", {}, request, ctx.environment, digests,
                                         timings, "variant `" + path.string() + "`");
@@ -303,6 +313,7 @@ Result<FetchedVariant> fetch_local(const std::filesystem::path& path, const Fetc
   }
   const std::string name = best->name;
   const auto dir = resolved.root / name;
+  if (request.metadata_only) return metadata_of(dir, name, "local", std::move(resolved.decisions));
   stamps.seed(dir, digests);
   std::optional<loader::LibraryImage> image;
   if (auto it = images.find(name); it != images.end()) image = std::move(it->second);
@@ -336,15 +347,22 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
                                                            "):\n\n" + resolver::format_trace(resolved.decisions));
   }
   const std::string name = best->name;
+  if (request.metadata_only) {
+    KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, request.trust_remote_code, request.trusted_repos, ctx.env));
+    KH_ASSIGN_OR_RETURN(client::Snapshot file,
+                        hub.download_file(repo, kKernelRepo, resolved.commit, "build/" + name + "/metadata.json"));
+    return metadata_of(file.path.parent_path(), name, resolved.commit, std::move(resolved.decisions));
+  }
   const std::string* locked_hash = nullptr;
   if (locked && !locked->variants.empty()) {
     const auto it = locked->variants.find(name);
     if (it == locked->variants.end()) {
       std::string listed;
       for (const auto& [variant, hash] : locked->variants) listed += "\n  " + variant;
-      return unexpected(ErrorCode::kNoCompatibleVariant, "`" + repo.to_string() + "`: the variant for this machine, `" +
-                                                             name + "`, is not among the variants locked in `" +
-                                                             request.lockfile->string() + "`:" + listed);
+      return unexpected(ErrorCode::kNoCompatibleVariant,
+                        "`" + repo.to_string() + "`: the variant for this machine, `" + name +
+                            "`, is not among the variants locked in `" +
+                            (request.lockfile ? request.lockfile->string() : request.lock_source) + "`:" + listed);
     }
     locked_hash = &it->second;
   }

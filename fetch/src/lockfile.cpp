@@ -139,6 +139,29 @@ const KernelLock* LockFile::find(std::string_view repo_id) const {
   return nullptr;
 }
 
+const KernelLock* LockFile::find(const KernelDependency& dependency) const {
+  for (const auto& lock : locks) {
+    // A lock in the format of kernels <= 0.16 records no version: its entry is the repo's.
+    const bool unversioned = !lock.dependency.version && !lock.dependency.revision;
+    if (lock.dependency == dependency || (unversioned && lock.dependency.repo_id == dependency.repo_id)) return &lock;
+  }
+  return nullptr;
+}
+
+Result<KernelLock> LockFile::lock_of(const KernelDependency& dependency, std::string_view source,
+                                     Wording wording) const {
+  if (const KernelLock* lock = find(dependency)) return *lock;
+  if (wording == Wording::kKernels || find(dependency.repo_id) == nullptr) {
+    return lock_of(dependency.repo_id, source, wording);  // the words for a repo not locked at all
+  }
+  return unexpected(Error{ErrorCode::kNotFound,
+                          "`" + dependency.describe() + "` is not locked in `" + std::string(source) +
+                              "`, which locks `" + dependency.repo_id +
+                              "` at another version or revision. Run "
+                              "`kernelhub lock` again: it locks every kernel the locked ones depend on",
+                          Missing::kLock});
+}
+
 Result<KernelLock> LockFile::lock_of(std::string_view repo_id, std::string_view source, Wording wording) const {
   if (const KernelLock* lock = find(repo_id)) return *lock;
   const std::string repo(repo_id);

@@ -19,6 +19,7 @@ void raise_for(const Error& error) {
     case ErrorCode::kMissingSignature: throw MissingSignatureError(error.code, error.message);
     case ErrorCode::kOpSchemaMismatch: throw OpSchemaMismatchError(error.code, error.message);
     case ErrorCode::kClientTooOld: throw ClientTooOldError(error.code, error.message);
+    case ErrorCode::kDependencyCycle: throw DependencyCycleError(error.code, error.message);
     default: throw HubError(error.code, error.message);
   }
 }

@@ -38,7 +38,8 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
                        resolver::Loadable::cpp_process()};
   if (auto local = value_or_raise(local_kernel_dir(repo.to_string(), env))) {
     request.source = *std::move(local);
-    return value_or_raise(load_kernel(request, context_for(env, options.backend)),
+    const KernelDependency standing_for{repo.to_string(), options.version, options.revision};
+    return value_or_raise(load_kernel(request, context_for(env, options.backend), standing_for),
                           "LOCAL_KERNELS entry for `" + repo.to_string() + "`");
   }
   return value_or_raise(load_kernel(request, context_for(env, options.backend)));

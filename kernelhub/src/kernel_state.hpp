@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "kernelhub/kernelhub.hpp"
 
@@ -9,7 +10,8 @@ namespace kernelhub {
 
 struct Kernel::State {
   std::shared_ptr<const loader::OpLibrary> library;
-  FetchedVariant fetched;  // path, variant, revision, metadata, decisions, timings (load included)
+  FetchedVariant fetched;            // path, variant, revision, metadata, decisions, timings (load included)
+  std::vector<Kernel> dependencies;  // loaded before it (metadata.json `kernel-depends`), kept loaded
 };
 
 }  // namespace kernelhub

@@ -2,6 +2,8 @@
 
 #include <ATen/core/jit_type.h>
 
+#include "kernelhub/loader/op_schema_text.hpp"
+
 namespace kernelhub {
 
 namespace {
@@ -18,38 +20,10 @@ std::string ordinal(std::size_t i) {
   return std::to_string(i + 1);
 }
 
-// The C++ type c10 expects for an argument (or a return) of `type`.
+// The C++ type c10 expects for an argument (or a return) of `type`: one mapping, on the schema
+// type as written, for a registered op and for a schema read without torch (op_schema_text.hpp).
 std::string cpp_type(const c10::TypePtr& type, bool is_return, bool mutable_arg) {
-  switch (type->kind()) {
-    case c10::TypeKind::TensorType:
-      if (is_return) return mutable_arg ? "at::Tensor&" : "at::Tensor";
-      return mutable_arg ? "at::Tensor&" : "const at::Tensor&";
-    case c10::TypeKind::FloatType: return "double";
-    case c10::TypeKind::IntType: return "int64_t";
-    case c10::TypeKind::SymIntType: return "c10::SymInt";
-    case c10::TypeKind::BoolType: return "bool";
-    case c10::TypeKind::StringType: return is_return ? "std::string" : "c10::string_view";
-    case c10::TypeKind::NumberType: return is_return ? "at::Scalar" : "const at::Scalar&";
-    case c10::TypeKind::ScalarTypeType: return "at::ScalarType";
-    case c10::TypeKind::DeviceObjType: return "at::Device";
-    case c10::TypeKind::LayoutType: return "at::Layout";
-    case c10::TypeKind::MemoryFormatType: return "at::MemoryFormat";
-    case c10::TypeKind::OptionalType: {
-      const auto& element = type->castRaw<c10::OptionalType>()->getElementType();
-      if (element->kind() == c10::TypeKind::TensorType && !is_return) return "const std::optional<at::Tensor>&";
-      return "std::optional<" + cpp_type(element, true, false) + ">";
-    }
-    case c10::TypeKind::ListType: {
-      const auto& element = type->castRaw<c10::ListType>()->getElementType();
-      if (element->kind() == c10::TypeKind::TensorType) return is_return ? "std::vector<at::Tensor>" : "at::TensorList";
-      if (element->kind() == c10::TypeKind::IntType) return is_return ? "std::vector<int64_t>" : "at::IntArrayRef";
-      if (element->kind() == c10::TypeKind::SymIntType)
-        return is_return ? "std::vector<c10::SymInt>" : "c10::SymIntArrayRef";
-      return is_return ? "std::vector<" + cpp_type(element, true, false) + ">"
-                       : "at::ArrayRef<" + cpp_type(element, true, false) + ">";
-    }
-    default: return type->str();
-  }
+  return loader::cpp_type_for(type->str(), is_return, mutable_arg);
 }
 
 // "Tensor(a!) out", "float eps": the argument as its schema declares it.

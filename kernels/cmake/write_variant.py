@@ -1,6 +1,7 @@
 """Assembles a built variant directory the way kernel-builder lays one out.
 
-Copies the op library and the Python files of torch-ext/<package>/, writes _ops.py for the op namespace, then
+Copies the op library and the Python files of torch-ext/<package>/, writes _ops.py for the op namespace,
+imports the result to describe its API in symbols.json and op_schemas.json (write_symbols.py), then
 metadata.json as kernel-builder writes it (kernels-data metadata.rs `Metadata::for_backend`, then
 kernel-builder's `hash` step): the fields of build.toml's [general] (name, version, license,
 upstream, source, python-depends and kernel-depends, general and of this backend), the backend and
@@ -138,6 +139,16 @@ def assemble(stage: str, a: argparse.Namespace, general: dict) -> None:
             shutil.copyfile(src, os.path.join(stage, name))
     with open(os.path.join(stage, "_ops.py"), "w") as f:
         f.write(OPS_PY.format(ns=a.id))
+    # As kernel-builder's get_kernel check: importing the variant must work, and what it exports is
+    # written down for readers that import nothing. In its own process: it imports torch.
+    described = subprocess.run(
+        [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "write_symbols.py"),
+         "--variant-dir", stage, "--id", a.id],
+        env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"), capture_output=True, text=True, timeout=600)
+    if described.returncode != 0:
+        print(f"write_variant.py: importing the assembled variant to describe its API failed:\n"
+              f"{described.stderr[-4000:]}", file=sys.stderr)
+        raise SystemExit(1)
     archs = [arch for arch in a.archs.split(",") if arch]
     doc = metadata(general, a.id, a.backend, archs, digest(stage), git_status(os.path.dirname(a.build_toml)))
     with open(os.path.join(stage, "metadata.json"), "w") as f:

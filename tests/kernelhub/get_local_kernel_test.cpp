@@ -1,10 +1,14 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "kernelhub/load.hpp"
+#include "kernelhub/loader/op_schema_text.hpp"
 #include "load_local.hpp"
 
 namespace kernelhub {
@@ -61,6 +65,48 @@ TEST_CASE("the reference kernel loads from its build directory and rms_norm matc
   rms_norm.call(a, x, std::nullopt, 1e-6);
   kernel.call("rms_norm", b, x, c10::IValue(), 1e-6);
   CHECK(torch::equal(a, b));
+}
+
+TEST_CASE("the API files written at build time describe the kernel that loads") {
+  const auto kernel = load_local(KERNELHUB_KERNELS_DIR, cpu_env(), map_environment({})).value();
+  const auto read_json = [&](const char* name) {
+    std::ifstream in(kernel.path() / name);
+    REQUIRE(in);
+    return nlohmann::json::parse(in);
+  };
+  // op_schemas.json: each op the library registers, its schema as the loader prints it, and the
+  // C++ signature describe-api derives from that text is the one c10's schema gives.
+  const auto written = read_json("op_schemas.json");
+  CHECK(written["namespace"] == kernel.ns());
+  std::map<std::string, std::string> schemas;
+  for (const auto& op : written["ops"]) schemas[op["name"].get<std::string>()] = op["schema"].get<std::string>();
+  REQUIRE(schemas.size() == kernel.ops().size());
+  for (const auto& op : kernel.ops()) {
+    INFO(op.name);
+    REQUIRE(schemas.contains(op.name));
+    CHECK(kernel.ns() + "::" + schemas.at(op.name) == op.schema);
+    const auto handle = c10::Dispatcher::singleton().findSchema({kernel.ns() + "::" + op.name, ""});
+    REQUIRE(handle.has_value());
+    CHECK(loader::cpp_signature_for(loader::parse_op_schema(schemas.at(op.name)).value()) ==
+          cpp_signature_for(handle->schema()));
+  }
+  // symbols.json, kernel-builder's: the functions of __all__ and the layers of layers.__all__.
+  const auto symbols = read_json("symbols.json");
+  CHECK(symbols["schema_version"] == 1);
+  CHECK(symbols["module"] == kernel.ns());
+  std::vector<std::string> functions;
+  for (const auto& f : symbols["functions"]) functions.push_back(f["name"].get<std::string>());
+  CHECK(std::find(functions.begin(), functions.end(), "rms_norm") != functions.end());
+  const auto& rms_norm = *std::find_if(symbols["functions"].begin(), symbols["functions"].end(),
+                                       [](const nlohmann::json& f) { return f["name"] == "rms_norm"; });
+  CHECK(rms_norm["kind"] == "function");
+  CHECK(rms_norm["signature"]["parameters"][2]["default"] == "1e-06");
+  bool has_layer = false;
+  for (const auto& layer : symbols["layers"]) {
+    has_layer = has_layer || layer["name"] == "RMSNorm";
+    CHECK(layer["attributes"].contains("has_backward"));
+  }
+  CHECK(has_layer);
 }
 
 TEST_CASE("bad local kernels give typed errors and load nothing") {

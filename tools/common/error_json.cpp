@@ -1,11 +1,22 @@
 #include "error_json.hpp"
 
+#include <cstdio>
+
 namespace kernelhub::cli {
 
 nlohmann::json error_json(const Error& error) {
   nlohmann::json body{{"code", to_string(error.code)}, {"message", error.message}};
   if (error.missing != Missing::kUnspecified) body["missing"] = to_string(error.missing);
   return {{"error", std::move(body)}};
+}
+
+int report_failure(const Error& error, bool json, std::string_view command, int status) {
+  if (json) {
+    std::printf("%s\n", error_json(error).dump(2).c_str());
+  } else {
+    std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(command.size()), command.data(), error.message.c_str());
+  }
+  return status;
 }
 
 }  // namespace kernelhub::cli

@@ -4,11 +4,16 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "kernelhub/base/error.hpp"
 
 namespace kernelhub::cli {
 
 nlohmann::json error_json(const Error& error);
+
+// Reports a failed command: with `json`, error_json() on stdout; else `<command>: <message>` on
+// stderr. Returns `status` (kExitFailure, or kExitUsage where the command could not start).
+int report_failure(const Error& error, bool json, std::string_view command, int status);
 
 }  // namespace kernelhub::cli

@@ -21,6 +21,28 @@ long long bytes_read_since(std::optional<std::uint64_t> before) {
   return before && now ? static_cast<long long>(*now - *before) : -1;
 }
 
+// The kernels `kernel` depends on, each with its own, as loaded (metadata.json `kernel-depends`).
+nlohmann::json dependencies_json(const Kernel& kernel) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Kernel& dependency : kernel.dependencies()) {
+    out.push_back({{"name", dependency.metadata().name},
+                   {"variant", dependency.variant()},
+                   {"revision", dependency.revision()},
+                   {"path", dependency.path().string()},
+                   {"namespace", dependency.ns()},
+                   {"dependencies", dependencies_json(dependency)}});
+  }
+  return out;
+}
+
+void print_dependencies(const Kernel& kernel, const std::string& indent) {
+  for (const Kernel& dependency : kernel.dependencies()) {
+    std::printf("%s%s (%s, %s)\n", indent.c_str(), dependency.metadata().name.c_str(), dependency.variant().c_str(),
+                dependency.revision().c_str());
+    print_dependencies(dependency, indent + "  ");
+  }
+}
+
 struct GetArguments {
   std::string repo;
   GetKernelOptions options;
@@ -47,6 +69,7 @@ int run_get(const GetArguments& args) {
                           {"path", kernel.path().string()},
                           {"namespace", kernel.ns()},
                           {"ops", ops},
+                          {"dependencies", dependencies_json(kernel)},
                           {"decisions", decisions},
                           {"requests", kernel.timings().requests},
                           {"bytes_hashed", kernel.timings().bytes_hashed},
@@ -67,6 +90,10 @@ int run_get(const GetArguments& args) {
     std::printf("namespace: %s\n", kernel.ns().c_str());
     std::printf("ops:\n");
     for (const auto& op : kernel.ops()) std::printf("  %s\n", op.schema.c_str());
+    if (!kernel.dependencies().empty()) {
+      std::printf("depends on (loaded first):\n");
+      print_dependencies(kernel, "  ");
+    }
     const LoadTimings& t = kernel.timings();
     std::printf(
         "timings:   resolve %.1f ms, download %.1f ms (%d requests), verify %.1f ms (%.1f MB hashed), "

@@ -1,13 +1,15 @@
 // kernelhub download ORG/NAME [--revision R | --version N] [--variant V | --all-variants]
 //                   [--torch SPEC] [--json] [--quiet]: fetch a kernel's build variant into the
-// Hugging Face cache (verified, resumable, parallel) and print where it is. With --lockfile F,
-// every kernel F pins (locked_download.hpp). Without --variant or --all-variants, the variant for
-// the torch of selection_environment.hpp.
+// Hugging Face cache (verified, resumable, parallel) and print where it is, then the kernels it
+// depends on (dependency_download.hpp). With --lockfile F, every kernel F pins (locked_download.hpp;
+// `kernelhub lock` pins dependencies too). Without --variant or --all-variants, the variant for the
+// torch of selection_environment.hpp.
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "dependency_download.hpp"
 #include "error_json.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/resolver/select.hpp"
@@ -86,6 +88,8 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
   auto commit = hub.resolve_revision(*repo, type, revision);
   if (!commit) return fail(commit.error(), json);
   std::vector<std::string> variants;
+  // The machine to select for: the kernel's variant, unless named, and its dependencies' variants.
+  std::optional<resolver::Environment> machine;
   if (args.all_files) {
     // Leaves `variants` empty: one download of every file below.
   } else if (args.variant) {
@@ -99,6 +103,7 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
       // No torch to select for is bad usage: the command needs --torch (the message says so).
       auto selection = selection_environment(args.selection);
       if (!selection) return fail(selection.error(), json, kExitUsage);
+      machine = selection->environment;
       const auto decisions = resolver::select(*names, selection->environment);
       const resolver::Decision* best = resolver::chosen(decisions);
       if (!best) {
@@ -129,6 +134,30 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
     requests += snapshot->requests;
     paths.push_back(snapshot->path.string());
   }
+  // The kernels it depends on: every variant of each when every variant (or file) was asked for.
+  auto needed = dependencies_of(std::vector<std::filesystem::path>(paths.begin(), paths.end()));
+  if (!needed) return fail(needed.error(), json);
+  nlohmann::json dependencies = nlohmann::json::array();
+  if (!needed->empty()) {
+    DependencyDownload request{args.all_files      ? DependencyVariants::kWholeRepo
+                               : args.all_variants ? DependencyVariants::kAll
+                                                   : DependencyVariants::kSelected,
+                               machine, quiet};
+    if (request.variants == DependencyVariants::kSelected && !request.environment) {  // --variant V
+      auto selection = selection_environment(args.torch);
+      if (!selection) {
+        return fail(selection.error().with_context("`" + repo->to_string() +
+                                                   "` depends on other kernels, whose variants are chosen for a torch"),
+                    json, kExitUsage);
+      }
+      request.environment = selection->environment;
+    }
+    const KernelDependency asked{repo->to_string(), args.version,
+                                 args.version ? std::nullopt : std::optional<std::string>(revision)};
+    auto fetched = download_dependencies(asked, *needed, request, hub);
+    if (!fetched) return fail(fetched.error(), json);
+    dependencies = std::move(*fetched);
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (json) {
     nlohmann::json j = {{"repo", repo->to_string()},
@@ -140,18 +169,23 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
                         {"bytes", bytes},
                         {"downloaded_bytes", downloaded},
                         {"requests", requests},
+                        {"dependencies", dependencies},
                         {"seconds", seconds}};
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
   }
   for (const auto& p : paths) std::printf("%s\n", p.c_str());
+  for (const auto& dependency : dependencies) {
+    for (const auto& p : dependency["paths"]) std::printf("%s\n", p.get<std::string>().c_str());
+  }
   return kExitOk;
 }
 
 CommandRun define_download(CLI::App& app) {
   auto args = std::make_shared<DownloadArguments>();
   app.description(
-      "Download a kernel's build variant into the Hugging Face cache and print its local path.\n"
+      "Download a kernel's build variant into the Hugging Face cache and print its local path,\n"
+      "then those of the kernels it depends on (metadata.json kernel-depends, recursively).\n"
       "Without --variant, the variant for this machine is chosen as `kernelhub get` would, for the\n"
       "torch of --torch, KERNELHUB_TORCH or the Python environment (VIRTUAL_ENV, python3 on PATH).\n"
       "Every file is verified (sha256 / git sha1) before it becomes visible. Honours HF_HOME,\n"
@@ -178,7 +212,9 @@ CommandRun define_download(CLI::App& app) {
       ->excludes(version)
       ->excludes(all_files);
   add_selection_options(app, args->selection);
-  app.add_flag("--json", args->json, "print one JSON object: path, commit, variants, files, bytes, requests, seconds");
+  app.add_flag("--json", args->json,
+               "print one JSON object: path, commit, variants, files, bytes, requests, dependencies (each kernel it "
+               "depends on: repo, revision, commit, variants, paths, needed_by), seconds");
   app.add_flag("--quiet", args->quiet, "no progress line");
   return [args, &app] { return run_download(*args, app); };
 }

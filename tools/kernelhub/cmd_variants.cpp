@@ -1,11 +1,18 @@
-// kernelhub variants ORG/NAME|DIR [--revision R | --version N] [--torch SPEC] [--python X.Y]
-// [--json] [--native-only]: the variant decision trace for a Hub repo or a local kernel directory, best
-// first, as get_kernel would decide it on this machine (KERNELHUB_* overrides describe another
-// one), with the GPU fit applied when there are GPUs.
+// kernelhub variants ORG/NAME|DIR [--all-versions | --version N|latest | --revision R]
+// [--only-compatible] [--torch SPEC] [--python X.Y] [--json] [--native-only]: the variant decision trace for a
+// Hub repo or a local kernel directory, best first, as get_kernel would decide it on this machine
+// (KERNELHUB_* overrides describe another one), with the GPU fit applied when there are GPUs.
 //
-// DIR is a directory whose subdirectories are variants, or one whose build/ is. Exit 0 when a
-// variant was chosen, 1 when none fits, 2 on bad usage (including a missing DIR, a KERNELHUB_*
-// override that does not parse, and no torch to select for: selection_environment.hpp).
+// For a repo, as `kernels variants` (kernels 0.19.1, cli/variants.py): the latest version unless
+// --version, --revision or --all-versions says otherwise; --json prints kernels' object
+// ({"repo_id", "revisions": [{"version", "revision", "variants": [{"variant", "compatible",
+// "preferred", "reason"}]}]}) with the environment, each revision's commit and chosen variant and
+// each decision's reason code added. DIR is a directory whose subdirectories are variants, or one
+// whose build/ is; its --json is {"chosen", "environment", "decisions"}.
+//
+// Exit 0 when a variant was chosen (for a repo: in at least one revision listed), 1 when none fits
+// or the repo cannot be read, 2 on bad usage (including a missing DIR, a KERNELHUB_* override that
+// does not parse, and no torch to select for: selection_environment.hpp).
 //
 // Hidden --cases FILE (for the differential test): FILE is a JSON array of
 // {"dir": DIR, "env": {"KERNELHUB_OS": ..., ...}, "loadable": {"libtorch", "python", "tvm_ffi"}};
@@ -23,6 +30,9 @@
 #include "command.hpp"
 #include "decision_json.hpp"
 #include "environment_json.hpp"
+#include "error_json.hpp"
+#include "kernel_target.hpp"
+#include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/fetch.hpp"
 #include "kernelhub/resolver/select.hpp"
@@ -35,12 +45,23 @@ namespace {
 struct VariantsArguments {
   std::optional<std::string> target;  // ORG/NAME or DIR
   std::optional<std::string> revision;
-  std::optional<int> version;
+  std::optional<std::string> version;  // N or "latest"
+  bool all_versions = false;
+  bool only_compatible = false;
   std::optional<std::string> cases;
   SelectionFlags selection;
   bool json = false;
   bool native_only = false;
 };
+
+// The accepted decisions alone, for --only-compatible.
+std::vector<resolver::Decision> compatible(const std::vector<resolver::Decision>& decisions) {
+  std::vector<resolver::Decision> out;
+  for (const auto& d : decisions) {
+    if (d.accepted()) out.push_back(d);
+  }
+  return out;
+}
 
 // The variant directory names under `dir` (or `dir/build`), sorted; none when `dir` is missing.
 std::optional<std::vector<std::string>> candidate_names(const std::filesystem::path& dir) {
@@ -65,8 +86,7 @@ nlohmann::json to_json(const std::vector<resolver::Decision>& decisions, const r
           {"decisions", std::move(list)}};
 }
 
-void print_trace(const std::string& dir, const std::vector<resolver::Decision>& decisions,
-                 const resolver::Environment& env) {
+void print_environment(const resolver::Environment& env) {
   const auto native = env.native_variant();
   std::string python;
   if (env.python) python = ", python " + env.python->to_string() + (env.python_free_threaded ? "t" : "");
@@ -76,7 +96,13 @@ void print_trace(const std::string& dir, const std::vector<resolver::Decision>& 
               env.torch ? env.torch->to_string().c_str() : "none", env.backend.to_token().c_str(), python.c_str(),
               native ? (" (native variant " + native->to_string() + ")").c_str() : "");
   if (!env.backend_reason.empty()) std::printf("backend:     %s\n", env.backend_reason.c_str());
-  std::printf("variants in %s, best first:\n", dir.c_str());
+}
+
+// The trace, one decision a line, then the choice. `decisions` may be the compatible ones only.
+void print_decisions(const std::string& where, const std::vector<resolver::Decision>& decisions, bool only_compatible) {
+  if (decisions.empty()) {
+    std::printf("  %s\n", only_compatible ? "No compatible variants found." : "No build variants found.");
+  }
   const std::string trace = resolver::format_trace(decisions);
   std::size_t start = 0;
   while (start < trace.size()) {
@@ -88,8 +114,108 @@ void print_trace(const std::string& dir, const std::vector<resolver::Decision>& 
   if (best) {
     std::printf("chosen: %s\n", best->name.c_str());
   } else {
-    std::printf("chosen: none; no variant in %s runs here\n", dir.c_str());
+    std::printf("chosen: none; no variant in %s runs here\n", where.c_str());
   }
+}
+
+void print_trace(const std::string& dir, const std::vector<resolver::Decision>& decisions,
+                 const resolver::Environment& env, bool only_compatible) {
+  print_environment(env);
+  std::printf("variants in %s, best first:\n", dir.c_str());
+  print_decisions(dir, only_compatible ? compatible(decisions) : decisions, only_compatible);
+}
+
+// One revision of a repo to list: a version (branch vN) or a revision as given.
+struct Listed {
+  std::optional<int> version;
+  std::string revision;
+};
+
+// Which revisions of `repo` to list, as kernels' `variants` picks them: --revision as given, else
+// --version N (which must exist), every version with --all-versions, else the latest version.
+Result<std::vector<Listed>> revisions_to_list(const client::RepoId& repo, const VariantsArguments& args,
+                                              const EnvironmentSource& env) {
+  if (args.revision) return std::vector<Listed>{{std::nullopt, *args.revision}};
+  KH_ASSIGN_OR_RETURN(client::Settings settings, client::Settings::from_env(env));
+  const client::HubClient hub(std::move(settings));
+  KH_ASSIGN_OR_RETURN(std::vector<std::string> branches, hub.list_versions(repo, RepoType::kKernel));
+  std::vector<Listed> versions;
+  for (const auto& branch : branches) versions.push_back({std::stoi(branch.substr(1)), branch});
+  std::string available;
+  for (const auto& v : versions) available += (available.empty() ? "" : ", ") + std::to_string(*v.version);
+  if (args.version && *args.version != "latest") {
+    const int wanted = std::stoi(*args.version);
+    for (const auto& v : versions) {
+      if (v.version == wanted) return std::vector<Listed>{v};
+    }
+    return unexpected(Error{ErrorCode::kNotFound,
+                            "Version " + std::to_string(wanted) + " not found, available versions: " +
+                                (available.empty() ? std::string("none") : available),
+                            Missing::kVersion});
+  }
+  if (versions.empty()) {
+    return unexpected(Error{ErrorCode::kNotFound,
+                            "Repository does not support kernel versions: " + repo.to_string() +
+                                " (it has no v<N> branch); give --revision R",
+                            Missing::kVersion});
+  }
+  if (args.all_versions) return versions;
+  return std::vector<Listed>{versions.back()};
+}
+
+// kernels' per-variant object, plus our reason code.
+nlohmann::json variant_json(const resolver::Decision& decision, const resolver::Decision* best) {
+  return {
+      {"variant", decision.name},
+      {"compatible", decision.accepted()},
+      {"preferred", best != nullptr && best->name == decision.name},
+      {"reason", decision.accepted() ? nlohmann::json(nullptr) : nlohmann::json(resolver::to_string(decision.reason))},
+      {"code", std::string(resolver::code_name(resolver::reason_code(decision.reason)))}};
+}
+
+int run_repo(const client::RepoId& repo, const VariantsArguments& args, const resolver::Environment& env,
+             const EnvironmentSource& vars) {
+  auto fail = [&](const Error& error) { return report_failure(error, args.json, "kernelhub variants", kExitFailure); };
+  auto listed = revisions_to_list(repo, args, vars);
+  if (!listed) return fail(listed.error());
+  const FetchContext context{env, vars};
+  nlohmann::json revisions = nlohmann::json::array();
+  bool any_chosen = false;
+  if (!args.json) print_environment(env);
+  for (const Listed& item : *listed) {
+    FetchRequest request;
+    request.source = repo;
+    request.loadable = args.native_only ? resolver::Loadable::cpp_process() : resolver::Loadable::python_process();
+    if (item.version) {
+      request.version = item.version;
+    } else {
+      request.revision = item.revision;
+    }
+    auto resolved = variant_decisions(request, context);
+    if (!resolved) return fail(resolved.error());
+    const resolver::Decision* best = resolver::chosen(resolved->decisions);
+    any_chosen = any_chosen || best != nullptr;
+    const auto shown = args.only_compatible ? compatible(resolved->decisions) : resolved->decisions;
+    if (args.json) {
+      nlohmann::json variants = nlohmann::json::array();
+      for (const auto& d : shown) variants.push_back(variant_json(d, best));
+      revisions.push_back({{"version", item.version ? nlohmann::json(*item.version) : nlohmann::json(nullptr)},
+                           {"revision", item.revision},
+                           {"commit", resolved->commit},
+                           {"chosen", best ? nlohmann::json(best->name) : nlohmann::json(nullptr)},
+                           {"variants", std::move(variants)}});
+      continue;
+    }
+    const std::string label = item.version ? "Version " + std::to_string(*item.version) : "Revision " + item.revision;
+    std::printf("%s (commit %s):\n", label.c_str(), resolved->commit.c_str());
+    print_decisions(repo.to_string() + " at " + item.revision, shown, args.only_compatible);
+  }
+  if (args.json) {
+    const nlohmann::json out{
+        {"repo_id", repo.to_string()}, {"environment", environment_to_json(env)}, {"revisions", std::move(revisions)}};
+    std::printf("%s\n", out.dump(2).c_str());
+  }
+  return any_chosen ? kExitOk : kExitFailure;
 }
 
 resolver::Loadable loadable_of(const nlohmann::json& c) {
@@ -158,42 +284,36 @@ int run_variants(const VariantsArguments& args, const CLI::App& app) {
       return kExitUsage;
     }
   }
-  if (!args.target) return usage_error(app, "expected exactly one DIR");
+  if (!args.target) return usage_error(app, "expected exactly one ORG/NAME or DIR");
   const std::string& target = *args.target;
+  auto kernel = kernel_target(target, args.revision || args.version || args.all_versions);
+  if (!kernel) return usage_error(app, kernel.error().message);
+  if (args.version && *args.version != "latest" &&
+      (args.version->empty() || args.version->size() > 9 ||
+       args.version->find_first_not_of("0123456789") != std::string::npos)) {
+    return usage_error(app, "--version: `" + *args.version + "` is not a whole number or `latest`");
+  }
   auto detected = selection_environment(args.selection);
   if (!detected) {
     std::fprintf(stderr, "kernelhub variants: %s\n", detected.error().message.c_str());
     return kExitUsage;
   }
   const resolver::Environment& env = detected->environment;
-  const FetchContext context{env, detected->env};
+  if (kernel->repo) return run_repo(*kernel->repo, args, env, detected->env);
+
   FetchRequest request;
   request.loadable = args.native_only ? resolver::Loadable::cpp_process() : resolver::Loadable::python_process();
-  std::error_code ec;
-  Result<VariantDecisions> resolved = unexpected(ErrorCode::kInternal, "");
-  if (std::filesystem::is_directory(target, ec)) {
-    request.source = std::filesystem::path(target);
-    resolved = variant_decisions(request, context);
-  } else if (auto repo = client::RepoId::parse(target)) {
-    request.source = *repo;
-    request.revision = args.revision;
-    request.version = args.version;
-    resolved = variant_decisions(request, context);
-  } else {
-    std::fprintf(stderr, "kernelhub variants: `%s` is neither a directory nor a repo id (%s)\n", target.c_str(),
-                 repo.error().message.c_str());
-    return kExitUsage;
-  }
+  request.source = std::filesystem::path(target);
+  auto resolved = variant_decisions(request, FetchContext{env, detected->env});
   if (!resolved) {
     std::fprintf(stderr, "kernelhub variants: error: %s\n", resolved.error().message.c_str());
     return kExitFailure;
   }
   const auto& decisions = resolved->decisions;
-  const std::string& dir = target;
   if (args.json) {
-    std::printf("%s\n", to_json(decisions, env).dump(2).c_str());
+    std::printf("%s\n", to_json(args.only_compatible ? compatible(decisions) : decisions, env).dump(2).c_str());
   } else {
-    print_trace(dir, decisions, env);
+    print_trace(target, decisions, env, args.only_compatible);
   }
   return resolver::chosen(decisions) ? kExitOk : kExitFailure;
 }
@@ -202,7 +322,8 @@ CommandRun define_variants(CLI::App& app) {
   auto args = std::make_shared<VariantsArguments>();
   app.description(
       "Show which build variant of a Hub kernel repo (or of the local kernel DIR) runs on this\n"
-      "machine, and why each other variant does not, best first. DIR holds the variant directories\n"
+      "machine, and why each other variant does not, best first: for a repo, its latest version\n"
+      "unless --version, --revision or --all-versions says otherwise. DIR holds the variant directories\n"
       "(or a build/ that does). With GPUs, CUDA variants are also checked against each GPU and the\n"
       "driver (metadata.json archs from the Hub; the fatbinary for a local DIR).\n"
       "The torch is that of --torch, KERNELHUB_TORCH or the Python environment (VIRTUAL_ENV, then\n"
@@ -210,13 +331,19 @@ CommandRun define_variants(CLI::App& app) {
       "(see `kernelhub env --help`).");
   app.add_option("ORG/NAME|DIR", args->target, "a Hub kernel repo, or a local kernel directory");
   app.add_flag("--json", args->json,
-               "print one JSON object: {\"chosen\", \"environment\", \"decisions\"}, each decision {\"variant\", "
-               "\"accepted\", \"reason\", \"code\"} (code: a stable name for the reason, e.g. \"torch_version\", "
+               "print one JSON object. A repo: {\"repo_id\", \"environment\", \"revisions\": [{\"version\", "
+               "\"revision\", \"commit\", \"chosen\", \"variants\": [{\"variant\", \"compatible\", \"preferred\", "
+               "\"reason\", \"code\"}]}]}; a DIR: {\"chosen\", \"environment\", \"decisions\": [{\"variant\", "
+               "\"accepted\", \"reason\", \"code\"}]} (code: a stable name for the reason, e.g. \"torch_version\", "
                "\"no_code_for_gpu\")");
-  app.add_option("--revision", args->revision, "Hub branch, tag or commit")->option_text("R");
-  app.add_option("--version", args->version, "Hub major version (branch vN)")
-      ->option_text("N")
-      ->transform(whole_number());
+  auto* all_versions =
+      app.add_flag("--all-versions", args->all_versions, "every version of a Hub repo (default: the latest)");
+  auto* version = app.add_option("--version", args->version, "a version of a Hub repo (branch vN), or `latest`")
+                      ->option_text("N|latest");
+  auto* revision = app.add_option("--revision", args->revision, "a Hub branch, tag or commit")->option_text("R");
+  all_versions->excludes(version)->excludes(revision);
+  version->excludes(revision);
+  app.add_flag("--only-compatible", args->only_compatible, "only the variants that run here");
   add_selection_options(app, args->selection);
   app.add_flag("--native-only", args->native_only,
                "select as a C++ process with LibTorch does: reject what only a Python process can load (noarch, "
@@ -227,6 +354,6 @@ CommandRun define_variants(CLI::App& app) {
 
 }  // namespace
 
-KERNELHUB_COMMAND("variants", "show which build variant of a local kernel runs here, and why", &define_variants);
+KERNELHUB_COMMAND("variants", "show which build variant of a kernel runs here, and why", &define_variants);
 
 }  // namespace kernelhub::cli

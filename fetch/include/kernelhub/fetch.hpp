@@ -47,6 +47,8 @@
 
 namespace kernelhub {
 
+struct LockFile;  // lockfile.hpp
+
 // Where the time and the work of one get_kernel went.
 struct LoadTimings {
   double resolve = 0;              // revision → commit, listing, selection (seconds)
@@ -81,6 +83,19 @@ struct FetchRequest {
   // Honour UNSTABLE_KERNELS_ALL_LATEST (1, on, yes or true) as kernels' loaders do: the repo's
   // highest v<N>, whatever version, revision or lock the request names, with a warning.
   bool honour_all_latest = false;
+  // For a kernel another kernel depends on, with a lock file: the version or revision the
+  // dependent's metadata.json asks for. The lock must record exactly that (kernels keys lock
+  // entries by repo and version); without it the lock entry of the repo is taken, whatever its
+  // version. Unused without a lock file.
+  std::optional<KernelDependency> locked_as;
+  // Resolve, select and check the publisher, then read the chosen variant's metadata.json only:
+  // nothing else is downloaded or verified (`kernelhub info`, has_kernel). FetchedVariant::path
+  // names the variant's directory all the same.
+  bool metadata_only = false;
+  // A lock read elsewhere (the `kernels.lock` text of a Python package's metadata), used as a
+  // `lockfile` would be; `lock_source` names it in messages. At most one of the two.
+  std::shared_ptr<const LockFile> lock;
+  std::string lock_source;
 };
 
 // The seams of a fetch: the configuration (read once, by the caller) and the transport.

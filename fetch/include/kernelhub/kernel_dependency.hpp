@@ -18,6 +18,12 @@ struct KernelDependency {
 
   // "v1" or the revision, as get_kernel takes it.
   std::string wanted() const { return version ? "v" + std::to_string(*version) : revision.value_or("main"); }
+  // "org/name (version 1)" or "org/name (revision main)", as messages name it.
+  std::string describe() const {
+    return repo_id + (version ? " (version " + std::to_string(*version) + ")" : " (revision " + wanted() + ")");
+  }
+
+  bool operator==(const KernelDependency&) const = default;
 };
 
 }  // namespace kernelhub

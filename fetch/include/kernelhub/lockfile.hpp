@@ -53,9 +53,16 @@ struct LockFile {
   std::vector<KernelLock> locks;
 
   const KernelLock* find(std::string_view repo_id) const;
+  // The lock of exactly `dependency`: its repo and its version or revision, as kernels matches a
+  // kernel's own dependencies against a lock (its lock entries are keyed by both). An entry in
+  // the format of kernels <= 0.16, which records no version, is its repo's.
+  const KernelLock* find(const KernelDependency& dependency) const;
   // The lock of `repo_id`. Errors: kNotFound (Missing::kLock) saying how to lock it, in `wording`
   // (kernelhub's names `source`, the lock file).
   Result<KernelLock> lock_of(std::string_view repo_id, std::string_view source,
+                             Wording wording = Wording::kKernelhub) const;
+  // The lock of exactly `dependency` (find() above). Errors: as lock_of(repo_id).
+  Result<KernelLock> lock_of(const KernelDependency& dependency, std::string_view source,
                              Wording wording = Wording::kKernelhub) const;
 
   // Errors: kCorruptFile naming `source` and what is wrong (not a list, an unknown field, a commit
@@ -90,8 +97,12 @@ Result<std::filesystem::path> find_dependency_file(const std::filesystem::path& 
 
 // Locks each dependency (what `kernelhub lock` does): the publisher trust check (publisher_trust.hpp),
 // its version or revision resolved to a commit, and the hash of every build/torch* variant in the
-// listing at that commit. Network: refs, tree, org overview (once per repo). Errors: those of
-// the client and of the trust check; kNotFound for a repo with no build/torch* variant.
+// listing at that commit; then, as `kernels lock` does, every kernel that any of its variants
+// depends on (metadata.json `kernel-depends`, recursively). The locks are in kernels' order: by
+// repo, versions before revisions. Network: refs, tree, org overview (once per repo),
+// metadata.json of each variant.
+// Errors: those of the client and of the trust check; kNotFound for a repo with no build/torch*
+// variant; kDependencyCycle naming the chain; kInvalidArgument for a repo needed at two versions.
 Result<LockFile> lock_dependencies(const std::vector<KernelDependency>& dependencies, const client::HubClient& hub,
                                    bool trust_remote_code, const EnvironmentSource& env);
 

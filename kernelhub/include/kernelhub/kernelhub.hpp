@@ -2,7 +2,8 @@
 //   auto kernel = kernelhub::get_kernel("org/name", {.version = 1});
 //   kernel.op<void(at::Tensor&, const at::Tensor&)>("silu_and_mul").call(out, x);
 // get_kernel picks the variant of the repo's build/ that runs here, downloads it into the Hugging
-// Face cache, verifies it, checks that it can load in this process and loads it; configuration
+// Face cache, verifies it, checks that it can load in this process and loads it, after the kernels
+// it depends on (metadata.json `kernel-depends`, fetched and loaded the same way); configuration
 // comes from the environment (LOCAL_KERNELS, KERNELHUB_*, HF_*), read once per call. The stages
 // alone: fetch.hpp, load.hpp. Errors are exceptions derived from KernelhubError, each saying what
 // was asked, what was found and what to do. get_kernel may be called from several threads; a
@@ -73,6 +74,8 @@ class Kernel {
   const Metadata& metadata() const;
   const std::vector<resolver::Decision>& decisions() const;  // every variant, best first
   const LoadTimings& timings() const;                        // where the time of the load went
+  // The kernels its metadata.json `kernel-depends` names, loaded before it (each with its own).
+  const std::vector<Kernel>& dependencies() const;
 
  private:
   friend struct KernelFactory;  // load.hpp
@@ -121,6 +124,7 @@ KERNELHUB_ERROR(SignatureError, KernelhubError);            // docs/SIGNING.md
 KERNELHUB_ERROR(MissingSignatureError, SignatureError);     // required, and there is none
 KERNELHUB_ERROR(OpSchemaMismatchError, KernelhubError);     // a typed op that does not fit; no call made
 KERNELHUB_ERROR(ClientTooOldError, KernelhubError);         // the kernel needs a newer kernelhub: upgrade
+KERNELHUB_ERROR(DependencyCycleError, KernelhubError);      // kernel-depends loop back: the chain
 KERNELHUB_ERROR(HubError, KernelhubError);                  // network, I/O, the rest
 #undef KERNELHUB_ERROR
 

@@ -20,18 +20,23 @@ Result<resolver::Environment> detect_environment(const EnvironmentSource& env = 
 // Loads a fetched native variant: torch's CUDA half when the variant is a CUDA one, the loader's
 // pre-flight (from fetched.image when the fetch read the library), dlopen, the ops of its
 // namespace. A library already loaded in this process from the same file is not loaded again.
-// Errors: those of loader::OpLibrary::open.
-Result<Kernel> load_variant(FetchedVariant fetched, const EnvironmentSource& env = process_environment());
+// `dependencies`, already loaded, stay loaded with it. Errors: those of loader::OpLibrary::open.
+Result<Kernel> load_variant(FetchedVariant fetched, const EnvironmentSource& env = process_environment(),
+                            std::vector<Kernel> dependencies = {});
 
-// fetch_variant then load_variant.
-Result<Kernel> load_kernel(const FetchRequest& request, const FetchContext& ctx);
+// fetch_kernel_tree (kernel_tree.hpp; `standing_for` as there) then load_variant for each kernel,
+// every dependency before the kernels that need it. Errors: those of both; a dependency's say which
+// kernel needed it.
+Result<Kernel> load_kernel(const FetchRequest& request, const FetchContext& ctx,
+                           std::optional<KernelDependency> standing_for = std::nullopt);
 
 // Throws the exception class of kernelhub.hpp that matches `error.code`.
 [[noreturn]] void raise_for(const Error& error);
 
 // Builds Kernels (the only way to make one).
 struct KernelFactory {
-  static Kernel make(std::shared_ptr<const loader::OpLibrary> library, FetchedVariant fetched, double load_seconds);
+  static Kernel make(std::shared_ptr<const loader::OpLibrary> library, FetchedVariant fetched, double load_seconds,
+                     std::vector<Kernel> dependencies);
 };
 
 }  // namespace kernelhub

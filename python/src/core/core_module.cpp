@@ -34,6 +34,7 @@
 #include "kernelhub/client/progress.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/fetch.hpp"
+#include "kernelhub/kernel_tree.hpp"
 #include "kernelhub/local_kernels.hpp"
 #include "kernelhub/lockfile.hpp"
 #include "kernelhub/resolver/torch_version_info.hpp"
@@ -204,9 +205,10 @@ Call make_call(std::optional<std::string> revision, std::optional<int> version, 
   return Call{std::move(request), torch, std::move(backend)};
 }
 
-// A fetched variant and where it came from: a Hub repo (the module gets a RepoInfo) or a directory.
+// A fetched kernel, with the kernels it depends on (kernel_tree.hpp), and where it came from: a
+// Hub repo (the module gets a RepoInfo) or a directory.
 struct Fetched {
-  FetchedVariant variant;
+  KernelTree tree;
   bool from_hub = false;
   bool pinned = false;  // asked for by its full commit: immutable, so Python may keep the module
 };
@@ -215,16 +217,18 @@ struct Fetched {
 Result<Fetched> fetch_from_hub(Call call, const std::string& repo_id, const EnvironmentSource& env) {
   KH_ASSIGN_OR_RETURN(call.request.source, client::RepoId::parse(repo_id));
   KH_ASSIGN_OR_RETURN(FetchContext ctx, call.context(env));
-  KH_ASSIGN_OR_RETURN(FetchedVariant fetched, fetch_variant(call.request, ctx));
-  const bool pinned = call.request.revision == fetched.revision;
-  return Fetched{std::move(fetched), true, pinned};
+  KH_ASSIGN_OR_RETURN(KernelTree tree, fetch_kernel_tree(call.request, ctx));
+  const bool pinned = call.request.revision == tree.root().fetched.revision;
+  return Fetched{std::move(tree), true, pinned};
 }
 
-Result<Fetched> fetch_from_dir(Call call, const std::filesystem::path& dir, const EnvironmentSource& env) {
+// `standing_for`: the repo a LOCAL_KERNELS directory was chosen for (kernel_tree.hpp).
+Result<Fetched> fetch_from_dir(Call call, const std::filesystem::path& dir, const EnvironmentSource& env,
+                               std::optional<KernelDependency> standing_for = std::nullopt) {
   call.request.source = dir;
   KH_ASSIGN_OR_RETURN(FetchContext ctx, call.context(env));
-  KH_ASSIGN_OR_RETURN(FetchedVariant fetched, fetch_variant(call.request, ctx));
-  return Fetched{std::move(fetched), false, false};
+  KH_ASSIGN_OR_RETURN(KernelTree tree, fetch_kernel_tree(call.request, ctx, std::move(standing_for)));
+  return Fetched{std::move(tree), false, false};
 }
 
 py::list decisions_to_python(const std::vector<resolver::Decision>& decisions) {
@@ -254,8 +258,27 @@ py::dict metadata_to_python(const Metadata& metadata) {
   return out;
 }
 
+// One kernel of a tree and, under "dependencies", the kernels it depends on (each with its
+// "repo_id"), to be imported first.
+py::dict node_to_python(const KernelTree& tree, std::size_t index) {
+  const KernelTreeNode& node = tree.nodes[index];
+  py::dict out;
+  out["repo_id"] = node.name;
+  out["path"] = node.fetched.path.string();
+  out["variant"] = node.fetched.variant;
+  out["revision"] = node.fetched.revision;
+  out["from_hub"] = node.fetched.revision != "local";
+  out["metadata"] = metadata_to_python(node.fetched.metadata);
+  out["metadata_json"] = node.fetched.metadata.raw;
+  out["warnings"] = node.fetched.warnings;
+  py::list dependencies;
+  for (std::size_t d : node.dependencies) dependencies.append(node_to_python(tree, d));
+  out["dependencies"] = dependencies;
+  return out;
+}
+
 py::dict fetched_to_python(const Fetched& fetched) {
-  const FetchedVariant& variant = fetched.variant;
+  const FetchedVariant& variant = fetched.tree.root().fetched;
   py::dict timings;
   timings["resolve"] = variant.timings.resolve;
   timings["download"] = variant.timings.download;
@@ -273,6 +296,7 @@ py::dict fetched_to_python(const Fetched& fetched) {
   out["decisions"] = decisions_to_python(variant.decisions);
   out["warnings"] = variant.warnings;
   out["timings"] = timings;
+  out["dependencies"] = node_to_python(fetched.tree, fetched.tree.nodes.size() - 1)["dependencies"];
   return out;
 }
 
@@ -292,7 +316,10 @@ py::dict fetch_kernel(const std::string& repo_id, std::optional<std::string> rev
     const EnvironmentSource env = process_environment();
     if (local_kernels) {
       KH_ASSIGN_OR_RETURN(auto dir, local_kernel_dir(repo_id, env, Wording::kKernels));
-      if (dir) return fetch_from_dir(std::move(call), *dir, env);
+      if (dir) {
+        KernelDependency standing_for{repo_id, call.request.version, call.request.revision};
+        return fetch_from_dir(std::move(call), *dir, env, std::move(standing_for));
+      }
     }
     return fetch_from_hub(std::move(call), repo_id, env);
   }));
@@ -324,8 +351,9 @@ std::string locked_commit(const std::string& repo_id, std::optional<std::string>
 }
 
 // kernels' load_kernel and get_locked_kernel up to the import: the variant at the commit a lock
-// pins. A lock file is read by the fetch, which also checks the variant against the hashes that
-// kernelhub.lock beside it records; a lock from package metadata gives its commit.
+// pins, and each kernel it depends on at the commit the same lock pins for it. A lock file is read
+// by the fetch, which also checks the variant against the hashes kernelhub.lock beside it records;
+// a lock from package metadata is parsed here and used the same way.
 py::dict fetch_locked(const std::string& repo_id, std::optional<std::string> lockfile,
                       std::optional<std::string> lock_json, const std::string& lock_source,
                       std::optional<std::string> backend, bool offline, bool trust_remote_code,
@@ -338,9 +366,12 @@ py::dict fetch_locked(const std::string& repo_id, std::optional<std::string> loc
   return fetched_to_python(without_gil<Fetched>([&]() -> Result<Fetched> {
     if (lockfile) {
       call.request.lockfile = std::filesystem::path(*lockfile);
+    } else if (lock_json) {
+      KH_ASSIGN_OR_RETURN(LockFile lock, LockFile::parse(*lock_json, lock_source));
+      call.request.lock = std::make_shared<const LockFile>(std::move(lock));
+      call.request.lock_source = lock_source;
     } else {
-      KH_ASSIGN_OR_RETURN(const KernelLock entry, lock_entry(repo_id, lockfile, lock_json, lock_source));
-      call.request.revision = entry.commit;
+      return unexpected(ErrorCode::kInvalidArgument, "neither a lock file nor its text");
     }
     auto fetched = fetch_from_hub(std::move(call), repo_id, process_environment());
     if (fetched) fetched->pinned = false;  // asked for by its lock, not by a commit
@@ -348,27 +379,27 @@ py::dict fetch_locked(const std::string& repo_id, std::optional<std::string> loc
   }));
 }
 
-// Whether any variant is accepted; `missing` lists the codes that mean "no kernel here" rather
-// than an error to raise.
-Result<bool> any_accepted(const Result<VariantDecisions>& decided, std::initializer_list<ErrorCode> missing) {
-  if (!decided) {
-    for (ErrorCode code : missing) {
-      if (decided.error().code == code) return false;
-    }
-    return unexpected(decided.error());
+// Whether the kernel and every kernel it depends on resolved; `missing` lists the codes that mean
+// "no kernel here" rather than an error to raise.
+Result<bool> resolved(const Result<KernelTree>& tree, std::initializer_list<ErrorCode> missing) {
+  if (tree) return true;
+  for (ErrorCode code : missing) {
+    if (tree.error().code == code) return false;
   }
-  return std::any_of(decided->decisions.begin(), decided->decisions.end(),
-                     [](const resolver::Decision& d) { return d.accepted(); });
+  return unexpected(tree.error());
 }
 
 // kernels' has_kernel: whether a variant of the repo (or of the directory LOCAL_KERNELS names for
-// it) runs here; nothing is downloaded but the listing. The publisher trust check of a load comes
-// first. No variant that fits, an offline cache miss and a missing local directory are `False`.
+// it) runs here, and one of every kernel it depends on; nothing is downloaded but the listings and
+// the chosen variants' metadata.json (kernel_tree.hpp, metadata only). The publisher trust check of
+// a load comes first. No variant that fits, an offline cache miss and a missing local directory
+// are `False`.
 bool has_kernel(const std::string& repo_id, std::optional<std::string> revision, std::optional<int> version,
                 std::optional<std::string> backend, bool trust_remote_code, std::vector<std::string> trusted_repos,
                 const resolver::TorchRuntime& torch, bool check_arch) {
   Call call = make_call(std::move(revision), version, false, trust_remote_code, std::move(trusted_repos), torch,
                         std::move(backend), {.check_arch = check_arch, .honour_all_latest = true});
+  call.request.metadata_only = true;
   return without_gil<bool>([&]() -> Result<bool> {
     KH_RETURN_IF_ERROR(require_revision_or_version(call.request.revision, call.request.version));
     const EnvironmentSource env = process_environment();
@@ -376,12 +407,12 @@ bool has_kernel(const std::string& repo_id, std::optional<std::string> revision,
     KH_ASSIGN_OR_RETURN(FetchContext ctx, call.context(env));
     if (dir) {
       call.request.source = *dir;
-      return any_accepted(variant_decisions(call.request, ctx),
-                          {ErrorCode::kNotFound, ErrorCode::kNoCompatibleVariant, ErrorCode::kOfflineMiss});
+      const KernelDependency standing_for{repo_id, call.request.version, call.request.revision};
+      return resolved(fetch_kernel_tree(call.request, ctx, standing_for),
+                      {ErrorCode::kNotFound, ErrorCode::kNoCompatibleVariant, ErrorCode::kOfflineMiss});
     }
     KH_ASSIGN_OR_RETURN(call.request.source, client::RepoId::parse(repo_id));
-    return any_accepted(variant_decisions(call.request, ctx, /*check_trust=*/true),
-                        {ErrorCode::kNoCompatibleVariant, ErrorCode::kOfflineMiss});
+    return resolved(fetch_kernel_tree(call.request, ctx), {ErrorCode::kNoCompatibleVariant, ErrorCode::kOfflineMiss});
   });
 }
 

@@ -33,7 +33,7 @@ Where kernelhub differs from kernels 0.19.1 on purpose:
   and each path non-empty; empty entries are skipped.
 """
 
-from ._importer import LoadedKernel, Metadata, RepoInfo, get_loaded_kernels
+from ._importer import LoadedKernel, Metadata, RepoInfo, get_kernel_dep, get_loaded_kernels
 from ._load import (
     VariantAccepted,
     VariantRejected,
@@ -95,6 +95,7 @@ __all__ = [
     "VariantRejected",
     "__version__",
     "get_kernel",
+    "get_kernel_dep",
     "get_kernel_variants",
     "get_loaded_kernels",
     "get_local_kernel",

@@ -4,10 +4,16 @@ inside it), or for the "zip" build layout the archive `build/<variant>/<id>.zip`
 imported under the metadata `id` (the op namespace) and registered in `sys.modules`
 under it. A kernel id imports once per process, as in kernels 0.18+: a later load of the same id
 gets the module already imported, once the core has checked that it is the same build (a different
-digest raises RuntimeError in kernels' words). get_loaded_kernels() lists what was loaded."""
+digest raises RuntimeError in kernels' words). get_loaded_kernels() lists what was loaded.
+
+A kernel's dependencies (metadata.json `kernel-depends`) are imported before it, and while its
+module runs, get_kernel_dep(repo_id) returns them: kernelhub's, and the `kernels` package's own
+`kernels.get_kernel_dep` where kernels is installed, since kernel code calls that one."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib.util
 import sys
 import threading
@@ -77,18 +83,60 @@ def get_loaded_kernels() -> list[LoadedKernel]:
     return list(_loaded_kernels.values())
 
 
-def import_variant(fetched: dict, repo_info: RepoInfo | None = None) -> ModuleType:
-    """Imports the variant the core fetched (and verified) as a module named by its metadata `id`."""
+# The dependencies of the kernel whose module is running, by repo id; None outside a kernel import.
+_kernel_deps: contextvars.ContextVar[dict[str, ModuleType] | None] = contextvars.ContextVar(
+    "kernelhub_kernel_deps", default=None
+)
+
+
+def get_kernel_dep(repo_id: str) -> ModuleType:
+    """A dependency of the kernel being imported (one its metadata.json `kernel-depends` names),
+    already imported; as kernels' get_kernel_dep, callable only while a kernel's module runs."""
+    deps = _kernel_deps.get()
+    if deps is None:
+        raise RuntimeError("`get_kernel_dep` only works during kernel loading.")
+    module = deps.get(repo_id)
+    if module is None:
+        raise RuntimeError(
+            f"Dependency '{repo_id}' not found in kernel dependencies. Ensure the dependency is added to "
+            "`kernel-deps` in build.toml."
+        )
+    return module
+
+
+@contextlib.contextmanager
+def _dependencies_visible(deps: dict[str, ModuleType]):
+    """While a kernel's module runs: its dependencies for get_kernel_dep, ours and, where the
+    kernels package is installed, its own (kernels 0.18+: kernels._internals.deps; 0.17: kernels.deps)."""
+    token = _kernel_deps.set(deps)
+    with contextlib.ExitStack() as stack:
+        if deps:
+            for name in ("kernels._internals.deps", "kernels.deps"):
+                try:
+                    stack.enter_context(importlib.import_module(name).use_kernel_deps(deps))
+                    break
+                except (ImportError, AttributeError):
+                    continue
+        try:
+            yield
+        finally:
+            _kernel_deps.reset(token)
+
+
+def import_variant(fetched: dict, repo_info: RepoInfo | None = None,
+                   deps: dict[str, ModuleType] | None = None) -> ModuleType:
+    """Imports the variant the core fetched (and verified) as a module named by its metadata `id`;
+    `deps` (repo id → module), imported before it, are what its get_kernel_dep calls return."""
     with _import_lock:
-        return _import_variant(fetched, repo_info)
+        return _import_variant(fetched, repo_info, deps or {})
 
 
-def _import_variant(fetched: dict, repo_info: RepoInfo | None) -> ModuleType:
+def _import_variant(fetched: dict, repo_info: RepoInfo | None, deps: dict[str, ModuleType]) -> ModuleType:
     variant_path = Path(fetched["path"])
     metadata = Metadata(**fetched["metadata"])
     module = _imported_build(metadata.id, fetched, variant_path)
     if module is None:
-        module = _exec_variant(variant_path, metadata, repo_info)
+        module = _exec_variant(variant_path, metadata, repo_info, deps)
         if fetched["metadata_json"]:
             _loaded_metadata_json[metadata.id] = fetched["metadata_json"]
     _loaded_kernels[variant_path] = LoadedKernel(metadata=metadata, module=module, repo_info=repo_info)
@@ -135,7 +183,8 @@ def _metadata_json_beside(module: ModuleType) -> str | None:
         return None
 
 
-def _exec_variant(variant_path: Path, metadata: Metadata, repo_info: RepoInfo | None) -> ModuleType:
+def _exec_variant(variant_path: Path, metadata: Metadata, repo_info: RepoInfo | None,
+                  deps: dict[str, ModuleType]) -> ModuleType:
     if metadata.build_layout == "zip":
         spec = zip_package_spec(variant_path, metadata.id)
         file_path = Path(spec.origin)
@@ -159,7 +208,8 @@ def _exec_variant(variant_path: Path, metadata: Metadata, repo_info: RepoInfo | 
     module = importlib.util.module_from_spec(spec)
     sys.modules[metadata.id] = module
     try:
-        spec.loader.exec_module(module)
+        with _dependencies_visible(deps):
+            spec.loader.exec_module(module)
     except Exception as e:
         # A retry must import from scratch, not find a half-initialised module.
         sys.modules.pop(metadata.id, None)

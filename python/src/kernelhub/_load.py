@@ -60,11 +60,14 @@ def _trust(trust_remote_code: bool | list[str]) -> dict:
 
 
 def _import(fetched: dict, repo_id: str | None = None) -> ModuleType:
-    """Imports what the core fetched, after logging the warnings its checks gave (no digest, a
-    dirty build, ...) as kernels logs them; a load from the Hub carries its RepoInfo."""
+    """Imports what the core fetched, after the kernels it depends on (which the core fetched and
+    verified with it, kernelhub/kernel_tree.hpp) and after logging the warnings its checks gave (no
+    digest, a dirty build, ...) as kernels logs them; a load from the Hub carries its RepoInfo."""
     log_load_warnings(fetched)
+    deps = {dep["repo_id"]: _import(dep, dep["repo_id"]) for dep in fetched.get("dependencies", [])}
     from_hub = repo_id is not None and fetched["from_hub"]
-    return import_variant(fetched, RepoInfo(repo_id=repo_id, revision=fetched["revision"]) if from_hub else None)
+    repo_info = RepoInfo(repo_id=repo_id, revision=fetched["revision"]) if from_hub else None
+    return import_variant(fetched, repo_info, deps)
 
 
 def get_kernel(

@@ -9,7 +9,8 @@ switching the import (tests/python/test_shim_exceptions.py holds the table, case
     a revision the Hub does not have     RevisionNotFoundError
     a version the repo does not have,    ValueError
       a repo a lock file does not list,
-      an untrusted publisher, bad input
+      an untrusted publisher, bad input,
+      a dependency cycle
     no variant that runs here            FileNotFoundError
     offline and not in the cache         FileNotFoundError and ValueError
     files that do not match the digest,  RuntimeError
@@ -92,6 +93,13 @@ class CorruptFileError(KernelhubError, ValueError):
     code = "corrupt_file"
 
 
+class DependencyCycleError(KernelhubError, ValueError):
+    """Kernels whose metadata.json `kernel-depends` lead back to one of them; the message names the
+    chain (kernels raises ValueError)."""
+
+    code = "dependency_cycle"
+
+
 class IntegrityError(KernelhubError, RuntimeError):
     """Bytes that do not match their recorded digest (metadata.json `digest` or the lock hash)."""
 
@@ -142,6 +150,7 @@ _BY_CODE = {
     "gated": AccessError,
     "untrusted_publisher": UntrustedPublisherError,
     "client_too_old": ClientTooOldError,
+    "dependency_cycle": DependencyCycleError,
 }
 
 

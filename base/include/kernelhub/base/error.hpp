@@ -31,6 +31,7 @@ enum class ErrorCode {
   kMissingSignature,     // a signature is required (trusted key or option) and the variant has none
   kOpSchemaMismatch,     // a typed op handle whose C++ signature does not fit the op's schema
   kClientTooOld,         // the kernel needs a newer client (metadata.json `kernels-minver`)
+  kDependencyCycle,      // kernels that depend on each other (metadata.json `kernel-depends`)
   kInternal,             // a bug in kernelhub
 };
 
