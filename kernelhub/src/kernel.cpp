@@ -5,18 +5,39 @@ namespace kernelhub {
 
 namespace {
 
-std::string schema_text(const c10::OperatorHandle& handle) { return loader::schema_text(handle.schema()); }
+std::string schema_text(const c10::OperatorHandle& handle) {
+  return loader::schema_text(handle.schema());
+}
 
 }  // namespace
 
-const std::vector<loader::OpInfo>& Kernel::ops() const { return state_->library->ops(); }
-const std::string& Kernel::ns() const { return state_->library->ns(); }
-const std::string& Kernel::variant() const { return state_->fetched.variant; }
-const std::string& Kernel::revision() const { return state_->fetched.revision; }
-const std::filesystem::path& Kernel::path() const { return state_->fetched.path; }
-const Metadata& Kernel::metadata() const { return state_->fetched.metadata; }
-const std::vector<resolver::Decision>& Kernel::decisions() const { return state_->fetched.decisions; }
-const LoadTimings& Kernel::timings() const { return state_->fetched.timings; }
+const std::vector<loader::OpInfo>& Kernel::ops() const {
+  return state_->library->ops();
+}
+const std::string& Kernel::ns() const {
+  return state_->library->ns();
+}
+const std::string& Kernel::variant() const {
+  return state_->fetched.variant;
+}
+const std::string& Kernel::revision() const {
+  return state_->fetched.revision;
+}
+const std::filesystem::path& Kernel::path() const {
+  return state_->fetched.path;
+}
+const Metadata& Kernel::metadata() const {
+  return state_->fetched.metadata;
+}
+const std::vector<resolver::Decision>& Kernel::decisions() const {
+  return state_->fetched.decisions;
+}
+const LoadTimings& Kernel::timings() const {
+  return state_->fetched.timings;
+}
+const std::vector<std::string>& Kernel::fallbacks() const {
+  return state_->fetched.fallbacks;
+}
 
 c10::OperatorHandle Kernel::checked(std::string_view name, const CppSignature& signature) const {
   const std::string qualified = ns() + "::" + std::string(name);
@@ -25,8 +46,8 @@ c10::OperatorHandle Kernel::checked(std::string_view name, const CppSignature& s
     std::string listed;
     for (const auto& op : ops()) listed += (listed.empty() ? "" : ", ") + op.name;
     raise_for(Error{ErrorCode::kNotFound, "kernel `" + metadata().name + "` (" + variant() + ") has no op `" +
-                                              std::string(name) + "`; its ops are: " +
-                                              (listed.empty() ? std::string("none") : listed)});
+                                              std::string(name) +
+                                              "`; its ops are: " + (listed.empty() ? std::string("none") : listed)});
   }
   if (auto why = signature_mismatch(handle->schema(), signature)) refuse(name, *handle, signature, *why);
   return *handle;

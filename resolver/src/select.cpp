@@ -63,8 +63,7 @@ Reason check_arch(const Variant& v, const Environment& env, const SelectOptions&
         return reason::TvmFfiVersion{v.framework_version, env.tvm_ffi};
       }
       break;
-    default:
-      break;
+    default: break;
   }
   if (auto r = backend_mismatch(v, env)) return *r;
   return reason::Compatible{};
@@ -103,10 +102,9 @@ std::array<int, 7> rank(const Variant& v) {
   const std::array<int, 3> python{v.python.abi3t ? 1 : 0, -v.python.min.major, -v.python.min.minor};
   switch (v.framework) {
     case Framework::kTorchStableAbi:
-      return {0, -v.framework_version.major, -v.framework_version.minor, backend_minor, python[0], python[1],
+      return {0,        -v.framework_version.major, -v.framework_version.minor, backend_minor, python[0], python[1],
               python[2]};
-    case Framework::kTorch:
-      return {1, 0, v.cxx11_abi ? 1 : 0, backend_minor, python[0], python[1], python[2]};
+    case Framework::kTorch: return {1, 0, v.cxx11_abi ? 1 : 0, backend_minor, python[0], python[1], python[2]};
     case Framework::kTvmFfi: return {2, 0, 0, backend_minor, python[0], python[1], python[2]};
     case Framework::kSdk:
       if (v.is_compiled_sdk()) {
@@ -156,7 +154,10 @@ std::string format_trace(const std::vector<Decision>& decisions) {
     const Decision& d = decisions[i];
     // Accepted lines stay short, as the `kernels` package prints them: how a variant runs on
     // the GPUs is in its reason, not in the trace.
-    out += d.name + ": " + (d.accepted() ? to_string(reason::Compatible{}) : to_string(d.reason));
+    // A GPU fit that could not be checked is said, though: the choice rests on less than it seems.
+    const auto* compatible = std::get_if<reason::Compatible>(&d.reason);
+    out += d.name + ": " +
+           (compatible ? to_string(reason::Compatible{{}, compatible->fit_not_checked}) : to_string(d.reason));
     if (d.accepted() && i == 0) out += ", preferred \u2705";
     out += "\n";
   }

@@ -4,8 +4,9 @@
 // one), with the GPU fit applied when there are GPUs.
 //
 // DIR is a directory whose subdirectories are variants, or one whose build/ is. Exit 0 when a
-// variant was chosen, 1 when none fits, 2 on bad usage (including a missing DIR, a KERNELHUB_*
-// override that does not parse, and no torch to select for: selection_environment.hpp).
+// variant was chosen, 4 when none fits (the trace is printed all the same), else the status of the
+// failure's kind (cli_app.hpp; 2 for bad usage: a missing DIR, a KERNELHUB_* override that does not
+// parse, no torch to select for).
 //
 // Hidden --cases FILE (for the differential test): FILE is a JSON array of
 // {"dir": DIR, "env": {"KERNELHUB_OS": ..., ...}, "native_only": bool}; each case's overrides are
@@ -136,44 +137,41 @@ int run_variants(const VariantsArguments& args, const CLI::App& app) {
       return kExitUsage;
     }
   }
-  if (!args.target) return usage_error(app, "expected exactly one DIR");
+  constexpr std::string_view kCommand = "kernelhub variants";
+  if (!args.target) return usage_error(app, "expected exactly one ORG/NAME or DIR");
   const std::string& target = *args.target;
-  auto detected = selection_environment(args.torch);
-  if (!detected) {
-    std::fprintf(stderr, "kernelhub variants: %s\n", detected.error().message.c_str());
-    return kExitUsage;
+  std::error_code ec;
+  const bool is_dir = std::filesystem::is_directory(target, ec);
+  auto repo = client::RepoId::parse(target);
+  if (!is_dir && !repo) {
+    return usage_error(app, "`" + target + "` is neither a directory nor a repo id (" + repo.error().message + ")");
   }
+  auto detected = selection_environment(args.torch);
+  if (!detected) return fail(kCommand, detected.error(), args.json);
   const resolver::Environment& env = detected->environment;
   const FetchContext context{env, detected->env};
   FetchRequest request;
   request.native_only = args.native_only;
-  std::error_code ec;
-  Result<VariantDecisions> resolved = unexpected(ErrorCode::kInternal, "");
-  if (std::filesystem::is_directory(target, ec)) {
+  if (is_dir) {
     request.source = std::filesystem::path(target);
-    resolved = variant_decisions(request, context);
-  } else if (auto repo = client::RepoId::parse(target)) {
+  } else {
     request.source = *repo;
     request.revision = args.revision;
     request.version = args.version;
-    resolved = variant_decisions(request, context);
-  } else {
-    std::fprintf(stderr, "kernelhub variants: `%s` is neither a directory nor a repo id (%s)\n", target.c_str(),
-                 repo.error().message.c_str());
-    return kExitUsage;
   }
-  if (!resolved) {
-    std::fprintf(stderr, "kernelhub variants: error: %s\n", resolved.error().message.c_str());
-    return kExitFailure;
-  }
+  Result<VariantDecisions> resolved = variant_decisions(request, context);
+  if (!resolved) return fail(kCommand, resolved.error(), args.json);
+  say_fallbacks(kCommand, resolved->fallbacks);
   const auto& decisions = resolved->decisions;
   const std::string& dir = target;
   if (args.json) {
-    std::printf("%s\n", to_json(decisions, env).dump(2).c_str());
+    nlohmann::json out = to_json(decisions, env);
+    out["fallbacks"] = resolved->fallbacks;
+    std::printf("%s\n", out.dump(2).c_str());
   } else {
     print_trace(dir, decisions, env);
   }
-  return resolver::chosen(decisions) ? kExitOk : kExitFailure;
+  return resolver::chosen(decisions) ? kExitOk : kExitNoVariant;
 }
 
 CommandRun define_variants(CLI::App& app) {

@@ -32,7 +32,11 @@ Result<SelectionEnvironment> selection_environment(const std::optional<std::stri
     selection.torch_missing = found.error().message;
   } else {
     Error error = found.error();
-    if (error.code == ErrorCode::kNotFound) error.message += " (or give --torch SPEC, for this command only)";
+    if (error.code == ErrorCode::kNotFound) {
+      // Not a missing file of the user's: a missing input of the command, which says what to give.
+      error.code = ErrorCode::kInvalidArgument;
+      error.message += " (or give --torch SPEC, for this command only)";
+    }
     return unexpected(std::move(error));
   }
   KH_ASSIGN_OR_RETURN(selection.environment, resolver::Environment::detect(runtime, selection.env));

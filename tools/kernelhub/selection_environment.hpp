@@ -29,8 +29,8 @@ void add_torch_option(CLI::App& app, std::optional<std::string>& torch);
 
 // torch_required = false describes the machine without torch when none is found (env, and the
 // differential test's --cases, whose cases each name a torch). Errors: kInvalidArgument for a
-// --torch or KERNELHUB_* value that does not parse; kNotFound when no torch is found (the
-// message says what to give); kCorruptFile for a torch whose version.py does not parse.
+// --torch or KERNELHUB_* value that does not parse, and when no torch is found (the message says
+// what to give); kCorruptFile for a torch whose version.py does not parse.
 Result<SelectionEnvironment> selection_environment(const std::optional<std::string>& torch, bool torch_required = true);
 
 }  // namespace kernelhub::cli

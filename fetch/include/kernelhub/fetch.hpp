@@ -46,11 +46,11 @@ namespace kernelhub {
 
 // Where the time and the work of one get_kernel went.
 struct LoadTimings {
-  double resolve = 0;   // revision → commit, listing, selection (seconds)
-  double download = 0;  // fetching missing files into the cache (0 when all were cached)
-  double verify = 0;    // signature, lock hash, metadata.json digest, ELF and device code
-  double load = 0;      // pre-flight against this process, dlopen and op registration
-  int requests = 0;     // HTTP requests made (0 for a local or fully cached pinned load)
+  double resolve = 0;              // revision → commit, listing, selection (seconds)
+  double download = 0;             // fetching missing files into the cache (0 when all were cached)
+  double verify = 0;               // signature, lock hash, metadata.json digest, ELF and device code
+  double load = 0;                 // pre-flight against this process, dlopen and op registration
+  int requests = 0;                // every HTTP request made (0 for a local or fully cached pinned load)
   std::uint64_t bytes_hashed = 0;  // bytes read to verify: each file once, 0 when a stamp proved it
 };
 
@@ -80,16 +80,19 @@ struct FetchContext {
 
 // A variant on disk, downloaded and verified, not loaded.
 struct FetchedVariant {
-  std::filesystem::path path;                   // the variant directory
-  std::string variant;                          // its name, e.g. torch215-cxx11-cpu-x86_64-linux
-  std::string revision;                         // the commit, or "local"
-  Metadata metadata;                            // metadata.json (or the namespace from _ops.py)
-  std::vector<resolver::Decision> decisions;    // best first; empty for a variant directory
+  std::filesystem::path path;                    // the variant directory
+  std::string variant;                           // its name, e.g. torch215-cxx11-cpu-x86_64-linux
+  std::string revision;                          // the commit, or "local"
+  Metadata metadata;                             // metadata.json (or the namespace from _ops.py)
+  std::vector<resolver::Decision> decisions;     // best first; empty for a variant directory
   std::optional<std::filesystem::path> library;  // the op library (native variants)
   // The library's ELF and device code when the fetch read them (to fit the GPUs): the load's
   // pre-flight uses the same parse. None when nothing needed them yet.
   std::optional<loader::LibraryImage> image;
-  LoadTimings timings;                          // resolve, download, verify
+  LoadTimings timings;  // resolve, download, verify
+  // Answers taken from the cache because the Hub could not be reached (client::HubClient::
+  // fallbacks()), one sentence each: a caller says them (the CLI on stderr and in --json).
+  std::vector<std::string> fallbacks;
 };
 
 // Every variant of a repo or directory, best first, for ctx.environment.
@@ -98,6 +101,7 @@ struct VariantDecisions {
   std::string commit;                         // the resolved commit; empty for a directory
   std::filesystem::path root;                 // for a directory: where the variant folders are
   std::vector<resolver::Decision> decisions;  // best first
+  std::vector<std::string> fallbacks;         // as in FetchedVariant
 };
 
 // The `kernels` package's rule for a request by revision or version (kernels/_versions.py

@@ -73,6 +73,9 @@ class Kernel {
   const Metadata& metadata() const;
   const std::vector<resolver::Decision>& decisions() const;  // every variant, best first
   const LoadTimings& timings() const;                        // where the time of the load went
+  // What the load took from the cache because the Hub could not be reached, one sentence each
+  // (fetch.hpp FetchedVariant::fallbacks); empty when the Hub answered everything it was asked.
+  const std::vector<std::string>& fallbacks() const;
 
  private:
   friend struct KernelFactory;  // load.hpp

@@ -173,6 +173,7 @@ py::dict fetched_to_python(const Fetched& fetched) {
   out["metadata"] = metadata_to_python(variant.metadata);
   out["decisions"] = decisions_to_python(variant.decisions);
   out["timings"] = timings;
+  out["fallbacks"] = variant.fallbacks;
   return out;
 }
 
@@ -330,8 +331,8 @@ PYBIND11_MODULE(_core, m) {
   static py::exception<std::runtime_error> error_type(m, "CoreError");
   core_error_type = error_type.ptr();
 
-  py::class_<resolver::TorchRuntime>(m, "TorchRuntime",
-                                     "The torch a Python process imported, as kernels reads it (torch_version_info.hpp).")
+  py::class_<resolver::TorchRuntime>(
+      m, "TorchRuntime", "The torch a Python process imported, as kernels reads it (torch_version_info.hpp).")
       .def(
           py::init([](std::optional<std::string> version, std::optional<bool> cxx11_abi,
                       std::optional<std::string> cuda, std::optional<std::string> hip, std::optional<std::string> xpu) {

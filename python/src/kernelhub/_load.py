@@ -14,6 +14,7 @@ kernels and huggingface_hub), HF_HUB_OFFLINE.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +54,11 @@ def _trust(trust_remote_code: bool | list[str]) -> dict:
 
 
 def _import(fetched: dict, repo_id: str | None = None) -> ModuleType:
-    """Imports what the core fetched; a get_kernel load from the Hub carries its RepoInfo."""
+    """Imports what the core fetched; a get_kernel load from the Hub carries its RepoInfo. What the
+    core took from the cache because the Hub could not be reached is said, as huggingface_hub
+    says its own fallbacks: a warning on the `kernelhub` logger."""
+    for note in fetched.get("fallbacks", ()):
+        logging.getLogger("kernelhub").warning("kernelhub: %s", note)
     from_hub = repo_id is not None and fetched["from_hub"]
     return import_variant(fetched, RepoInfo(repo_id=repo_id, revision=fetched["revision"]) if from_hub else None)
 

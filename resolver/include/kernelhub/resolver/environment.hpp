@@ -14,7 +14,11 @@
 // tvm_ffi is never probed (a C++ process has no tvm-ffi runtime of its own); it is set only by
 // KERNELHUB_TVM_FFI, to describe a Python process that has the tvm_ffi package.
 // The selected backend is torch's backend, except that a CUDA torch on a machine without a CUDA
-// driver selects cpu: the `kernels` package would pick a CUDA variant there that cannot run.
+// driver selects cpu: the `kernels` package would pick a CUDA variant there that cannot run. A
+// KERNELHUB_TORCH with a backend other than cpu (2.15.0+cu130, +rocm7.1, +xpu) names the target
+// machine instead: its backend is selected whatever this one has, and this machine's driver and
+// GPUs are dropped (KERNELHUB_CUDA_DRIVER and KERNELHUB_GPUS give the target's), so without
+// KERNELHUB_GPUS the GPU fit is skipped; backend_reason says so.
 //
 // Thread safety: a value type. detect() may be called from any thread.
 #pragma once
@@ -46,19 +50,19 @@ struct ComputeCapability {
 };
 
 struct Environment {
-  std::string os;                         // linux, darwin, windows
-  std::string cpu;                        // x86_64, aarch64
-  std::optional<Version> glibc;           // 2.36
-  std::optional<Version> python;          // 3.11, when a Python runs this process or is named
-  bool python_free_threaded = false;      // a free-threaded (no-GIL) CPython
-  std::optional<Version> torch;           // 2.15
-  std::optional<bool> cxx11_abi;         // true for every torch since 2.7
-  std::optional<Version> tvm_ffi;         // the tvm_ffi package's version, when one is named
-  Backend torch_backend;                  // what torch was built with
-  Backend backend;                        // what selection uses (see the header comment)
-  std::string backend_reason;             // why `backend` differs from `torch_backend`, if it does
-  std::optional<Version> cuda_driver;     // the CUDA version the driver supports, 13.0
-  std::vector<ComputeCapability> gpus;    // every visible GPU, CUDA_VISIBLE_DEVICES honoured
+  std::string os;                       // linux, darwin, windows
+  std::string cpu;                      // x86_64, aarch64
+  std::optional<Version> glibc;         // 2.36
+  std::optional<Version> python;        // 3.11, when a Python runs this process or is named
+  bool python_free_threaded = false;    // a free-threaded (no-GIL) CPython
+  std::optional<Version> torch;         // 2.15
+  std::optional<bool> cxx11_abi;        // true for every torch since 2.7
+  std::optional<Version> tvm_ffi;       // the tvm_ffi package's version, when one is named
+  Backend torch_backend;                // what torch was built with
+  Backend backend;                      // what selection uses (see the header comment)
+  std::string backend_reason;           // why `backend` differs from `torch_backend`, if it does
+  std::optional<Version> cuda_driver;   // the CUDA version the driver supports, 13.0
+  std::vector<ComputeCapability> gpus;  // every visible GPU, CUDA_VISIBLE_DEVICES honoured
 
   // Probes this machine, then applies overrides from `env`. Errors: kInvalidArgument when an
   // override does not parse (naming the variable and the expected form).
