@@ -41,8 +41,18 @@ std::string_view to_string(Missing missing) {
   return "";
 }
 
+std::string_view to_string(NetworkFailure failure) {
+  switch (failure) {
+    case NetworkFailure::kUnspecified: return "";
+    case NetworkFailure::kUnreachable: return "unreachable";
+    case NetworkFailure::kNoAnswer: return "no_answer";
+    case NetworkFailure::kCut: return "cut";
+  }
+  return "";
+}
+
 Error Error::with_context(std::string_view context) const {
-  return Error{code, std::string(context) + ": " + message, missing};
+  return Error{code, std::string(context) + ": " + message, missing, network};
 }
 
 Error os_error(std::string_view what, int errno_value) {

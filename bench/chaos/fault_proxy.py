@@ -9,6 +9,7 @@ connection with `Connection: close`, and with probability `fault_rate` applies o
   reset_mid      RST after part of the response body
   stall          hold the response for `stall_s` seconds before the head (past the client's timeout
                  when stall_s is larger), then answer normally
+  hang           read the request and never answer (the connection is closed after `hang_s`)
   stall_mid      the same, in the middle of the body
   status_5xx     answer 500/502/503 without asking upstream, for a burst of 1-3 requests
   status_429     answer 429 with `Retry-After: 1` for a burst of 1-3 requests
@@ -17,6 +18,10 @@ connection with `Connection: close`, and with probability `fault_rate` applies o
   redirect_hop   answer 307 to /__chaos/hop on the same host, which redirects to the original
                  target (an extra, reordered hop in the redirect chain)
   redirect_cross a 307 hop through the *other* host (Hub <-> storage)
+
+Refusals: with `down_every` set, both listening sockets close for `down_for` seconds out of every
+`down_every` (the Hub is down: connections are refused, as at a closed port), then open again on
+the same ports.
 
 Every decision comes from one seeded random.Random, so a run is reproducible up to thread timing.
 """
@@ -32,7 +37,7 @@ import urllib.parse
 from collections import Counter
 
 FAULTS = ("reset", "reset_mid", "stall", "stall_mid", "status_5xx", "status_429", "truncate", "corrupt",
-          "redirect_hop", "redirect_cross")
+          "redirect_hop", "redirect_cross", "hang")
 _MAX_HEAD = 64 * 1024
 
 
@@ -70,12 +75,17 @@ def _reset(sock: socket.socket) -> None:
 
 class FaultProxy:
     def __init__(self, seed: int = 0, fault_rate: float = 0.3, faults: tuple[str, ...] = FAULTS,
-                 stall_s: float = 3.0, targets: tuple[str, ...] = ("/",), max_faults: int | None = None):
+                 stall_s: float = 3.0, targets: tuple[str, ...] = ("/",), max_faults: int | None = None,
+                 hang_s: float = 30.0, down_every: float | None = None, down_for: float = 0.0):
         self.fault_rate = fault_rate
         self.targets = targets  # only requests whose target starts with one of these are faulted
         self.max_faults = max_faults  # None: no limit
         self.faults = faults
         self.stall_s = stall_s
+        self.hang_s = hang_s
+        self.down_every = down_every
+        self.down_for = down_for
+        self.down_windows = 0  # how many times the listeners closed
         self.enabled = False
         self.upstream_port: int | None = None
         self.counts: Counter = Counter()
@@ -86,11 +96,7 @@ class FaultProxy:
         self._listeners = []
         self.ports = []
         for _ in range(2):
-            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            listener.bind(("127.0.0.1", 0))
-            listener.listen(256)
-            listener.settimeout(0.2)
+            listener = self._listen(0)
             self._listeners.append(listener)
             self.ports.append(listener.getsockname()[1])
         # The Hub answers on 127.0.0.1 and storage on localhost: two origins, as the server requires.
@@ -99,7 +105,17 @@ class FaultProxy:
         self._threads = [threading.Thread(target=self._accept, args=(l, i), daemon=True)
                          for i, l in enumerate(self._listeners)]
 
+    @staticmethod
+    def _listen(port: int) -> socket.socket:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", port))
+        listener.listen(256)
+        listener.settimeout(0.2)
+        return listener
+
     def start(self) -> "FaultProxy":
+        self._started = time.monotonic()
         for t in self._threads:
             t.start()
         return self
@@ -109,12 +125,33 @@ class FaultProxy:
         for t in self._threads:
             t.join()
         for listener in self._listeners:
-            listener.close()
+            if listener is not None:
+                listener.close()
+
+    def _down_now(self) -> bool:
+        if not self.enabled or not self.down_every:
+            return False
+        return (time.monotonic() - self._started) % self.down_every < self.down_for
 
     def _accept(self, listener: socket.socket, index: int) -> None:
         while not self._stop.is_set():
+            if self._down_now():
+                if self._listeners[index] is not None:  # the Hub goes down: its port refuses
+                    self._listeners[index].close()
+                    self._listeners[index] = None
+                    if index == 0:
+                        with self._lock:
+                            self.down_windows += 1
+                time.sleep(0.05)
+                continue
+            if self._listeners[index] is None:
+                try:
+                    self._listeners[index] = self._listen(self.ports[index])
+                except OSError:
+                    time.sleep(0.05)
+                    continue
             try:
-                conn, _ = listener.accept()
+                conn, _ = self._listeners[index].accept()
             except (socket.timeout, OSError):
                 continue
             threading.Thread(target=self._serve, args=(conn, index), daemon=True).start()
@@ -186,6 +223,10 @@ class FaultProxy:
         if fault == "reset":
             _reset(client)
             return
+        if fault == "hang":
+            time.sleep(self.hang_s)
+            client.close()
+            return
         if fault == "status_5xx":
             status = (500, 502, 503)[int(where * 3) % 3]
             self._answer(client, status, [("Content-Type", "text/plain")], b"chaos: injected failure\n")
@@ -246,3 +287,30 @@ class FaultProxy:
             client.close()
         finally:
             upstream.close()
+
+
+class SilentServer:
+    """A hung Hub: accepts every connection on a loopback port (`port`, else any) and never
+    answers; close() drops them. `held` lists the connections it accepted."""
+
+    def __init__(self, port: int = 0) -> None:
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.listen(64)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)  # kept open, never written to
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()

@@ -108,8 +108,9 @@ struct Job final : BodySink {
   std::string url;
   State state = State::kWaiting;
   Clock::time_point ready_at{};
-  int failures = 0;  // consecutive attempts that ended without progress
-  int attempts = 0;  // every GET
+  int failures = 0;             // consecutive attempts that ended without progress
+  int attempts = 0;             // every GET
+  Clock::time_point started{};  // of the first GET
   int integrity_failures = 0;
   int redirects = 0;
   std::optional<FileLock> lock;
@@ -164,10 +165,11 @@ struct Job final : BodySink {
 class BlobDownload final : public Workload {
  public:
   BlobDownload(const CacheLayout& layout, const std::string& commit, std::vector<BlobJob> specs,
-               const Settings& settings, ProgressReporter& progress, const What& what)
+               const Settings& settings, ClientState& state, ProgressReporter& progress, const What& what)
       : layout_(layout),
         commit_(commit),
         settings_(settings),
+        state_(state),
         progress_(progress),
         what_(what),
         hub_origin_(url::origin(settings.endpoint)),
@@ -206,11 +208,19 @@ class BlobDownload final : public Workload {
           j.ready_at = now + std::chrono::milliseconds(20);
           continue;
         }
-        if (blob_present(j)) {
+        if (!j.spec.replace && blob_present(j)) {
           publish_link(j);
           continue;
         }
-        remove_stale_temps(j);
+        take_partial(j);
+        if (j.fd >= 0 && j.written == j.spec.size) {  // a partial download that is whole: check it
+          complete(j);
+          continue;
+        }
+      }
+      if (auto down = state_.given_up(url::origin(j.url))) {
+        fail(j, not_asked_again(*down, what_for(j).describe()));
+        continue;
       }
       if (j.fd < 0) {
         std::error_code ec;
@@ -241,8 +251,9 @@ class BlobDownload final : public Workload {
       if (j.integrity_failures > 0) request.headers.push_back({"Cache-Control", "no-cache"});
       j.state = Job::State::kInFlight;
       j.start_attempt();
-      ++j.attempts;
+      if (j.attempts++ == 0) j.started = now;
       ++report_.requests;
+      state_.count_request();
       return Item{i, std::move(request), &j};
     }
     return std::nullopt;
@@ -265,6 +276,13 @@ class BlobDownload final : public Workload {
       return;
     }
     if (!result) {
+      if (gives_up(result.error()) && j.attempt_bytes == 0) {
+        // Not there, or silent: no retry, and no other request of this client goes there.
+        Error error = unreachable(settings_, j.url, what_for(j).describe(), result.error(), j.attempts, j.started);
+        state_.give_up(url::origin(j.url), error);
+        fail(j, std::move(error));
+        return;
+      }
       transient(j, result.error().message);
       return;
     }
@@ -338,9 +356,7 @@ class BlobDownload final : public Workload {
 
   void on_bytes(std::uint64_t n) {
     report_.bytes += n;
-    if (progress_lock_ == nullptr) return progress_.add(n);
-    std::lock_guard lock(*progress_lock_);
-    progress_.add(n);
+    add_progress(n);
   }
 
   // Several downloads share one progress line when they run on threads of their own.
@@ -359,16 +375,73 @@ class BlobDownload final : public Workload {
            static_cast<std::uint64_t>(st.st_size) == j.spec.size;
   }
 
-  // Temp files of this blob left by a writer that died: whoever writes a blob holds its lock,
-  // and we hold it now, so every <etag>.*.incomplete (and the older shared <etag>.incomplete)
-  // is abandoned.
-  void remove_stale_temps(const Job& j) const {
+  // Note [Partial downloads] (blob_download.hpp): the longest partial file of this blob, left by a
+  // writer that gave up or died (we hold the blob's lock, so none of them is writing), becomes
+  // this job's temp file, its bytes hashed, and the download continues after them. The other
+  // partial files go; a `fresh` job takes none.
+  void take_partial(Job& j) {
     const std::string prefix = j.spec.etag + ".";
+    std::filesystem::path longest;
+    std::uint64_t longest_size = 0;
+    std::vector<std::filesystem::path> others;
     std::error_code ec;
     for (std::filesystem::directory_iterator it(layout_.blobs_dir(), ec), end; !ec && it != end; it.increment(ec)) {
       const std::string name = it->path().filename().string();
-      if (name.starts_with(prefix) && name.ends_with(".incomplete")) ::unlink(it->path().c_str());
+      if (!name.starts_with(prefix) || !name.ends_with(".incomplete")) continue;
+      struct stat st {};
+      const bool usable = !j.spec.fresh && ::lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+                          static_cast<std::uint64_t>(st.st_size) <= j.spec.size;
+      if (usable && (longest.empty() || static_cast<std::uint64_t>(st.st_size) > longest_size)) {
+        if (!longest.empty()) others.push_back(longest);
+        longest = it->path();
+        longest_size = static_cast<std::uint64_t>(st.st_size);
+      } else {
+        others.push_back(it->path());
+      }
     }
+    for (const auto& path : others) ::unlink(path.c_str());
+    if (longest.empty()) return;
+    if (longest_size == 0) {
+      ::unlink(longest.c_str());
+      return;
+    }
+    const std::filesystem::path temp = layout_.incomplete_path(j.spec.etag);
+    if (::rename(longest.c_str(), temp.c_str()) != 0) return;
+    const int fd = ::open(temp.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0 || !hash_prefix(j, fd, longest_size)) {
+      if (fd >= 0) ::close(fd);
+      ::unlink(temp.c_str());
+      return;
+    }
+    j.fd = fd;
+    j.temp = temp;
+    j.written = longest_size;
+    report_.resumed_bytes += longest_size;
+    add_progress(longest_size);
+  }
+
+  // Hashes the first `size` bytes of `fd` into j's hasher (from scratch) and leaves the offset at
+  // their end. False when they cannot be read.
+  bool hash_prefix(Job& j, int fd, std::uint64_t size) {
+    j.drain();
+    j.hasher->reset();
+    std::vector<char> buffer(std::min<std::uint64_t>(size, 1u << 20));
+    std::uint64_t done = 0;
+    while (done < size) {
+      const ssize_t n =
+          ::pread(fd, buffer.data(), std::min<std::uint64_t>(buffer.size(), size - done), static_cast<off_t>(done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      j.hasher->update(buffer.data(), static_cast<std::size_t>(n));
+      done += static_cast<std::uint64_t>(n);
+    }
+    return ::lseek(fd, static_cast<off_t>(size), SEEK_SET) == static_cast<off_t>(size);
+  }
+
+  void add_progress(std::uint64_t n) {
+    if (progress_lock_ == nullptr) return progress_.add(n);
+    std::lock_guard lock(*progress_lock_);
+    progress_.add(n);
   }
 
   void publish_link(Job& j) {
@@ -436,15 +509,30 @@ class BlobDownload final : public Workload {
   }
 
   void fail(Job& j, Error error) {
-    j.discard_temp();
+    if (error.code == ErrorCode::kNetwork && j.fd >= 0 && j.written > 0) {
+      keep_partial(j);
+    } else {
+      j.discard_temp();
+    }
     j.lock.reset();
     j.state = Job::State::kFailed;
     j.error = std::move(error);
   }
 
+  // Note [Partial downloads]: what a job that gives up on the network has received stays, for the
+  // next writer of the blob to continue (kept while we still hold its lock).
+  void keep_partial(Job& j) {
+    j.drain();
+    ::close(j.fd);
+    j.fd = -1;
+    if (::rename(j.temp.c_str(), layout_.partial_path(j.spec.etag).c_str()) != 0) ::unlink(j.temp.c_str());
+    j.temp.clear();
+  }
+
   const CacheLayout& layout_;
   const std::string& commit_;
   const Settings& settings_;
+  ClientState& state_;
   ProgressReporter& progress_;
   std::mutex* progress_lock_ = nullptr;
   const What& what_;
@@ -519,8 +607,8 @@ bool Job::write(const char* data, std::size_t size) {
 }  // namespace
 
 Result<BlobReport> download_blobs(const CacheLayout& layout, const std::string& commit, std::vector<BlobJob> jobs,
-                                  const Settings& settings, Transport& transport, ProgressReporter& progress,
-                                  const What& what) {
+                                  const Settings& settings, Transport& transport, ClientState& state,
+                                  ProgressReporter& progress, const What& what) {
   for (const BlobJob& job : jobs) {
     if (!(is_lower_hex(job.etag, 64) || is_lower_hex(job.etag, 40))) {
       What w = what;
@@ -531,7 +619,7 @@ Result<BlobReport> download_blobs(const CacheLayout& layout, const std::string& 
   }
   const int threads = transfer_threads(settings, jobs.size());
   if (threads == 1) {
-    BlobDownload work(layout, commit, std::move(jobs), settings, progress, what);
+    BlobDownload work(layout, commit, std::move(jobs), settings, state, progress, what);
     transport.run(work, std::max(1, settings.max_parallel));
     return work.result();
   }
@@ -544,7 +632,8 @@ Result<BlobReport> download_blobs(const CacheLayout& layout, const std::string& 
   std::mutex progress_lock;
   std::vector<std::unique_ptr<BlobDownload>> works;
   for (auto& share : balanced_shares(std::move(jobs), threads)) {
-    works.push_back(std::make_unique<BlobDownload>(layout, commit, std::move(share), per_thread, progress, what));
+    works.push_back(
+        std::make_unique<BlobDownload>(layout, commit, std::move(share), per_thread, state, progress, what));
     works.back()->share_progress(&progress_lock);
   }
   {
@@ -558,6 +647,7 @@ Result<BlobReport> download_blobs(const CacheLayout& layout, const std::string& 
   for (const auto& work : works) {
     KH_ASSIGN_OR_RETURN(BlobReport part, work->result());
     total.bytes += part.bytes;
+    total.resumed_bytes += part.resumed_bytes;
     total.requests += part.requests;
     total.sha256.merge(part.sha256);
   }

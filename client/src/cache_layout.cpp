@@ -93,6 +93,10 @@ fs::path CacheLayout::incomplete_path(std::string_view etag) const {
   return blobs_dir() / (std::string(etag) + "." + random_hex(4) + ".incomplete");
 }
 
+fs::path CacheLayout::partial_path(std::string_view etag) const {
+  return blobs_dir() / (std::string(etag) + ".incomplete");
+}
+
 fs::path CacheLayout::snapshot_dir(std::string_view commit) const {
   return repo_dir_ / "snapshots" / std::string(commit);
 }

@@ -177,6 +177,21 @@ std::unique_ptr<Transfer> make_transfer(Workload::Item item) {
   return t;
 }
 
+// How a transfer that ended in `code` failed (error.hpp NetworkFailure). A timeout before the
+// request went out is a host that cannot be reached (a connect timeout); one after it, before any
+// response head, is a host that does not answer; anything once a head arrived is a cut.
+NetworkFailure failure_kind(const Transfer& t, CURLcode code) {
+  if (code == CURLE_COULDNT_RESOLVE_HOST || code == CURLE_COULDNT_RESOLVE_PROXY || code == CURLE_COULDNT_CONNECT) {
+    return NetworkFailure::kUnreachable;
+  }
+  if (code == CURLE_OPERATION_TIMEDOUT && t.response.status == 0) {
+    curl_off_t sent_at = 0;  // microseconds until the request was about to go out; 0: never
+    curl_easy_getinfo(t.easy.get(), CURLINFO_PRETRANSFER_TIME_T, &sent_at);
+    return sent_at == 0 ? NetworkFailure::kUnreachable : NetworkFailure::kNoAnswer;
+  }
+  return NetworkFailure::kCut;
+}
+
 Result<Response> complete(Transfer& t, CURLcode code) {
   if (code == CURLE_OK) {
     long status = 0;
@@ -192,8 +207,10 @@ Result<Response> complete(Transfer& t, CURLcode code) {
   std::string what = t.sink_refused ? "the receiver stopped the transfer"
                                     : (t.error[0] ? std::string(t.error) : std::string(curl_easy_strerror(code)));
   if (code == CURLE_OPERATION_TIMEDOUT && !t.sink_refused) what = "timed out: " + what;
-  return unexpected(ErrorCode::kNetwork, "`" + redact_query(t.url) + "`: " + what + " (after " +
-                                             std::to_string(t.body_bytes) + " body bytes)");
+  Error error{ErrorCode::kNetwork,
+              "`" + redact_query(t.url) + "`: " + what + " (after " + std::to_string(t.body_bytes) + " body bytes)"};
+  if (!t.sink_refused) error.network = failure_kind(t, code);
+  return unexpected(std::move(error));
 }
 
 class CurlTransport final : public Transport {
@@ -257,6 +274,8 @@ class CurlTransport final : public Transport {
 
 }  // namespace
 
-std::shared_ptr<Transport> make_curl_transport() { return std::make_shared<CurlTransport>(); }
+std::shared_ptr<Transport> make_curl_transport() {
+  return std::make_shared<CurlTransport>();
+}
 
 }  // namespace kernelhub::client

@@ -13,12 +13,14 @@
 #include <thread>
 
 #include "blob_download.hpp"
+#include "client_state.hpp"
 #include "hub_answers.hpp"
 #include "hub_errors.hpp"
 #include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/base/percent_encoding.hpp"
 #include "kernelhub/base/read_file.hpp"
 #include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/client/cached_blob.hpp"
 #include "kernelhub/client/progress.hpp"
 #include "url.hpp"
 
@@ -61,10 +63,12 @@ bool path_exists(const fs::path& path) {
   return ::stat(path.c_str(), &st) == 0;  // follows the snapshot symlink to its blob
 }
 
-// One public call's state: the request counter and its Transport.
+// One public call's state: its Transport, what the client has learnt (ClientState), the request
+// counter.
 struct Call {
   const Settings& settings;
   Transport& transport;
+  ClientState& state;
   int requests = 0;
   std::optional<Response> last_error_response;  // the last HTTP error answer, for its headers
 
@@ -83,20 +87,30 @@ struct Call {
   }
 
   // A request with retries on network errors and 408/429/5xx. 2xx/3xx come back as responses;
-  // other statuses (or the last retriable one) become errors.
+  // other statuses (or the last retriable one) become errors. A host that cannot be reached or
+  // does not answer is not retried, and not asked again by this client (client_state.hpp).
   Result<Response> send(Request request, StringSink& sink, const What& what) {
     if (settings.offline) {
       return unexpected(ErrorCode::kOfflineMiss,
                         "offline mode (HF_HUB_OFFLINE) forbids the request for " + what.describe());
     }
+    const std::string origin = url::origin(request.url);
+    if (auto down = state.given_up(origin)) return unexpected(not_asked_again(*down, what.describe()));
     request.connect_timeout = settings.connect_timeout;
     request.read_timeout = settings.api_timeout;
+    const auto started = Clock::now();
     for (int attempt = 1;; ++attempt) {
       ++requests;
+      state.count_request();
       auto result = transport.perform(request, sink);
       std::optional<std::chrono::milliseconds> wait;
       std::string why;
       if (!result) {
+        if (gives_up(result.error())) {
+          Error error = unreachable(settings, request.url, what.describe(), result.error(), attempt, started);
+          state.give_up(origin, error);
+          return unexpected(std::move(error));
+        }
         why = result.error().message;
       } else if (is_retriable_status(result->status)) {
         why = "HTTP " + std::to_string(result->status);
@@ -110,8 +124,11 @@ struct Call {
       }
       if (attempt > settings.max_retries) {
         if (result) return unexpected(error_from_response(*result, sink.body(), what, request.url));
-        return unexpected(ErrorCode::kNetwork, "cannot reach the Hub for " + what.describe() + " after " +
-                                                   std::to_string(attempt) + " attempts: " + why);
+        return unexpected(Error{ErrorCode::kNetwork,
+                                "cannot reach the Hub for " + what.describe() + " after " + std::to_string(attempt) +
+                                    " attempts over " + seconds_text(Clock::now() - started) + ": " + why + ". " +
+                                    unreachable_advice(settings),
+                                Missing::kUnspecified, result.error().network});
       }
       std::this_thread::sleep_for(wait ? *wait : backoff(attempt));
     }
@@ -217,12 +234,31 @@ Error offline_miss(const CacheLayout& layout, const std::string& what) {
                                             ". Download it once online, or unset HF_HUB_OFFLINE"};
 }
 
+// The note for an answer taken from the cache because `why` (a kNetwork error) kept the Hub from
+// giving it: "<why, short>: <used>".
+std::string fallback_note(const Error& why, const std::string& used) {
+  const char* how = why.network == NetworkFailure::kUnreachable ? "could not be reached"
+                    : why.network == NetworkFailure::kNoAnswer  ? "did not answer"
+                                                                : "failed";
+  return std::string("the Hub ") + how + "; " + used;
+}
+
 }  // namespace
 
 HubClient::HubClient(Settings settings, std::shared_ptr<Transport> transport)
-    : settings_(std::move(settings)), transport_(std::move(transport)) {}
+    : settings_(std::move(settings)), transport_(std::move(transport)), state_(std::make_shared<ClientState>()) {}
 
 HubClient::HubClient(Settings settings) : HubClient(std::move(settings), make_curl_transport()) {}
+
+int HubClient::requests() const {
+  return state_->requests();
+}
+std::vector<std::string> HubClient::fallbacks() const {
+  return state_->fallbacks();
+}
+void HubClient::note_fallback(std::string note) const {
+  state_->fallback(std::move(note));
+}
 
 // ---- revisions ---------------------------------------------------------------------------
 
@@ -262,7 +298,14 @@ Result<std::string> resolve_revision_impl(Call& call, const RepoId& repo, RepoTy
     // Like huggingface_hub: an unreachable Hub falls back to the cache; a clear "no" does not.
     if (body.error().code == ErrorCode::kNetwork) {
       KH_ASSIGN_OR_RETURN(std::optional<std::string> commit, from_cache());
-      if (commit) return *commit;
+      if (commit) {
+        call.state.fallback(fallback_note(body.error(), "using the cached commit " + *commit + " for revision `" +
+                                                            std::string(revision) + "` of " + what.repo));
+        return *commit;
+      }
+      Error error = body.error();
+      error.message += ". Nothing cached answers it either: " + offline_inventory(layout);
+      return unexpected(std::move(error));
     }
     return unexpected(body.error());
   }
@@ -328,7 +371,16 @@ Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::s
                        "/tree/" + percent_encode(commit) + "?recursive=true&expand=false";
   for (int page = 0; page < 100000; ++page) {
     Response head;
-    KH_ASSIGN_OR_RETURN(std::string body, call.get(target, what, &head));
+    auto got = call.get(target, what, &head);
+    if (!got && got.error().code == ErrorCode::kNetwork) {
+      // The snapshot a cache filled file by file (huggingface_hub writes no trees/) lists it too.
+      if (auto cached = tree_from_snapshot(layout, commit)) {
+        call.state.fallback(fallback_note(
+            got.error(), "listing commit " + std::string(commit) + " of " + what.repo + " from its cached snapshot"));
+        return cached;
+      }
+    }
+    KH_ASSIGN_OR_RETURN(std::string body, std::move(got));
     auto files = parse_tree_page(body);
     if (!files) return unexpected(files.error().with_context("the tree listing of " + what.describe()));
     std::move(files->begin(), files->end(), std::back_inserter(tree.files));
@@ -345,7 +397,7 @@ Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::s
 }  // namespace
 
 Result<std::string> HubClient::resolve_revision(const RepoId& repo, RepoType type, std::string_view revision) const {
-  Call call{settings_, *transport_};
+  Call call{settings_, *transport_, *state_};
   return resolve_revision_impl(call, repo, type, revision);
 }
 
@@ -359,23 +411,34 @@ Result<std::vector<std::string>> HubClient::list_versions(const RepoId& repo, Re
   };
   std::vector<std::pair<int, std::string>> versions;
   const CacheLayout layout(settings_.cache_dir(type), type, repo);
-  if (settings_.offline) {
+  auto from_refs = [&] {
     for (const auto& ref : layout.list_refs()) {
       if (auto n = version_number(ref)) versions.emplace_back(*n, ref);
     }
-    if (versions.empty()) return unexpected(offline_miss(layout, "the version branches of " + repo_label(repo, type)));
+  };
+  const std::string label = repo_label(repo, type);
+  if (settings_.offline) {
+    from_refs();
+    if (versions.empty()) return unexpected(offline_miss(layout, "the version branches of " + label));
   } else {
-    Call call{settings_, *transport_};
-    What what{repo_label(repo, type), "", ""};
+    Call call{settings_, *transport_, *state_};
+    What what{label, "", ""};
     const std::string target =
         settings_.endpoint + "/api/" + std::string(api_segment(type)) + "/" + repo.to_string() + "/refs";
-    KH_ASSIGN_OR_RETURN(std::string body, call.get(target, what));
-    auto branches = parse_refs_answer(body);
-    if (!branches) return unexpected(branches.error().with_context("the refs of " + what.repo));
-    for (const auto& branch : *branches) {
-      if (auto n = version_number(branch.name)) {
-        versions.emplace_back(*n, branch.name);
-        if (!branch.commit.empty()) (void)layout.write_ref(branch.name, branch.commit);
+    auto body = call.get(target, what);
+    if (!body) {
+      if (body.error().code != ErrorCode::kNetwork) return unexpected(body.error());
+      from_refs();
+      if (versions.empty()) return unexpected(body.error());
+      state_->fallback(fallback_note(body.error(), "listing the cached version branches of " + label));
+    } else {
+      auto branches = parse_refs_answer(*body);
+      if (!branches) return unexpected(branches.error().with_context("the refs of " + what.repo));
+      for (const auto& branch : *branches) {
+        if (auto n = version_number(branch.name)) {
+          versions.emplace_back(*n, branch.name);
+          if (!branch.commit.empty()) (void)layout.write_ref(branch.name, branch.commit);
+        }
       }
     }
   }
@@ -386,7 +449,7 @@ Result<std::vector<std::string>> HubClient::list_versions(const RepoId& repo, Re
 }
 
 Result<bool> HubClient::is_trusted_publisher(std::string_view org) const {
-  Call call{settings_, *transport_};
+  Call call{settings_, *transport_, *state_};
   What what{"organization `" + std::string(org) + "`", "", ""};
   auto body = call.get(settings_.endpoint + "/api/organizations/" + std::string(org) + "/overview", what);
   if (!body) {
@@ -400,7 +463,7 @@ Result<bool> HubClient::is_trusted_publisher(std::string_view org) const {
 }
 
 Result<RepoTree> HubClient::tree(const RepoId& repo, RepoType type, std::string_view commit) const {
-  Call call{settings_, *transport_};
+  Call call{settings_, *transport_, *state_};
   return tree_impl(call, repo, type, commit);
 }
 
@@ -472,7 +535,7 @@ Result<FileMetadata> HubClient::file_metadata(const RepoId& repo, RepoType type,
   if (!CacheLayout::is_safe_repo_path(path)) {
     return unexpected(ErrorCode::kInvalidArgument, "`" + std::string(path) + "` is not a safe repo path");
   }
-  Call call{settings_, *transport_};
+  Call call{settings_, *transport_, *state_};
   return head_impl(call, repo, type, revision, path);
 }
 
@@ -518,7 +581,7 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
     }
     return unexpected(offline_miss(layout, what.describe()));
   }
-  Call call{settings_, *transport_};
+  Call call{settings_, *transport_, *state_};
   auto head = head_impl(call, repo, type, revision, path);
   if (!head) {
     const Error& error = head.error();
@@ -534,7 +597,10 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
     if (error.code == ErrorCode::kNetwork) {  // unreachable: fall back to the cache
       KH_ASSIGN_OR_RETURN(std::optional<std::string> commit, cached_commit());
       if (commit) {
-        if (auto hit = cached(*commit)) return *hit;
+        if (auto hit = cached(*commit)) {
+          call.state.fallback(fallback_note(error, "using the cached " + what.describe()));
+          return *hit;
+        }
       }
     }
     return unexpected(error);
@@ -556,7 +622,7 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
     ProgressReporter progress = reporter_for(options);
     progress.start(repo.to_string() + "/" + std::string(path), meta.size, 1);
     auto report = download_blobs(layout, meta.commit, {BlobJob{std::string(path), meta.etag, meta.size, meta.location}},
-                                 settings_, *transport_, progress, what);
+                                 settings_, *transport_, *state_, progress, what);
     progress.finish();
     if (!report) return unexpected(report.error());
     call.requests += report->requests;
@@ -569,14 +635,14 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
 
 namespace {
 
-Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& transport, const RepoId& repo,
-                                        RepoType type, std::string_view revision,
+Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& transport, ClientState& state,
+                                        const RepoId& repo, RepoType type, std::string_view revision,
                                         const std::vector<std::string>& prefixes, std::string_view variant,
                                         const DownloadOptions& options) {
   const auto started = Clock::now();
   Settings effective = settings;
   if (options.cache_only) effective.offline = true;
-  Call call{effective, transport};
+  Call call{effective, transport, state};
   KH_ASSIGN_OR_RETURN(std::string commit, resolve_revision_impl(call, repo, type, revision));
   const CacheLayout layout(settings.cache_dir(type), type, repo);
   What what{repo_label(repo, type), std::string(revision), ""};
@@ -618,16 +684,42 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
   snapshot.root = layout.snapshot_dir(commit);
   snapshot.path = variant.empty() ? snapshot.root : layout.snapshot_path(commit, "build/" + std::string(variant));
   std::vector<BlobJob> jobs;
+  std::vector<ChangedBlob> changed;  // cached files whose content no longer matches their blob's name
   std::uint64_t missing_bytes = 0;
   const std::string resolve_base =
       settings.endpoint + "/" + std::string(url_prefix(type)) + repo.to_string() + "/resolve/" + commit + "/";
   for (const TreeEntry* e : selected) {
     snapshot.files.push_back(e->path);
     snapshot.bytes += e->size;
-    if (path_exists(layout.snapshot_path(commit, e->path))) continue;  // the warm path: one stat per file
+    BlobJob job{e->path, e->etag(), e->size, resolve_base + percent_encode_path(e->path)};
+    const fs::path link = layout.snapshot_path(commit, e->path);
+    const fs::path blob = layout.blob_path(e->etag());
+    const bool linked = !options.force && path_exists(link);  // the warm path: one stat per file
     struct stat st {};
-    if (::stat(layout.blob_path(e->etag()).c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) == e->size) {
-      KH_RETURN_IF_ERROR(layout.link_snapshot(commit, e->path, e->etag()));
+    const bool blob_cached = !options.force && !linked && ::stat(blob.c_str(), &st) == 0 &&
+                             static_cast<std::uint64_t>(st.st_size) == e->size;
+    if (linked || blob_cached) {
+      if (options.verify_cached) {
+        const fs::path file = linked ? link : blob;
+        KH_ASSIGN_OR_RETURN(std::optional<std::string> found, blob_content_changed(file, e->etag(), options.digests));
+        if (found) {
+          What file_what = what;
+          file_what.path = e->path;
+          std::error_code ec;
+          const fs::path on_disk = fs::canonical(file, ec);
+          changed.push_back(ChangedBlob{e->path, ec ? blob : on_disk, *found});
+          if (effective.offline) {
+            return unexpected(ErrorCode::kIntegrityMismatch, changed_in_cache(changed.back(), file_what.describe()) +
+                                                                 "; offline (HF_HUB_OFFLINE), it cannot be downloaded "
+                                                                 "again: run the same command online");
+          }
+          job.replace = true;
+          jobs.push_back(std::move(job));
+          missing_bytes += e->size;
+          continue;
+        }
+      }
+      if (!linked) KH_RETURN_IF_ERROR(layout.link_snapshot(commit, e->path, e->etag()));
       continue;
     }
     if (effective.offline) {
@@ -635,7 +727,9 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
       file.path = e->path;
       return unexpected(offline_miss(layout, file.describe()));
     }
-    jobs.push_back(BlobJob{e->path, e->etag(), e->size, resolve_base + percent_encode_path(e->path)});
+    job.replace = options.force;
+    job.fresh = options.force;
+    jobs.push_back(std::move(job));
     missing_bytes += e->size;
   }
   if (!jobs.empty()) {
@@ -643,13 +737,21 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
     ProgressReporter progress = reporter_for(options);
     progress.start(repo.to_string() + (variant.empty() ? "" : " " + std::string(variant)), missing_bytes,
                    static_cast<int>(jobs.size()));
-    auto report = download_blobs(layout, commit, std::move(jobs), settings, transport, progress, what);
+    auto report = download_blobs(layout, commit, std::move(jobs), settings, transport, call.state, progress, what);
     progress.finish();
-    if (!report) return unexpected(report.error());
+    if (!report) {
+      if (changed.empty()) return unexpected(report.error());
+      What file_what = what;
+      file_what.path = changed.front().path;
+      return unexpected(report.error().with_context(changed_in_cache(changed.front(), file_what.describe()) +
+                                                    ", and downloading it again failed"));
+    }
     call.requests += report->requests;
     snapshot.downloaded_bytes = report->bytes;
+    snapshot.resumed_bytes = report->resumed_bytes;
     snapshot.downloaded_sha256 = std::move(report->sha256);
   }
+  snapshot.repaired = std::move(changed);
   snapshot.requests = call.requests;
   snapshot.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return snapshot;
@@ -663,14 +765,14 @@ Result<Snapshot> HubClient::download_variant(const RepoId& repo, RepoType type, 
     return unexpected(ErrorCode::kInvalidArgument,
                       "`" + std::string(variant) + "` is not a variant name (e.g. torch-cpu)");
   }
-  return download_prefixes_impl(settings_, *transport_, repo, type, revision, {"build/" + std::string(variant) + "/"},
-                                variant, options);
+  return download_prefixes_impl(settings_, *transport_, *state_, repo, type, revision,
+                                {"build/" + std::string(variant) + "/"}, variant, options);
 }
 
 Result<Snapshot> HubClient::download_prefixes(const RepoId& repo, RepoType type, std::string_view revision,
                                               const std::vector<std::string>& prefixes,
                                               const DownloadOptions& options) const {
-  return download_prefixes_impl(settings_, *transport_, repo, type, revision, prefixes, "", options);
+  return download_prefixes_impl(settings_, *transport_, *state_, repo, type, revision, prefixes, "", options);
 }
 
 }  // namespace kernelhub::client

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "url.hpp"
@@ -38,7 +39,8 @@ std::string server_message(const Response& response, std::string_view body) {
 
 }  // namespace
 
-Error error_from_response(const Response& response, std::string_view body, const What& what, std::string_view request_url) {
+Error error_from_response(const Response& response, std::string_view body, const What& what,
+                          std::string_view request_url) {
   const int status = response.status;
   const std::string code = response.header("x-error-code") ? *response.header("x-error-code") : "";
   const std::string http = "HTTP " + std::to_string(status) + (code.empty() ? "" : " " + code);
@@ -54,8 +56,9 @@ Error error_from_response(const Response& response, std::string_view body, const
     return Error{ErrorCode::kNotFound, what.describe() + " not found" + detail, Missing::kFile};
   }
   if (code == "GatedRepo") {
-    return Error{ErrorCode::kGated, what.repo + " is gated" + detail +
-                                        "; accept its conditions on the Hub and use a token (HF_TOKEN) that has access"};
+    return Error{ErrorCode::kGated,
+                 what.repo + " is gated" + detail +
+                     "; accept its conditions on the Hub and use a token (HF_TOKEN) that has access"};
   }
   if (code == "RepoNotFound" || (status == 404 && code.empty() && what.path.empty())) {
     return Error{ErrorCode::kNotFound,
@@ -63,8 +66,8 @@ Error error_from_response(const Response& response, std::string_view body, const
                  Missing::kRepo};
   }
   if (status == 401) {
-    return Error{ErrorCode::kUnauthorized, "not authorized to read " + what.describe() + detail +
-                                               "; set HF_TOKEN to a valid token"};
+    return Error{ErrorCode::kUnauthorized,
+                 "not authorized to read " + what.describe() + detail + "; set HF_TOKEN to a valid token"};
   }
   if (status == 403) {
     return Error{ErrorCode::kUnauthorized, "access to " + what.describe() + " denied" + detail +
@@ -106,6 +109,58 @@ std::optional<std::chrono::milliseconds> retry_after(const Response& response) {
     }
   }
   return std::nullopt;
+}
+
+bool gives_up(const Error& error) {
+  return error.network == NetworkFailure::kUnreachable || error.network == NetworkFailure::kNoAnswer;
+}
+
+std::string seconds_text(std::chrono::steady_clock::duration elapsed) {
+  const double seconds = std::chrono::duration<double>(elapsed).count();
+  char text[32];
+  std::snprintf(text, sizeof text, seconds < 10 ? "%.1f s" : "%.0f s", seconds);
+  return text;
+}
+
+namespace {
+
+std::string seconds_setting(std::chrono::milliseconds value) {
+  const long long ms = value.count();
+  return ms % 1000 == 0 ? std::to_string(ms / 1000) : std::to_string(static_cast<double>(ms) / 1000.0);
+}
+
+}  // namespace
+
+std::string unreachable_advice(const Settings& settings) {
+  return "If the Hub is down for a while, set HF_HUB_OFFLINE=1 to use only what the cache holds; otherwise check "
+         "HF_ENDPOINT (`" +
+         settings.endpoint + "`) and the network. Timeouts, in seconds: KERNELHUB_CONNECT_TIMEOUT=" +
+         seconds_setting(settings.connect_timeout) +
+         " to connect, HF_HUB_ETAG_TIMEOUT=" + seconds_setting(settings.api_timeout) +
+         " for an API answer, HF_HUB_DOWNLOAD_TIMEOUT=" + seconds_setting(settings.read_timeout) +
+         " between the bytes of a file";
+}
+
+Error unreachable(const Settings& settings, std::string_view request_url, const std::string& what, const Error& cause,
+                  int attempts, std::chrono::steady_clock::time_point started) {
+  const std::string origin = url::origin(request_url);
+  const std::string host = origin == url::origin(settings.endpoint) ? "the Hub at `" + origin + "` (HF_ENDPOINT)"
+                                                                    : "the storage host `" + origin + "`";
+  const std::string how = cause.network == NetworkFailure::kNoAnswer
+                              ? " accepted the request and sent no answer within the timeout"
+                              : " could not be reached";
+  const std::string tried = std::to_string(attempts) + (attempts == 1 ? " attempt" : " attempts") + " over " +
+                            seconds_text(std::chrono::steady_clock::now() - started);
+  std::string message = host + how + ", for " + what + " (" + cause.message + "; " + tried +
+                        "; a host that cannot be reached or does not answer is not asked again). " +
+                        unreachable_advice(settings);
+  return Error{ErrorCode::kNetwork, std::move(message), Missing::kUnspecified, cause.network};
+}
+
+Error not_asked_again(const Error& first, const std::string& what) {
+  Error error = first;
+  error.message = what + " was not asked for, since earlier " + first.message;
+  return error;
 }
 
 std::string normalize_etag(std::string_view etag) {

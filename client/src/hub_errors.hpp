@@ -9,16 +9,17 @@
 #include <string_view>
 
 #include "kernelhub/base/error.hpp"
+#include "kernelhub/client/settings.hpp"
 #include "kernelhub/client/transport.hpp"
 
 namespace kernelhub::client {
 
 // What a request was about, for error text: "kernel repo `org/name`", revision, file.
 struct What {
-  std::string repo;      // "kernel repo `org/name`"
-  std::string revision;  // may be empty
-  std::string path;      // may be empty
-  std::string commit;    // what `revision` resolved to, when it is known and differs
+  std::string repo;              // "kernel repo `org/name`"
+  std::string revision;          // may be empty
+  std::string path;              // may be empty
+  std::string commit;            // what `revision` resolved to, when it is known and differs
   std::string describe() const;  // "file `p` in kernel repo `org/name` at revision `r`"
 };
 
@@ -30,6 +31,25 @@ bool is_retriable_status(int status);
 
 // Integer seconds in Retry-After (or RateLimit "t=" when "r=0"), if any.
 std::optional<std::chrono::milliseconds> retry_after(const Response& response);
+
+// True for a transport failure after which a host is given up on (client_state.hpp): it could
+// not be reached, or it accepted the request and sent no answer within the timeout.
+bool gives_up(const Error& error);
+
+// The kNetwork error for a host given up on: which host (HF_ENDPOINT, or a storage host), for
+// what, why (`cause`), what was tried (`attempts` since `started`), and unreachable_advice().
+Error unreachable(const Settings& settings, std::string_view url, const std::string& what, const Error& cause,
+                  int attempts, std::chrono::steady_clock::time_point started);
+
+// The error of a request not sent because its host was given up on with `first`.
+Error not_asked_again(const Error& first, const std::string& what);
+
+// What to do when the Hub cannot be reached: HF_HUB_OFFLINE, HF_ENDPOINT and the timeouts, with
+// the values in force.
+std::string unreachable_advice(const Settings& settings);
+
+// "0.4 s", "12 s".
+std::string seconds_text(std::chrono::steady_clock::duration elapsed);
 
 // Strips W/ and quotes from an ETag.
 std::string normalize_etag(std::string_view etag);

@@ -1,10 +1,12 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <functional>
 #include <map>
 
 #include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/client/cached_blob.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/fetch.hpp"
 #include "kernelhub/loader/library_image.hpp"
@@ -149,12 +151,38 @@ std::string asked_for(const FetchRequest& request) {
   if (request.revision) return "revision " + *request.revision;
   return request.version ? "version " + std::to_string(*request.version) : "no version";
 }
+// What a CUDA variant's device code is, or why it cannot be known.
+using DeviceCodeOf = std::function<Result<std::vector<resolver::CudaTarget>>(const resolver::Decision&)>;
 
 // Rejects accepted CUDA variants that cannot run on the visible GPUs (resolver/gpu_fit_step.hpp).
+// One whose code cannot be known stays as select() decided, and its trace line says why the fit
+// was not checked.
 void fit_to_gpus(std::vector<resolver::Decision>& decisions, const resolver::Environment& environment,
-                 const resolver::DeviceCodeLookup& code_of) {
+                 const DeviceCodeOf& code_of) {
   if (environment.gpus.empty()) return;  // nothing to fit to; select() decided
-  resolver::apply_gpu_fit(decisions, environment, code_of);
+  std::map<std::string, std::string> not_checked;
+  resolver::apply_gpu_fit(decisions, environment,
+                          [&](const resolver::Decision& d) -> std::optional<std::vector<resolver::CudaTarget>> {
+                            auto code = code_of(d);
+                            if (code) return std::move(*code);
+                            not_checked[d.name] = code.error().message;
+                            return std::nullopt;
+                          });
+  for (auto& d : decisions) {
+    auto* compatible = std::get_if<resolver::reason::Compatible>(&d.reason);
+    const auto why = not_checked.find(d.name);
+    if (compatible != nullptr && !compatible->fit && why != not_checked.end())
+      compatible->fit_not_checked = why->second;
+  }
+}
+
+// The CUDA targets metadata.json `backend.archs` names, or why there are none to use.
+Result<std::vector<resolver::CudaTarget>> archs_of(const Result<Metadata>& metadata) {
+  if (!metadata) return unexpected(metadata.error().code, "metadata.json: " + metadata.error().message);
+  if (metadata->archs.empty()) return unexpected(ErrorCode::kCorruptFile, "metadata.json names no CUDA archs");
+  auto targets = resolver::parse_cuda_archs(metadata->archs);
+  if (!targets) return unexpected(targets.error().code, "metadata.json archs: " + targets.error().message);
+  return std::move(*targets);
 }
 
 // The decisions for a Hub repo at a resolved commit, from its one listing `tree`. Before
@@ -165,13 +193,10 @@ void decide_from_tree(const client::HubClient& hub, const client::RepoId& repo, 
   out.decisions = resolver::select(tree.subfolders("build"), environment, request.loadable);
   if (!request.check_arch) return;
   fit_to_gpus(out.decisions, environment,
-              [&](const resolver::Decision& d) -> std::optional<std::vector<resolver::CudaTarget>> {
+              [&](const resolver::Decision& d) -> Result<std::vector<resolver::CudaTarget>> {
                 auto file = hub.download_file(repo, kKernelRepo, out.commit, "build/" + d.name + "/metadata.json");
-                if (!file) return std::nullopt;
-                auto metadata = Metadata::read(file->path.parent_path());
-                if (!metadata || metadata->archs.empty()) return std::nullopt;
-                auto targets = resolver::parse_cuda_archs(metadata->archs);
-                return targets ? std::optional(*targets) : std::nullopt;
+                if (!file) return unexpected(file.error().code, "metadata.json: " + file.error().message);
+                return archs_of(Metadata::read(file->path.parent_path()));
               });
 }
 
@@ -203,8 +228,8 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
   std::vector<std::string> warnings;
   KH_RETURN_IF_ERROR(check_variant(dir, metadata, variant, request.wording, &digests, warnings));
   KH_RETURN_IF_ERROR(check_zip_package(dir, metadata));
-  FetchedVariant out{dir, std::move(variant), std::move(revision), std::move(metadata), std::move(decisions), {}, {},
-                     {}};
+  FetchedVariant out{
+      dir, std::move(variant), std::move(revision), std::move(metadata), std::move(decisions), {}, {}, {}, {}, {}};
   out.warnings = std::move(warnings);
   if (!request.loadable.python) {
     KH_ASSIGN_OR_RETURN(std::filesystem::path library, find_op_library(dir, out.metadata.id));
@@ -238,8 +263,31 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
 Result<FetchedVariant> metadata_of(const std::filesystem::path& dir, std::string variant, std::string revision,
                                    std::vector<resolver::Decision> decisions) {
   KH_ASSIGN_OR_RETURN(Metadata metadata, read_variant_metadata(dir));
-  return FetchedVariant{dir, std::move(variant), std::move(revision), std::move(metadata), std::move(decisions), {}, {},
-                        {}};
+  return FetchedVariant{
+      dir, std::move(variant), std::move(revision), std::move(metadata), std::move(decisions), {}, {}, {}, {}, {}};
+}
+
+// Each file of the variant read from the cache still has the content its blob is named for (what
+// this call downloaded was checked as it streamed in, and `digests` remembers it): a file that
+// changed in the cache after it was verified is named by its blob, with the command that repairs
+// it, before the signature, lock or digest checks could blame the build for it.
+Status check_cached_blobs(const client::Snapshot& snapshot, const client::RepoTree& tree, const client::RepoId& repo,
+                          const std::string& variant, FileDigests& digests) {
+  for (const std::string& path : snapshot.files) {
+    const auto entry = std::lower_bound(tree.files.begin(), tree.files.end(), path,
+                                        [](const client::TreeEntry& e, const std::string& p) { return e.path < p; });
+    if (entry == tree.files.end() || entry->path != path) continue;
+    const std::filesystem::path file = snapshot.root / path;
+    KH_ASSIGN_OR_RETURN(std::optional<std::string> found, client::blob_content_changed(file, entry->etag(), &digests));
+    if (!found) continue;
+    std::error_code ec;
+    const std::filesystem::path blob = std::filesystem::canonical(file, ec);
+    const std::string what = "`" + path + "` of `" + repo.to_string() + "` (commit " + snapshot.commit + ")";
+    return unexpected(ErrorCode::kIntegrityMismatch, client::changed_in_cache({path, ec ? file : blob, *found}, what) +
+                                                         ". Repair it with: kernelhub download " + repo.to_string() +
+                                                         " --revision " + snapshot.commit + " --variant " + variant);
+  }
+  return {};
 }
 
 // `images`, when given, keeps the op libraries the GPU fit read, by variant name.
@@ -265,15 +313,12 @@ Result<VariantDecisions> local_decisions(const std::filesystem::path& dir, const
   out.decisions = resolver::select(names, environment, request.loadable);
   if (!request.check_arch) return out;
   fit_to_gpus(out.decisions, environment,
-              [&](const resolver::Decision& d) -> std::optional<std::vector<resolver::CudaTarget>> {
-                auto metadata = read_variant_metadata(out.root / d.name);
-                if (!metadata) return std::nullopt;
-                auto library = find_op_library(out.root / d.name, metadata->id);
-                if (!library) return std::nullopt;
-                auto image = loader::LibraryImage::read(*library);
-                if (!image) return std::nullopt;
-                auto targets = loader::targets_of(image->device_code);
-                if (images != nullptr) images->insert_or_assign(d.name, std::move(*image));
+              [&](const resolver::Decision& d) -> Result<std::vector<resolver::CudaTarget>> {
+                KH_ASSIGN_OR_RETURN(Metadata metadata, read_variant_metadata(out.root / d.name));
+                KH_ASSIGN_OR_RETURN(std::filesystem::path library, find_op_library(out.root / d.name, metadata.id));
+                KH_ASSIGN_OR_RETURN(loader::LibraryImage image, loader::LibraryImage::read(library));
+                auto targets = loader::targets_of(image.device_code);
+                if (images != nullptr) images->insert_or_assign(d.name, std::move(image));
                 return targets;
               });
   return out;
@@ -383,7 +428,6 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
     if (!snapshot) return unexpected(snapshot.error());
   }
   timings.download = snapshot->seconds;
-  timings.requests = snapshot->requests;
 
   const auto verify_start = std::chrono::steady_clock::now();
   const VerificationStamps stamps(VerificationStamps::state_dir_from(ctx.env));
@@ -391,14 +435,8 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
   stamps.seed(snapshot->path, digests);
   // What this call downloaded was hashed as it streamed in: those hashes hold while the blobs
   // keep the stamps they have now.
-  for (const auto& [blob, hash] : snapshot->downloaded_sha256) {
-    std::error_code ec;
-    const auto canonical = std::filesystem::canonical(blob, ec);
-    if (ec) continue;
-    if (auto stamp = FileStamp::of(canonical); stamp && stamp->size == hash.size) {
-      digests.remember(canonical, {*stamp, hash});
-    }
-  }
+  remember_downloaded(snapshot->downloaded_sha256, digests);
+  KH_RETURN_IF_ERROR(check_cached_blobs(*snapshot, tree, repo, name, digests));
   // Before anything in the download is parsed: its signature, when a key is trusted or required.
   KH_RETURN_IF_ERROR(signing::check_variant(
       snapshot->path, signing::ExpectedVariant::for_revision(repo.to_string(), resolved.revision, name),
@@ -413,6 +451,8 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
       "`" + repo.to_string() + "` variant `" + name + "` (commit " + resolved.commit + ")");
   if (!fetched) return fetched;
   stamps.record(snapshot->path, digests);
+  fetched->timings.requests = hub.requests();
+  fetched->fallbacks = hub.fallbacks();
   if (latest) {
     fetched->warnings.insert(fetched->warnings.begin(),
                              "UNSTABLE_KERNELS_ALL_LATEST is enabled: overriding requested " + asked_for(request) +
@@ -462,18 +502,20 @@ Result<VariantDecisions> variant_decisions(const FetchRequest& request, const Fe
   const client::RepoId& repo = std::get<client::RepoId>(request.source);
   KH_ASSIGN_OR_RETURN(client::Settings settings, settings_for(request, ctx.env));
   const client::HubClient hub = make_client(std::move(settings), ctx);
-  if (check_trust) {
-    KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, request.trust_remote_code, request.trusted_repos, ctx.env));
-  }
   FetchRequest effective = request;
   KH_ASSIGN_OR_RETURN(const std::optional<int> latest, all_latest_version(hub, repo, request, ctx.env));
   if (latest) {
     effective.revision.reset();
     effective.version = *latest;
   }
+  // The revision first: a repo that does not exist is not found, whoever publishes it.
   KH_ASSIGN_OR_RETURN(VariantDecisions resolved, resolve(hub, repo, effective));
+  if (check_trust) {
+    KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, request.trust_remote_code, request.trusted_repos, ctx.env));
+  }
   KH_ASSIGN_OR_RETURN(client::RepoTree tree, hub.tree(repo, kKernelRepo, resolved.commit));
   decide_from_tree(hub, repo, tree, effective, ctx.environment, resolved);
+  resolved.fallbacks = hub.fallbacks();
   return resolved;
 }
 

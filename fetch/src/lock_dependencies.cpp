@@ -33,11 +33,12 @@ Status lock_tree(const KernelDependency& dependency, const client::HubClient& hu
                           "agree on its version");
   }
   KH_ASSIGN_OR_RETURN(client::RepoId repo, client::RepoId::parse(dependency.repo_id));
-  // As `kernels lock`: nothing is locked from a publisher that would not be loaded.
-  KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, trust_remote_code, {}, env));
   const std::string wanted = dependency.wanted();
   auto commit = hub.resolve_revision(repo, kType, wanted);
   if (!commit) return unexpected(commit.error().with_context("locking `" + dependency.repo_id + "` at " + wanted));
+  // As `kernels lock`: nothing is locked from a publisher that would not be loaded (asked once
+  // the repo is known to exist: a repo that does not is not found, whoever publishes it).
+  KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, trust_remote_code, {}, env));
   KH_ASSIGN_OR_RETURN(client::RepoTree tree, hub.tree(repo, kType, *commit));
   KernelLock lock{dependency, *commit, variant_lock_hashes(tree)};
   if (lock.variants.empty()) {

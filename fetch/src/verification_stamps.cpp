@@ -163,4 +163,13 @@ void VerificationStamps::record(const std::filesystem::path& variant_dir, const 
   }
 }
 
+void remember_downloaded(const std::map<std::filesystem::path, FileHash>& hashes, FileDigests& digests) {
+  for (const auto& [path, hash] : hashes) {
+    const auto canonical = canonical_or_same(path);
+    if (auto stamp = FileStamp::of(canonical); stamp && stamp->size == hash.size) {
+      digests.remember(canonical, {*stamp, hash});
+    }
+  }
+}
+
 }  // namespace kernelhub

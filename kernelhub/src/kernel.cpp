@@ -39,6 +39,10 @@ const std::vector<Kernel>& Kernel::dependencies() const {
   return state_->dependencies;
 }
 
+const std::vector<std::string>& Kernel::fallbacks() const {
+  return state_->fetched.fallbacks;
+}
+
 c10::OperatorHandle Kernel::checked(std::string_view name, const CppSignature& signature) const {
   const std::string qualified = ns() + "::" + std::string(name);
   const auto handle = c10::Dispatcher::singleton().findSchema({qualified, ""});

@@ -97,11 +97,15 @@ Status Environment::apply_overrides(const EnvironmentSource& env) {
     if (!parsed) return bad_override("KERNELHUB_PYTHON", *v, "MAJOR.MINOR, e.g. 3.12 (3.13t: free-threaded)");
     python = *parsed;
   }
+  std::optional<std::string> target_torch;  // a torch built for an accelerator, named explicitly
   if (auto v = env("KERNELHUB_TORCH")) {
     auto parsed = TorchSpec::parse(*v);
     if (!parsed) return bad_override("KERNELHUB_TORCH", *v, "MAJOR.MINOR[+BACKEND], e.g. 2.13 or 2.13.0+cu130");
     torch = parsed->version;
-    if (parsed->backend) torch_backend = *parsed->backend;
+    if (parsed->backend) {
+      torch_backend = *parsed->backend;
+      if (parsed->backend->kind != BackendKind::kCpu) target_torch = *v;
+    }
   }
   if (auto v = env("KERNELHUB_CXX11_ABI")) {
     if (*v != "0" && *v != "1") return bad_override("KERNELHUB_CXX11_ABI", *v, "0 or 1");
@@ -148,6 +152,20 @@ Status Environment::apply_overrides(const EnvironmentSource& env) {
     // An explicit backend is what the user wants selected, driver or not.
     backend = *parsed;
     backend_reason = "set by KERNELHUB_BACKEND";
+    return {};
+  }
+  if (target_torch) {
+    // A torch build named explicitly (a login node preparing a cache for GPU nodes, an image
+    // build stage) is the target machine's, not this one's: its backend is selected whatever this
+    // machine has, and this machine's driver and GPUs say nothing about the target's.
+    if (!env("KERNELHUB_CUDA_DRIVER")) cuda_driver.reset();
+    if (!env("KERNELHUB_GPUS")) gpus.clear();
+    backend = torch_backend;
+    backend_reason = "torch " + *target_torch + " (KERNELHUB_TORCH or --torch) names the target machine, so its " +
+                     torch_backend.to_token() + " variants are selected whatever this machine has; " +
+                     (gpus.empty() ? "the GPU fit is skipped (give the target's GPUs as KERNELHUB_GPUS, e.g. 9.0, "
+                                     "to fit them)"
+                                   : "the GPU fit checks KERNELHUB_GPUS");
     return {};
   }
   choose_backend(*this);

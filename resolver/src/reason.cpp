@@ -260,7 +260,9 @@ std::string to_string(const Reason& r) {
           },
           [](const reason::GpuMismatch& m) { return to_string(m.fit); },
           [](const reason::Compatible& c) {
-            return c.fit ? "compatible (" + to_string(*c.fit) + ")" : std::string("compatible");
+            if (c.fit) return "compatible (" + to_string(*c.fit) + ")";
+            if (!c.fit_not_checked.empty()) return "compatible (GPU fit not checked: " + c.fit_not_checked + ")";
+            return std::string("compatible");
           },
       },
       r);

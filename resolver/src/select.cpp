@@ -190,6 +190,11 @@ std::string format_trace(const std::vector<Decision>& decisions) {
     const Decision& d = decisions[i];
     if (d.accepted()) {
       out += d.name + (i == 0 ? " compatible, preferred \u2705" : " compatible \u2705");
+      // A GPU fit that could not be checked is said: the choice rests on less than it seems.
+      const auto* compatible = std::get_if<reason::Compatible>(&d.reason);
+      if (compatible != nullptr && !compatible->fit_not_checked.empty()) {
+        out += " (GPU fit not checked: " + compatible->fit_not_checked + ")";
+      }
     } else {
       out += d.name + ": " + to_string(d.reason);
     }

@@ -186,6 +186,50 @@ void Server::Impl::list_lfs_files(Call& call, const RepoKey& key) {
   send_json(call.res, 200, out);
 }
 
+void Server::Impl::repository_storage(Call& call, const std::string& org) {
+  if (!call.who) return send_error(call.res, 401, "Unauthorized", "Invalid credentials in Authorization header");
+  const std::string ns = org.empty() ? call.who->user : org;
+  if (!org.empty() && !AccessPolicy::owns(call.who, org)) {
+    return send_error(call.res, 403, "Forbidden",
+                      "user `" + call.who->user + "` is not a member of organization `" + org + "`");
+  }
+  // Per repo: the distinct blobs of every commit its branches and tags reach, each counted once.
+  json items = json::array();
+  std::vector<std::pair<std::uint64_t, json>> rows;
+  std::uint64_t total = 0;
+  for (const RepoType type : kAllRepoTypes) {
+    for (const auto& repo : store->repos(type)) {
+      if (repo->key.ns != ns) continue;
+      std::map<std::string, std::uint64_t> blobs;
+      std::set<std::string> walked;
+      std::vector<std::string> tips;
+      for (const auto& [name, target] : repo->branches) tips.push_back(target);
+      for (const auto& [name, target] : repo->tags) tips.push_back(target);
+      for (const std::string& tip : tips) {
+        for (std::string id = tip; !id.empty() && walked.insert(id).second;) {
+          auto commit = store->commit(repo->key, id);
+          if (!commit) return send_error(call.res, 500, "InternalError", commit.error().message);
+          for (const auto& [path, entry] : (*commit)->files) blobs.emplace(entry.sha256, entry.size);
+          id = (*commit)->parent;
+        }
+      }
+      std::uint64_t storage = 0;
+      for (const auto& [sha, size] : blobs) storage += size;
+      total += storage;
+      rows.emplace_back(storage, json{{"id", repo->key.id()},
+                                      {"type", std::string(to_string(type))},
+                                      {"updatedAt", repo->last_modified},
+                                      {"visibility", repo->meta.is_private ? "private" : "public"},
+                                      {"storage", storage}});
+    }
+  }
+  for (auto& [storage, item] : rows) {
+    item["storagePercent"] = total == 0 ? 0.0 : 100.0 * static_cast<double>(storage) / static_cast<double>(total);
+    items.push_back(std::move(item));
+  }
+  send_json(call.res, 200, items);
+}
+
 void Server::Impl::delete_lfs_files(Call& call, const RepoKey& key) {
   auto repo = writable_repo(call, key);
   if (!repo) return;

@@ -1,6 +1,9 @@
 #include "kernelhub/server/server.hpp"
 
+#include <sys/socket.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdio>
 #include <ctime>
@@ -57,10 +60,26 @@ bool is_streamed_commit(const httplib::Request& req) {
          std::count(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(at), '/') <= 4;
 }
 
+// An id a client sent that can go back in a header and the log: one line of printable ASCII.
+std::optional<std::string> usable_id(const httplib::Request& req, const char* header) {
+  const std::string value = req.get_header_value(header);
+  if (value.empty() || value.size() > 200) return std::nullopt;
+  for (char c : value) {
+    if (c < 0x21 || c > 0x7e) return std::nullopt;
+  }
+  return value;
+}
+
 // Every answer carries an id, as the Hub's do: huggingface_hub prints it in its error messages
-// ("(Request ID: ...)") so that a failure can be found in the server's log.
-void set_request_id(httplib::Response& res) {
-  if (!res.has_header("X-Request-Id")) res.set_header("X-Request-Id", "Root=1-" + random_hex(12));
+// ("(Request ID: ...)") so that a failure can be found in the server's log. The client's own id
+// comes back when it sent one (X-Request-Id, else the X-Amzn-Trace-Id huggingface_hub puts on
+// every request), so the client's logs and ours name a request the same way; else a new one.
+void set_request_id(const httplib::Request& req, httplib::Response& res) {
+  if (res.has_header("X-Request-Id")) return;
+  const auto trace = usable_id(req, "X-Amzn-Trace-Id");
+  if (trace) res.set_header("X-Amzn-Trace-Id", *trace);
+  const auto own = usable_id(req, "X-Request-Id");
+  res.set_header("X-Request-Id", own ? *own : trace ? *trace : "Root=1-" + random_hex(12));
 }
 
 }  // namespace
@@ -125,16 +144,37 @@ Status Server::start() {
   if (s.running) return {};
   s.install_routes();
   const std::string& host = s.options.host;
+  // Note [One server per port]: cpp-httplib sets SO_REUSEPORT on its listening socket, which lets a
+  // second server (a stale one, a second deployment) bind the same port and take a random share of
+  // the connections, tokens included, with neither saying a word. Only SO_REUSEADDR here (a
+  // restarted server still binds while old connections linger in TIME_WAIT): a busy port fails the
+  // bind, and start() says whose it is likely to be.
+  s.listen_fd = -1;
+  s.http.set_socket_options([&s](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    s.listen_fd = sock;  // the last one tried is the one that binds
+  });
+  errno = 0;
   if (s.options.port == 0) {
     s.port = s.http.bind_to_any_port(host);
-    if (s.port <= 0) return unexpected(ErrorCode::kIo, "cannot listen on " + host + " (any port)");
+    if (s.port <= 0) return unexpected(os_error("cannot listen on " + host + " (any port)", errno));
   } else {
     if (!s.http.bind_to_port(host, s.options.port)) {
-      return unexpected(ErrorCode::kIo, "cannot listen on " + host + ":" + std::to_string(s.options.port) +
-                                            " (address in use or not local?)");
+      const int why = errno;
+      const std::string where = host + ":" + std::to_string(s.options.port);
+      if (why == EADDRINUSE) {
+        return unexpected(ErrorCode::kIo, "cannot listen on " + where +
+                                              ": the port is already in use (another `kernelhub serve`, or another "
+                                              "server); stop it, or choose another --port");
+      }
+      return unexpected(os_error("cannot listen on " + where, why != 0 ? why : EADDRNOTAVAIL));
     }
     s.port = s.options.port;
   }
+  // The backlog cpp-httplib was built with (5) refuses connections a burst of clients makes at
+  // once; listen() again on the bound socket raises it.
+  if (s.listen_fd >= 0) ::listen(s.listen_fd, SOMAXCONN);
   const std::string url_host = (host == "0.0.0.0" || host.empty()) ? "127.0.0.1" : host;
   const std::string port = std::to_string(s.port);
   s.public_url = s.options.public_url.empty() ? "http://" + url_host + ":" + port : s.options.public_url;
@@ -225,7 +265,7 @@ void Server::Impl::install_routes() {
             res, 413, "PayloadTooLarge",
             "request body of " + value + " bytes is over this server's limit of " + std::to_string(limit) + " bytes");
         drop_ranges_unless_file(req, res);
-        set_request_id(res);
+        set_request_id(req, res);
         return httplib::Server::HandlerResponse::Handled;
       }
     }
@@ -233,13 +273,13 @@ void Server::Impl::install_routes() {
       res.set_header("Connection", "close");
       send_error(res, 400, "BadRequest", "GET and HEAD requests must not carry a body");
       drop_ranges_unless_file(req, res);
-      set_request_id(res);
+      set_request_id(req, res);
       return httplib::Server::HandlerResponse::Handled;
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
   http.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
-    set_request_id(res);
+    set_request_id(req, res);
     if (res.has_header("X-Error-Message")) return httplib::Server::HandlerResponse::Unhandled;
     if (res.status == 413) {
       send_error(res, 413, "PayloadTooLarge", "request body is over this server's limit");
@@ -267,8 +307,8 @@ void Server::Impl::install_routes() {
   });
   if (options.log_requests) {
     http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-      std::fprintf(stderr, "%s %s %d range=%s\n", req.method.c_str(), req.target.c_str(), res.status,
-                   req.get_header_value("Range").c_str());
+      std::fprintf(stderr, "%s %s %d range=%s id=%s\n", req.method.c_str(), req.target.c_str(), res.status,
+                   req.get_header_value("Range").c_str(), res.get_header_value("X-Request-Id").c_str());
     });
   }
   auto plain = [this](const httplib::Request& req, httplib::Response& res) { dispatch(req, res, nullptr); };
@@ -292,7 +332,7 @@ void drop_ranges_unless_file(const httplib::Request& req, const httplib::Respons
 }
 
 void Server::Impl::dispatch(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* reader) {
-  set_request_id(res);
+  set_request_id(req, res);
   route(req, res, reader);
   answer_conditionally(req, res);
   // A streamed commit refused before (or while) its body was read leaves bytes on the connection.
@@ -371,6 +411,10 @@ void Server::Impl::route(const httplib::Request& req, httplib::Response& res, co
     if (s.size() == 2 && s[1] == "whoami-v2" && get) return whoami(call);
     if (s.size() == 4 && s[1] == "organizations" && s[3] == "overview" && get) return organization_overview(call, s[2]);
     if (s.size() == 2 && s[1] == "agent-harnesses" && get) return agent_harnesses(call);
+    if (s.size() == 3 && s[1] == "settings" && s[2] == "repositories" && get) return repository_storage(call, "");
+    if (s.size() == 5 && s[1] == "organizations" && s[3] == "settings" && s[4] == "repositories" && get) {
+      return repository_storage(call, s[2]);
+    }
     if (s.size() == 3 && s[1] == "repos" && s[2] == "create" && m == "POST") return create_repo(call);
     if (s.size() == 2 && s[1] == "validate-yaml" && m == "POST") return validate_yaml(call);
     if (s.size() == 3 && s[1] == "repos" && s[2] == "delete" && m == "DELETE") return delete_repo(call);

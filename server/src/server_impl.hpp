@@ -57,6 +57,7 @@ struct Server::Impl {
   std::string public_url;
   std::string storage_url;
   std::atomic<bool> running{false};
+  int listen_fd = -1;  // the listening socket, once bound (owned by `http`)
   std::mutex faults_mutex;
   std::set<std::string> faulted_blobs;         // blobs whose first storage GET was cut (fault injection)
   std::atomic<bool> upload_fault_done{false};  // the one upload cut has happened
@@ -125,6 +126,10 @@ struct Server::Impl {
   void auth_check(Call& call, const RepoKey& key, bool write);
   void super_squash(Call& call, const RepoKey& key, const std::string& branch);
   void list_lfs_files(Call& call, const RepoKey& key);
+  // GET /api/settings/repositories (the caller's repos) and
+  // /api/organizations/{org}/settings/repositories: every repo of the namespace, any type, with the
+  // bytes its history keeps (huggingface_hub list_user_repos, `hf repos ls`).
+  void repository_storage(Call& call, const std::string& org);
   void delete_lfs_files(Call& call, const RepoKey& key);
   void list_access_requests(Call& call, const RepoKey& key, const std::string& status);
   void handle_access_request(Call& call, const RepoKey& key, bool grant);

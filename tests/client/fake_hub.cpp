@@ -115,6 +115,9 @@ FakeHub::FakeHub() {
       res.set_header("X-Linked-Size", std::to_string(it->content.size()));
       res.set_header("ETag", "\"" + git_blob_sha1(it->content) + "\"");
       res.set_content("Found. Redirecting", "text/plain");
+      // As the Hub: a Range is for the file, not for the redirect (httplib would apply it to this
+      // body and answer 416). httplib owns the Request as a non-const local.
+      const_cast<httplib::Request&>(req).ranges.clear();
       return;
     }
     res.set_header("ETag", "\"" + git_blob_sha1(it->content) + "\"");
@@ -223,7 +226,8 @@ const FakeFile* FakeHub::find_blob(const std::string& sha256) const {
 
 void FakeHub::record(const std::string& host, const httplib::Request& req) {
   std::lock_guard lock(mutex_);
-  seen_.push_back(SeenRequest{host, req.method, req.path, req.get_header_value("Authorization")});
+  seen_.push_back(
+      SeenRequest{host, req.method, req.path, req.get_header_value("Authorization"), req.get_header_value("Range")});
 }
 
 void FakeHub::serve_bytes(const httplib::Request& req, httplib::Response& res, const std::string& content) {

@@ -40,6 +40,7 @@ struct SeenRequest {
   std::string method;
   std::string path;
   std::string authorization;
+  std::string range;  // the Range header, if any
 };
 
 class FakeHub {

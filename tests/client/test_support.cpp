@@ -45,11 +45,31 @@ std::string read_file(const fs::path& path) {
   return out.str();
 }
 
+namespace {
+
+// blobs/<etag>.incomplete: a partial download kept to be continued (blob_download.hpp).
+bool is_kept_partial(const std::string& name) {
+  const std::string stem = name.substr(0, name.find('.'));
+  return name == stem + ".incomplete" && (stem.size() == 64 || stem.size() == 40);
+}
+
+}  // namespace
+
+std::vector<fs::path> partial_files(const fs::path& cache) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(cache, ec), end; !ec && it != end; it.increment(ec)) {
+    if (is_kept_partial(it->path().filename().string())) out.push_back(it->path());
+  }
+  return out;
+}
+
 std::string cache_problems(const fs::path& cache) {
   std::string problems;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(cache, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
+    if (is_kept_partial(name)) continue;
     if (name.ends_with(".incomplete") || name.ends_with(".tmp")) problems += "temp file " + it->path().string() + "\n";
     if (it->path().parent_path().filename() == "blobs" && it->is_regular_file()) {
       const std::string content = read_file(it->path());

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "kernelhub/client/settings.hpp"
 
@@ -22,8 +23,10 @@ class TempDir {
 // Fast retries, 1 s timeouts, no fsync, a token.
 Settings test_settings(const std::filesystem::path& cache, const std::string& endpoint);
 
-// Empty when clean; else what is wrong (temp files, blobs whose hash is not their name).
+// Empty when clean; else what is wrong (temp files, blobs whose hash is not their name). A partial
+// download kept to be continued (blobs/<etag>.incomplete) is not a problem: partial_files lists them.
 std::string cache_problems(const std::filesystem::path& cache);
+std::vector<std::filesystem::path> partial_files(const std::filesystem::path& cache);
 
 std::string read_file(const std::filesystem::path& path);
 

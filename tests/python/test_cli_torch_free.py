@@ -166,7 +166,7 @@ def test_no_torch_to_be_found_says_which_flag_or_variable_to_give(published, tmp
     result = run("download", REPO, "--version", "1", "--json", env=env)
     assert result.returncode == 2, result.stdout + result.stderr
     error = json.loads(result.stdout)["error"]
-    assert error["code"] == "not_found" and "--torch" in error["message"]
+    assert error["code"] == "invalid_argument" and "--torch" in error["message"]
 
     result = run("env", env=env)  # env describes the machine without a torch, and says why
     assert result.returncode == 0 and re.search(r"^torch:\s+null$", result.stdout, re.M), result.stdout

@@ -128,7 +128,7 @@ def test_we_use_what_python_downloaded_without_requests(hub_server, published, t
 def test_offline_miss_lists_the_cache(hub_server, published, tmp_path):
     result = subprocess.run([str(KERNELHUB_BIN), "download", REPO, "--variant", "torch-cpu", "--json"],
                             env=_env(hub_server, tmp_path / "empty", offline=True), capture_output=True, text=True)
-    assert result.returncode == 1
+    assert result.returncode == 6  # offline and not cached (docs/CLI.md)
     error = json.loads(result.stdout)["error"]
     assert error["code"] == "offline_miss"
     assert "holds nothing for this repo" in error["message"]
@@ -140,7 +140,7 @@ def test_not_found_says_what_in_json(hub_server, published, tmp_path):
     for args, missing in ((["acme/no-such-kernel"], "repo"), ([REPO, "--revision", "no-such-branch"], "revision")):
         result = subprocess.run([str(KERNELHUB_BIN), "download", *args, "--json"], env=env, capture_output=True,
                                 text=True)
-        assert result.returncode == 1, result.stderr
+        assert result.returncode == 3, result.stderr
         error = json.loads(result.stdout)["error"]
         assert error["code"] == "not_found" and error["missing"] == missing, error
 

@@ -59,7 +59,7 @@ def test_ranks_load_the_locked_commit_from_a_shared_cache_with_no_request(hub, t
     start = text.index("sha256-") + len("sha256-")
     hashes.write_text(text[:start] + ("0" if text[start] != "0" else "1") + text[start + 1:])
     refused = login_node(s, tmp_path / "other-cache", "download", "--lockfile", str(lockfile), "--json")
-    assert refused.returncode == 1
+    assert refused.returncode == 9
     assert json.loads(refused.stdout)["error"]["code"] == "integrity_mismatch", refused.stdout
 
 

@@ -78,17 +78,17 @@ def test_warm_pinned_get_makes_no_request(hub, tmp_path):
 
 def test_missing_version_and_no_version_name_the_available_versions(hub, tmp_path):
     r = get(hub, tmp_path / "cache", "acme/reference-kernels", "--version", "7")
-    assert r.returncode == 1
+    assert r.returncode == 3  # not found (docs/CLI.md)
     assert "Version 7 of `acme/reference-kernels` not found, available versions: v1" in r.stderr
     r = get(hub, tmp_path / "cache", "acme/reference-kernels")
-    assert r.returncode == 1
+    assert r.returncode == 2  # bad usage: no version given
     assert 'get_kernel("acme/reference-kernels", {.version = 1})' in r.stderr
 
 
 def test_untrusted_publisher_needs_an_opt_in(hub, tmp_path):
     publish(hub, "alice/reference-kernels")
     r = get(hub, tmp_path / "cache", "alice/reference-kernels", "--version", "1")
-    assert r.returncode == 1
+    assert r.returncode == 8  # not trusted
     assert "not mark as a trusted kernel publisher" in r.stderr
     blobs = tmp_path / "cache" / "kernels--alice--reference-kernels" / "blobs"
     assert not blobs.exists() or not any(blobs.iterdir())  # no file of it was downloaded
@@ -104,7 +104,7 @@ def test_offline_uses_the_cache_and_a_miss_lists_what_is_cached(hub, tmp_path):
     assert r.returncode == 0, r.stderr
     assert requests_in_log(hub) == before
     r = get(hub, cache, "acme/other-kernel", "--version", "1", offline=True)
-    assert r.returncode == 1
+    assert r.returncode == 6  # offline and not cached
     assert "offline" in r.stderr.lower()
 
 
@@ -116,8 +116,10 @@ def test_a_tampered_cache_file_is_refused_before_loading(hub, tmp_path):
     blob.chmod(0o644)
     blob.write_text(blob.read_text() + "\nimport os\n")
     r = get(hub, cache, "acme/reference-kernels", "--version", "1", offline=True)
-    assert r.returncode == 1
-    assert "do not match metadata.json `digest`" in r.stderr
+    assert r.returncode == 9  # a file that is not what it should be
+    # The cache is what changed: said, by the blob's name, with the command that repairs it.
+    assert f"changed in the cache: its blob {blob.name}" in r.stderr, r.stderr
+    assert "Repair it with: kernelhub download acme/reference-kernels --revision " in r.stderr
 
 
 def test_download_on_several_transfer_threads_verifies_and_links_every_file(hub, tmp_path):

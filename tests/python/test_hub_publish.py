@@ -162,7 +162,7 @@ def test_cut_upload_then_rerun_makes_exactly_one_commit(kernelhub_serve, build_d
     # Small files are LFS too, so some objects are stored before the first big one is cut.
     server = kernelhub_serve("--lfs-threshold", "1000", "--fault-cut-upload-after", str(1 << 20))
     cut = hub_publish(server, build_dir, "--version", "1", "--create", "--retries", "0")
-    assert cut.returncode == 1
+    assert cut.returncode == 5  # the Hub could not be reached (docs/CLI.md)
     assert "run the command again" in cut.stderr
     api = HfApi(endpoint=server.url, token=server.write_token)
     assert "v1" not in [b.name for b in api.list_repo_refs(REPO, repo_type="kernel").branches]
@@ -192,14 +192,14 @@ def test_bad_build_dir_lists_every_problem_and_sends_nothing(kernelhub_serve, bu
         os.symlink(outside, other / "leak.txt")                            # symlink out of the build dir
     before = server.log()
     r = hub_publish(server, build_dir, "--version", "1", "--create")
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "nothing was published" in r.stderr
     assert f"{variant.name}: metadata.json is missing" in r.stderr
     assert "not-a-variant: not a build variant name" in r.stderr
     for other in others:
         assert f"{other.name}: leak.txt is a symlink leading out of the build dir" in r.stderr
     as_json = hub_publish(server, build_dir, "--version", "1", "--create", "--json")
-    assert as_json.returncode == 1
+    assert as_json.returncode == 2
     error = json.loads(as_json.stdout)["error"]
     assert error["code"] == "invalid_argument" and "missing" not in error
     assert f"{variant.name}: metadata.json is missing" in error["message"]
@@ -215,12 +215,12 @@ def test_a_half_built_variant_is_refused_and_variant_publishes_the_others(kernel
     shutil.rmtree(half, ignore_errors=True)
     half.mkdir()
     r = hub_publish(server, build_dir, "--version", "1", "--create")
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert f"{half.name}: metadata.json is missing: a half-built or broken variant" in r.stderr
     assert "--variant NAME" in r.stderr
 
     unknown = hub_publish(server, build_dir, "--version", "1", "--create", "--variant", "torch215-cxx11-cu999-x")
-    assert unknown.returncode == 1
+    assert unknown.returncode == 2
     assert "--variant torch215-cxx11-cu999-x: no such folder" in unknown.stderr
     assert variant.name in unknown.stderr and half.name in unknown.stderr  # what it holds
 
@@ -285,7 +285,7 @@ def test_inconsistent_metadata_is_refused(kernelhub_serve, build_dir):
     (variant / "metadata.json").write_text(json.dumps(meta))
     (variant / "_ops.py").write_text("# edited after the build\n")
     r = hub_publish(server, build_dir, "--version", "1", "--create")
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "`id` is `_someone_else_cpu_0000000`" in r.stderr
     assert "_ops.py" in r.stderr  # the digest no longer matches
     wrong_version = hub_publish(server, build_dir, "--version", "3")
@@ -296,24 +296,24 @@ def test_inconsistent_metadata_is_refused(kernelhub_serve, build_dir):
 def test_refused_files_and_bad_tokens_leave_no_commit(kernelhub_serve, build_dir):
     server = kernelhub_serve("--lfs-threshold", "1000", "--max-lfs-object", str(1 << 20))
     r = hub_publish(server, build_dir, "--version", "1", "--create")
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "the Hub refused these files" in r.stderr and ".abi3.so" in r.stderr
     api = HfApi(endpoint=server.url, token=server.write_token)
     assert "v1" not in [b.name for b in api.list_repo_refs(REPO, repo_type="kernel").branches]
 
     wrong = hub_publish(server, build_dir, "--version", "1", "--json", token="hf_not_a_real_token")
-    assert wrong.returncode == 1
+    assert wrong.returncode == 7
     assert "refused the token" in wrong.stderr and "HF_TOKEN" in wrong.stderr
     assert json.loads(wrong.stdout)["error"]["code"] == "unauthorized"
     read_only = hub_publish(server, build_dir, "--version", "1", token=server.read_token)
-    assert read_only.returncode == 1
+    assert read_only.returncode == 7
     assert "may not write" in read_only.stderr or "does not exist" in read_only.stderr
 
 
 def test_missing_repo_without_create_names_the_repo_in_json(kernelhub_serve, build_dir):
     server = kernelhub_serve()
     r = hub_publish(server, build_dir, "--version", "1", "--json")
-    assert r.returncode == 1
+    assert r.returncode == 3
     error = json.loads(r.stdout)["error"]
     assert (error["code"], error["missing"]) == ("not_found", "repo"), error
     assert REPO in error["message"] and error["message"] in r.stderr

@@ -122,7 +122,7 @@ def test_a_lock_hash_that_differs_refuses_the_load(hub, tmp_path):
     hashes[0]["variants"][variant]["hash"] = "sha256-" + "0" * 64
     (root / "kernelhub.lock").write_text(json.dumps(hashes))
     r = run(hub, cache, "get", REPO, "--lockfile", str(root / "kernels.lock"))
-    assert r.returncode == 1
+    assert r.returncode == 9  # integrity (docs/CLI.md)
     assert "the lock file says sha256-" + "0" * 64 in r.stderr, r.stderr
 
 
@@ -137,8 +137,9 @@ def test_a_changed_file_in_the_cache_refuses_the_locked_load(hub, tmp_path):
     data[len(data) // 2] ^= 0x01
     library.write_bytes(bytes(data))
     r = run(hub, cache, "get", REPO, "--lockfile", str(root / "kernels.lock"))
-    assert r.returncode == 1
-    assert "does not match the lock" in r.stderr and library.name in r.stderr, r.stderr
+    assert r.returncode == 9
+    # The cache is what changed, before the lock is compared: said by the blob's name.
+    assert "changed in the cache" in r.stderr and library.name in r.stderr, r.stderr
 
 
 def test_stale_hash_file_and_unlocked_repo_and_revision_conflict_are_clear_errors(hub, tmp_path):
@@ -148,16 +149,16 @@ def test_stale_hash_file_and_unlocked_repo_and_revision_conflict_are_clear_error
     lockfile = str(root / "kernels.lock")
 
     r = run(hub, cache, "get", "acme/other-kernel", "--lockfile", lockfile)
-    assert r.returncode == 1 and "is not locked in" in r.stderr and "kernelhub lock" in r.stderr, r.stderr
+    assert r.returncode == 3 and "is not locked in" in r.stderr and "kernelhub lock" in r.stderr, r.stderr
 
     r = run(hub, cache, "get", REPO, "--lockfile", lockfile, "--version", "1")
-    assert r.returncode == 1 and "do not also give a revision or version" in r.stderr, r.stderr
+    assert r.returncode == 2 and "do not also give a revision or version" in r.stderr, r.stderr
 
     hashes = json.loads((root / "kernelhub.lock").read_text())
     hashes[0]["sha"] = "f" * 40
     (root / "kernelhub.lock").write_text(json.dumps(hashes))
     r = run(hub, cache, "get", REPO, "--lockfile", lockfile)
-    assert r.returncode == 1 and "written apart" in r.stderr, r.stderr
+    assert r.returncode == 9 and "written apart" in r.stderr, r.stderr
 
 
 def test_legacy_format_carries_its_hashes(hub, tmp_path):
@@ -219,11 +220,11 @@ def test_lock_reports_bad_dependency_lists_with_their_line(hub, tmp_path):
     root.mkdir()
     (root / "pyproject.toml").write_text('[tool.kernels.dependencies]\n"acme/x" = 1\n"acme/y" = "1.2"\nnot-quoted = 3\n')
     r = run(hub, tmp_path / "cache", "lock", str(root))
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "line 4" in r.stderr and "quoted repo id" in r.stderr, r.stderr
     assert not (root / "kernels.lock").exists()
 
     empty = tmp_path / "empty"
     empty.mkdir()
     r = run(hub, tmp_path / "cache", "lock", str(empty))
-    assert r.returncode == 1 and "kernels.toml" in r.stderr, r.stderr
+    assert r.returncode == 3 and "kernels.toml" in r.stderr, r.stderr

@@ -73,5 +73,5 @@ def test_a_file_changed_after_its_verification_is_hashed_again_and_refused(hub, 
     os.chmod(blob, 0o644)
     blob.write_bytes(bytes(data))
     changed, _ = get(hub, cache, state)
-    assert changed.returncode == 1
-    assert "do not match metadata.json `digest`" in changed.stderr, changed.stderr
+    assert changed.returncode == 9
+    assert f"changed in the cache: its blob {blob.name}" in changed.stderr, changed.stderr

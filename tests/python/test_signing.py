@@ -110,7 +110,7 @@ def test_signed_variant_verifies_on_disk_and_through_the_hub(signed, tmp_path):
 
 def test_a_signature_replayed_under_another_version_is_refused(signed, tmp_path):
     r = get(signed, tmp_path, "acme/signed-kernels", "--version", "2", trusted=f"acme={signed['public_key']}")
-    assert r.returncode == 1
+    assert r.returncode == 8  # not trusted (docs/CLI.md)
     assert "signs another build" in r.stderr and "version 1, asked 2" in r.stderr
 
 
@@ -119,16 +119,16 @@ def test_a_key_not_trusted_for_the_repo_is_refused(signed, tmp_path):
     assert run("keygen", "--out", other).returncode == 0
     r = get(signed, tmp_path, "acme/signed-kernels", "--version", "1",
             trusted=f"acme={Path(f'{other}.pub').read_text().strip()}")
-    assert r.returncode == 1
+    assert r.returncode == 8
     assert "does not verify with any trusted key" in r.stderr
 
 
 def test_unsigned_variants_fail_when_a_key_is_trusted_or_a_signature_required(signed, tmp_path):
     r = get(signed, tmp_path, "acme/unsigned", "--version", "1", trusted=f"acme={signed['public_key']}")
-    assert r.returncode == 1
+    assert r.returncode == 8
     assert "has no signature" in r.stderr
     r = get(signed, tmp_path, "acme/unsigned", "--version", "1", "--require-signature")
-    assert r.returncode == 1
+    assert r.returncode == 8
     assert "a signature is required" in r.stderr
     r = get(signed, tmp_path, "acme/unsigned", "--version", "1")  # nothing configured: as before
     assert r.returncode == 0, r.stderr

@@ -1,5 +1,7 @@
 #include "cli_app.hpp"
 
+#include "error_json.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -66,6 +68,9 @@ class HelpFormatter : public CLI::Formatter {
   std::map<std::string, std::string, std::less<>> summaries_;
 };
 
+// Whether the command line asks for --json: a usage error then prints its error object too.
+bool json_asked = false;
+
 // The subcommand the arguments went to, or `app` itself.
 const CLI::App& selected(const CLI::App& app) {
   const CLI::App* at = &app;
@@ -112,7 +117,45 @@ std::string command_path(const CLI::App& command) {
   return path;
 }
 
+int exit_status(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument: return kExitUsage;
+    case ErrorCode::kNotFound: return kExitNotFound;
+    case ErrorCode::kNoCompatibleVariant:
+    case ErrorCode::kIncompatibleBinary:
+    case ErrorCode::kClientTooOld: return kExitNoVariant;
+    case ErrorCode::kNetwork: return kExitUnreachable;
+    case ErrorCode::kOfflineMiss: return kExitOfflineMiss;
+    case ErrorCode::kUnauthorized:
+    case ErrorCode::kGated: return kExitAccess;
+    case ErrorCode::kUntrustedPublisher:
+    case ErrorCode::kBadSignature:
+    case ErrorCode::kMissingSignature: return kExitUntrusted;
+    case ErrorCode::kIntegrityMismatch:
+    case ErrorCode::kCorruptFile:
+    case ErrorCode::kDependencyCycle: return kExitIntegrity;
+    case ErrorCode::kLoadFailed:
+    case ErrorCode::kIo:
+    case ErrorCode::kOpSchemaMismatch:
+    case ErrorCode::kInternal: return kExitFailure;
+  }
+  return kExitFailure;
+}
+
+int fail(std::string_view command, const Error& error, bool json) {
+  std::fprintf(stderr, "%.*s: error: %s\n", static_cast<int>(command.size()), command.data(), error.message.c_str());
+  if (json) std::printf("%s\n", error_json(error).dump(2).c_str());
+  return exit_status(error.code);
+}
+
+void say_fallbacks(std::string_view command, const std::vector<std::string>& fallbacks) {
+  for (const std::string& note : fallbacks) {
+    std::fprintf(stderr, "%.*s: note: %s\n", static_cast<int>(command.size()), command.data(), note.c_str());
+  }
+}
+
 std::optional<int> parse(CLI::App& app, int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) json_asked = json_asked || std::string_view(argv[i]) == "--json";
   try {
     app.parse(argc, argv);
     return std::nullopt;
@@ -129,8 +172,14 @@ std::optional<int> parse(CLI::App& app, int argc, const char* const* argv) {
 
 int usage_error(const CLI::App& command, std::string_view why) {
   const std::string name = command_path(command);
-  std::fprintf(stderr, "%s: %.*s\n\n%s", name.c_str(), static_cast<int>(why.size()), why.data(),
-               command.help(command.get_parent() != nullptr ? command_path(*command.get_parent()) : "").c_str());
+  const auto formatter = std::dynamic_pointer_cast<CLI::Formatter>(command.get_formatter());
+  std::string usage = formatter ? formatter->make_usage(&command, name) : "usage: " + name;
+  while (!usage.empty() && usage.back() == '\n') usage.pop_back();
+  std::fprintf(stderr, "%s: error: %.*s\n%s (`%s --help` for every option)\n", name.c_str(),
+               static_cast<int>(why.size()), why.data(), usage.c_str(), name.c_str());
+  if (json_asked) {
+    std::printf("%s\n", error_json(Error{ErrorCode::kInvalidArgument, std::string(why)}).dump(2).c_str());
+  }
   return kExitUsage;
 }
 

@@ -1,6 +1,8 @@
-// The --json form of a failed command: {"error": {"code", "message"[, "missing"]}}, code being the
-// ErrorCode's stable name and missing, for not_found, what was not found (repo, revision, version,
-// file), so that a script can tell a typo in a repo id from a missing tag without reading prose.
+// The --json form of a failed command: {"error": {"code", "message"[, "missing"][, "network"]}},
+// code being the ErrorCode's stable name, missing, for not_found, what was not found (repo,
+// revision, version, file), so that a script can tell a typo in a repo id from a missing tag
+// without reading prose, and network, for network, how the Hub failed (unreachable, no_answer,
+// cut).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -9,7 +9,6 @@
 
 #include "build_dir_check.hpp"
 #include "cli_app.hpp"
-#include "error_json.hpp"
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/read_file.hpp"
 #include "kernelhub/client/hub_client.hpp"
@@ -46,11 +45,10 @@ struct PublishArguments {
 };
 
 // The message on stderr; with --json also kernelhub's error object on stdout (error_json.hpp), so
-// that a script tells a missing repo from a refused token by its code, not by the wording.
+// that a script tells a missing repo from a refused token by its code, not by the wording; the
+// exit status of the error's kind, as every kernelhub command (cli_app.hpp).
 int fail(const Error& error, bool json) {
-  if (json) std::printf("%s\n", cli::error_json(error).dump(2).c_str());
-  std::fprintf(stderr, "hub-publish: %s\n", error.message.c_str());
-  return kExitFailure;
+  return cli::fail("hub-publish", error, json);
 }
 
 int run(const PublishArguments& args, const CLI::App& app) {

@@ -58,6 +58,7 @@ int run_get(const GetArguments& args) {
   try {
     const Kernel kernel = get_kernel(args.repo, options);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    say_fallbacks("kernelhub get", kernel.fallbacks());
     if (args.json) {
       nlohmann::json ops = nlohmann::json::array();
       for (const auto& op : kernel.ops()) ops.push_back({{"name", op.name}, {"schema", op.schema}});
@@ -72,6 +73,7 @@ int run_get(const GetArguments& args) {
                           {"dependencies", dependencies_json(kernel)},
                           {"decisions", decisions},
                           {"requests", kernel.timings().requests},
+                          {"fallbacks", kernel.fallbacks()},
                           {"bytes_hashed", kernel.timings().bytes_hashed},
                           {"bytes_read", bytes_read_since(read_before)},
                           {"seconds",
@@ -102,9 +104,10 @@ int run_get(const GetArguments& args) {
         t.load * 1e3);
     std::printf("loaded in: %.1f ms\n", ms);
     return kExitOk;
+  } catch (const NotFoundError& e) {
+    return fail("kernelhub get", Error{e.code(), e.what(), e.missing()}, args.json);
   } catch (const KernelhubError& e) {
-    std::fprintf(stderr, "kernelhub get: error: %s\n", e.what());
-    return kExitFailure;
+    return fail("kernelhub get", Error{e.code(), e.what()}, args.json);
   }
 }
 
@@ -133,7 +136,9 @@ CommandRun define_get(CLI::App& app) {
                "refuse a variant without a signature by a trusted key (docs/SIGNING.md; with a key in "
                "KERNELHUB_TRUSTED_KEYS for the repo or org, always checked)");
   app.add_flag("--offline", options.offline, "no network: only what the cache holds (also HF_HUB_OFFLINE=1)");
-  app.add_flag("--json", args->json, "print one JSON object");
+  app.add_flag("--json", args->json,
+               "print one JSON object (on failure: {\"error\": {\"code\", \"message\"}}; the exit status says "
+               "the kind, see `kernelhub --help`)");
   return [args] { return run_get(*args); };
 }
 

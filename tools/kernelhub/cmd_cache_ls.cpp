@@ -113,13 +113,13 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
 }
 
 int run_cache_ls(const CacheLsArguments& args) {
-  auto fail = [&](const Error& error) { return report_failure(error, args.json, "kernelhub cache ls", kExitFailure); };
+  auto failed = [&](const Error& error) { return fail("kernelhub cache ls", error, args.json); };
   std::filesystem::path root;
   if (args.cache_dir) {
     root = *args.cache_dir;
   } else {
     auto settings = client::Settings::from_env(process_environment());
-    if (!settings) return fail(settings.error());
+    if (!settings) return failed(settings.error());
     root = settings->cache_dir(RepoType::kKernel);
   }
   std::error_code ec;
@@ -130,7 +130,7 @@ int run_cache_ls(const CacheLsArguments& args) {
   if (scanned) {
     scan = std::move(*scanned);
   } else if (scanned.error().code != ErrorCode::kNotFound) {  // no cache yet: nothing cached
-    return fail(scanned.error().with_context("cannot scan the kernel cache"));
+    return failed(scanned.error().with_context("cannot scan the kernel cache"));
   }
 
   nlohmann::json repos = nlohmann::json::array();

@@ -139,16 +139,14 @@ void print_human(const nlohmann::json& info) {
 }
 
 int run_describe(const DescribeArguments& args, const CLI::App& app) {
-  auto fail = [&](const Error& error, int status = kExitFailure) {
-    return report_failure(error, args.json, "kernelhub describe-api", status);
-  };
+  auto failed = [&](const Error& error) { return fail("kernelhub describe-api", error, args.json); };
   auto target = kernel_target(args.target, args.revision || args.version);
   if (!target) return usage_error(app, target.error().message);
   const bool is_dir = target->dir.has_value();
   auto selection = selection_environment(args.selection);
-  if (!selection) return fail(selection.error(), kExitUsage);
+  if (!selection) return failed(selection.error());
   auto settings = client::Settings::from_env(selection->env);
-  if (!settings) return fail(settings.error());
+  if (!settings) return failed(settings.error());
   const client::HubClient hub(*settings);
 
   FetchRequest request;
@@ -168,9 +166,9 @@ int run_describe(const DescribeArguments& args, const CLI::App& app) {
     request.version = args.version;
     if (!args.revision && !args.version) {  // as kernels: the latest version
       auto latest = latest_version(hub, *repo);
-      if (!latest) return fail(latest.error());
+      if (!latest) return failed(latest.error());
       if (!*latest) {
-        return fail(Error{ErrorCode::kNotFound,
+        return failed(Error{ErrorCode::kNotFound,
                           "No numbered versions found for " + repo->to_string() + ". Specify --revision explicitly.",
                           Missing::kVersion});
       }
@@ -182,7 +180,7 @@ int run_describe(const DescribeArguments& args, const CLI::App& app) {
                "revision: " + revision + ")";
   }
   auto fetched = fetch_variant(request, FetchContext{selection->environment, selection->env});
-  if (!fetched) return fail(fetched.error().with_context("Cannot resolve " + location));
+  if (!fetched) return failed(fetched.error().with_context("Cannot resolve " + location));
   const VariantFile file = [&](const std::string& name) -> Result<std::optional<std::filesystem::path>> {
     if (is_dir) {
       const auto path = fetched->path / name;
@@ -197,24 +195,24 @@ int run_describe(const DescribeArguments& args, const CLI::App& app) {
   };
 
   auto symbols_path = file("symbols.json");
-  if (!symbols_path) return fail(symbols_path.error());
+  if (!symbols_path) return failed(symbols_path.error());
   if (!*symbols_path) {
-    return fail(Error{ErrorCode::kNotFound,
+    return failed(Error{ErrorCode::kNotFound,
                       "No symbols.json found in " + location + " (variant: " + fetched->variant +
                           "). Rebuild the kernel with a recent kernel-builder and the get_kernel check enabled.",
                       Missing::kFile});
   }
   auto symbols = read_symbols(**symbols_path);
-  if (!symbols) return fail(symbols.error());
+  if (!symbols) return failed(symbols.error());
   nlohmann::json info = std::move(*symbols);
   info.update(source);
   info["variant"] = fetched->variant;
   auto ops_path = file("op_schemas.json");
-  if (!ops_path) return fail(ops_path.error());
+  if (!ops_path) return failed(ops_path.error());
   if (*ops_path) {
     std::string ns;
     auto ops = read_ops(**ops_path, ns);
-    if (!ops) return fail(ops.error());
+    if (!ops) return failed(ops.error());
     info["namespace"] = ns;
     info["ops"] = std::move(*ops);
   }

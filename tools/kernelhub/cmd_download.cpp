@@ -8,10 +8,11 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "checked_download.hpp"
 #include "command.hpp"
 #include "dependency_download.hpp"
-#include "error_json.hpp"
 #include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/lockfile.hpp"
 #include "kernelhub/resolver/select.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 #include "locked_download.hpp"
@@ -30,36 +31,48 @@ struct DownloadArguments {
   SelectionFlags selection;
   bool all_variants = false;
   bool all_files = false;
+  bool force = false;
   bool json = false;
   bool quiet = false;
 };
 
-int fail(const Error& error, bool json, int status = kExitFailure) {
-  if (json) {
-    std::printf("%s\n", error_json(error).dump(2).c_str());
-  } else {
-    std::fprintf(stderr, "kernelhub download: %s\n", error.message.c_str());
-  }
-  return status;
+constexpr std::string_view kCommand = "kernelhub download";
+
+// Why the machine selected for is not simply this one (a CUDA torch without a driver selects CPU
+// variants; a torch named with --torch is the target's): said, so a cache prepared on a login node
+// holds what its user meant.
+void say_selection(const SelectionEnvironment& selection) {
+  if (selection.environment.backend_reason.empty()) return;
+  std::fprintf(stderr, "%.*s: note: %s\n", static_cast<int>(kCommand.size()), kCommand.data(),
+               selection.environment.backend_reason.c_str());
 }
 
 int run_locked(const DownloadArguments& args) {
+  // What the user must fix first comes first: the lock file, then the torch to select for.
+  if (auto readable = LockFile::read(*args.lockfile); !readable) return fail(kCommand, readable.error(), args.json);
   LockedDownload request{.lockfile = *args.lockfile,
                          .repos = args.repos,
                          .variant = args.variant,
                          .all_variants = args.all_variants,
-                         .quiet = args.quiet || args.json};
+                         .quiet = args.quiet || args.json,
+                         .force = args.force};
+  const EnvironmentSource env = process_environment();
   if (!args.variant && !args.all_variants) {
     auto selection = selection_environment(args.selection);
-    if (!selection) return fail(selection.error(), args.json, kExitUsage);
+    if (!selection) return fail(kCommand, selection.error(), args.json);
+    say_selection(*selection);
     request.environment = std::move(selection->environment);
   }
-  auto settings = client::Settings::from_env(process_environment());
-  if (!settings) return fail(settings.error(), args.json);
+  auto settings = client::Settings::from_env(env);
+  if (!settings) return fail(kCommand, settings.error(), args.json);
   const auto started = std::chrono::steady_clock::now();
-  auto done = download_locked(request, client::HubClient(*settings));
-  if (!done) return fail(done.error(), args.json);
+  const client::HubClient hub(*settings);
+  auto done = download_locked(request, hub, env);
+  say_fallbacks(kCommand, hub.fallbacks());
+  if (!done) return fail(kCommand, done.error(), args.json);
   (*done)["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  (*done)["requests"] = hub.requests();
+  (*done)["fallbacks"] = hub.fallbacks();
   if (args.json) {
     std::printf("%s\n", done->dump(2).c_str());
     return kExitOk;
@@ -74,90 +87,97 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
   if (args.lockfile) return run_locked(args);
   if (args.repos.size() != 1) return usage_error(app, "expected exactly one ORG/NAME (or --lockfile F)");
   const bool json = args.json;
-  const bool quiet = args.quiet || json;
-
   auto repo = client::RepoId::parse(args.repos[0]);
   if (!repo) return usage_error(app, repo.error().message);
   const std::string revision = args.version ? "v" + std::to_string(*args.version) : args.revision.value_or("main");
-  auto settings = client::Settings::from_env(process_environment());
-  if (!settings) return fail(settings.error(), json);
+  const EnvironmentSource env = process_environment();
+  // The torch to select for, before anything is asked of the Hub (no torch is bad usage: the
+  // message says to give --torch).
+  std::optional<SelectionEnvironment> selection;
+  if (!args.all_files && !args.variant && !args.all_variants) {
+    auto found = selection_environment(args.selection);
+    if (!found) return fail(kCommand, found.error(), json);
+    say_selection(*found);
+    selection = std::move(*found);
+  }
+  auto settings = client::Settings::from_env(env);
+  if (!settings) return fail(kCommand, settings.error(), json);
   const client::HubClient hub(*settings);
   const auto started = std::chrono::steady_clock::now();
   const auto type = RepoType::kKernel;
+  auto failed = [&](const Error& error) {
+    say_fallbacks(kCommand, hub.fallbacks());
+    return fail(kCommand, error, json);
+  };
 
   auto commit = hub.resolve_revision(*repo, type, revision);
-  if (!commit) return fail(commit.error(), json);
+  if (!commit) return failed(commit.error());
   std::vector<std::string> variants;
-  // The machine to select for: the kernel's variant, unless named, and its dependencies' variants.
-  std::optional<resolver::Environment> machine;
   if (args.all_files) {
     // Leaves `variants` empty: one download of every file below.
   } else if (args.variant) {
     variants.push_back(*args.variant);
   } else {
     auto names = hub.list_variants(*repo, type, *commit);
-    if (!names) return fail(names.error(), json);
+    if (!names) return failed(names.error());
     if (args.all_variants) {
       variants = *names;
     } else {
-      // No torch to select for is bad usage: the command needs --torch (the message says so).
-      auto selection = selection_environment(args.selection);
-      if (!selection) return fail(selection.error(), json, kExitUsage);
-      machine = selection->environment;
       const auto decisions = resolver::select(*names, selection->environment);
       const resolver::Decision* best = resolver::chosen(decisions);
       if (!best) {
-        return fail(
-            Error{ErrorCode::kNoCompatibleVariant, "no variant of `" + repo->to_string() + "` at revision `" +
-                                                       revision + "` runs here:\n" + resolver::format_trace(decisions)},
-            json);
+        return failed(Error{ErrorCode::kNoCompatibleVariant, "no variant of `" + repo->to_string() + "` at revision `" +
+                                                                 revision + "` runs here:\n" +
+                                                                 resolver::format_trace(decisions)});
       }
       variants.push_back(best->name);
     }
   }
   client::DownloadOptions options;
-  options.quiet = quiet;
+  options.quiet = args.quiet || json;
   options.asked_revision = revision;
+  options.force = args.force;
   nlohmann::json files = nlohmann::json::array();
-  std::uint64_t bytes = 0, downloaded = 0;
-  int requests = 0;
+  nlohmann::json repaired = nlohmann::json::array();
+  std::uint64_t bytes = 0, downloaded = 0, resumed = 0;
   std::vector<std::string> paths;
   const std::vector<std::string> whole_repo{""};
   for (const std::string& variant : variants.empty() ? whole_repo : variants) {
     options.with_files = {signing::signature_repo_path(variant)};  // a later get checks it
-    auto snapshot = variant.empty() ? hub.download_prefixes(*repo, type, *commit, {}, options)
-                                    : hub.download_variant(*repo, type, *commit, variant, options);
-    if (!snapshot) return fail(snapshot.error(), json);
+    auto snapshot = checked_download(hub, *repo, *commit, variant, options, env);
+    if (!snapshot) return failed(snapshot.error());
+    say_repaired(kCommand, *snapshot);
     for (const auto& f : snapshot->files) files.push_back(f);
+    for (auto& r : repaired_json(*snapshot)) repaired.push_back(std::move(r));
     bytes += snapshot->bytes;
     downloaded += snapshot->downloaded_bytes;
-    requests += snapshot->requests;
+    resumed += snapshot->resumed_bytes;
     paths.push_back(snapshot->path.string());
   }
   // The kernels it depends on: every variant of each when every variant (or file) was asked for.
   auto needed = dependencies_of(std::vector<std::filesystem::path>(paths.begin(), paths.end()));
-  if (!needed) return fail(needed.error(), json);
+  if (!needed) return failed(needed.error());
   nlohmann::json dependencies = nlohmann::json::array();
   if (!needed->empty()) {
     DependencyDownload request{args.all_files      ? DependencyVariants::kWholeRepo
                                : args.all_variants ? DependencyVariants::kAll
                                                    : DependencyVariants::kSelected,
-                               machine, quiet};
+                               selection ? std::optional(selection->environment) : std::nullopt, options.quiet};
     if (request.variants == DependencyVariants::kSelected && !request.environment) {  // --variant V
-      auto selection = selection_environment(args.torch);
-      if (!selection) {
-        return fail(selection.error().with_context("`" + repo->to_string() +
-                                                   "` depends on other kernels, whose variants are chosen for a torch"),
-                    json, kExitUsage);
+      auto found = selection_environment(args.selection);
+      if (!found) {
+        return failed(found.error().with_context(
+            "`" + repo->to_string() + "` depends on other kernels, whose variants are chosen for a torch"));
       }
-      request.environment = selection->environment;
+      request.environment = found->environment;
     }
     const KernelDependency asked{repo->to_string(), args.version,
                                  args.version ? std::nullopt : std::optional<std::string>(revision)};
     auto fetched = download_dependencies(asked, *needed, request, hub);
-    if (!fetched) return fail(fetched.error(), json);
+    if (!fetched) return failed(fetched.error());
     dependencies = std::move(*fetched);
   }
+  say_fallbacks(kCommand, hub.fallbacks());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (json) {
     nlohmann::json j = {{"repo", repo->to_string()},
@@ -168,7 +188,10 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
                         {"files", files},
                         {"bytes", bytes},
                         {"downloaded_bytes", downloaded},
-                        {"requests", requests},
+                        {"resumed_bytes", resumed},
+                        {"repaired", repaired},
+                        {"requests", hub.requests()},
+                        {"fallbacks", hub.fallbacks()},
                         {"dependencies", dependencies},
                         {"seconds", seconds}};
     std::printf("%s\n", j.dump(2).c_str());
@@ -188,8 +211,11 @@ CommandRun define_download(CLI::App& app) {
       "then those of the kernels it depends on (metadata.json kernel-depends, recursively).\n"
       "Without --variant, the variant for this machine is chosen as `kernelhub get` would, for the\n"
       "torch of --torch, KERNELHUB_TORCH or the Python environment (VIRTUAL_ENV, python3 on PATH).\n"
-      "Every file is verified (sha256 / git sha1) before it becomes visible. Honours HF_HOME,\n"
-      "HF_HUB_CACHE, KERNELS_CACHE, HF_ENDPOINT, HF_TOKEN and HF_HUB_OFFLINE.");
+      "Every file is verified (sha256 / git sha1) before it becomes visible, and every file already\n"
+      "cached is checked again: one that changed in the cache is downloaded again (--force: all of\n"
+      "them). A download cut short continues where it stopped. When the Hub cannot be reached, what\n"
+      "the cache holds is used and said. Honours HF_HOME, HF_HUB_CACHE, KERNELS_CACHE, HF_ENDPOINT,\n"
+      "HF_TOKEN and HF_HUB_OFFLINE.");
   app.add_option("ORG/NAME", args->repos, "the kernel repo; with --lockfile, the locked ones to fetch (default: all)");
   auto* revision =
       app.add_option("--revision", args->revision, "branch, tag or commit (default: main)")->option_text("R");
@@ -212,9 +238,11 @@ CommandRun define_download(CLI::App& app) {
       ->excludes(version)
       ->excludes(all_files);
   add_selection_options(app, args->selection);
+  app.add_flag("--force", args->force, "download every file asked for again, even when it is cached and intact");
   app.add_flag("--json", args->json,
-               "print one JSON object: path, commit, variants, files, bytes, requests, dependencies (each kernel it "
-               "depends on: repo, revision, commit, variants, paths, needed_by), seconds");
+               "print one JSON object: path, commit, variants, files, bytes, downloaded_bytes, resumed_bytes, "
+               "repaired, requests, fallbacks, dependencies (each kernel it depends on: repo, revision, commit, "
+               "variants, paths, needed_by), seconds (on failure: {\"error\": {\"code\", \"message\"}})");
   app.add_flag("--quiet", args->quiet, "no progress line");
   return [args, &app] { return run_download(*args, app); };
 }

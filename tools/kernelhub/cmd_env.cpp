@@ -16,10 +16,7 @@ struct EnvArguments {
 
 int run_env(const EnvArguments& args) {
   auto selection = selection_environment(args.selection, /*torch_required=*/false);
-  if (!selection) {
-    std::fprintf(stderr, "kernelhub env: error: %s\n", selection.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!selection) return fail("kernelhub env", selection.error(), args.json);
   nlohmann::json j = environment_to_json(selection->environment);
   j["torch_source"] =
       selection->torch_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(selection->torch_source);

@@ -135,15 +135,13 @@ void print_human(const nlohmann::json& info) {
 }
 
 int run_info(const InfoArguments& args, const CLI::App& app) {
-  auto fail = [&](const Error& error, int status = kExitFailure) {
-    return report_failure(error, args.json, "kernelhub info", status);
-  };
+  auto failed = [&](const Error& error) { return fail("kernelhub info", error, args.json); };
   auto target = kernel_target(args.target, args.revision || args.version);
   if (!target) return usage_error(app, target.error().message);
   const bool is_dir = target->dir.has_value();
   const auto& repo = target->repo;
   auto selection = selection_environment(args.selection);
-  if (!selection) return fail(selection.error(), kExitUsage);
+  if (!selection) return failed(selection.error());
 
   FetchRequest request;
   request.loadable = resolver::Loadable::python_process();      // describe what Python would load too
@@ -159,9 +157,9 @@ int run_info(const InfoArguments& args, const CLI::App& app) {
     request.version = args.version;
     if (!args.revision && !args.version) {  // as kernels: the latest version, else main
       auto settings = client::Settings::from_env(selection->env);
-      if (!settings) return fail(settings.error());
+      if (!settings) return failed(settings.error());
       auto latest = latest_version(client::HubClient(*settings), *repo);
-      if (!latest) return fail(latest.error());
+      if (!latest) return failed(latest.error());
       if (*latest) {
         request.version = *latest;
       } else {
@@ -172,7 +170,7 @@ int run_info(const InfoArguments& args, const CLI::App& app) {
               {"revision", request.version ? "v" + std::to_string(*request.version) : *request.revision}};
   }
   auto tree = fetch_kernel_tree(request, FetchContext{selection->environment, selection->env});
-  if (!tree) return fail(tree.error());
+  if (!tree) return failed(tree.error());
   nlohmann::json info = describe(*tree, args.dep_tree);
   info.update(source);
   if (args.json) {

@@ -13,25 +13,20 @@ int run_keygen(const std::string& out, const CLI::App& app) {
   const std::filesystem::path private_path = out;
   const std::filesystem::path public_path = out + ".pub";
   std::error_code ec;
+  constexpr std::string_view kCommand = "kernelhub keygen";
   if (std::filesystem::exists(std::filesystem::symlink_status(public_path, ec))) {
-    std::fprintf(stderr, "kernelhub keygen: error: `%s` already exists; choose another --out or remove it first\n",
-                 public_path.c_str());
-    return kExitFailure;
+    return fail(
+        kCommand,
+        Error{ErrorCode::kIo, "`" + public_path.string() + "` already exists; choose another --out or remove it first"},
+        false);
   }
   auto key = signing::PrivateKey::generate();
-  if (!key) {
-    std::fprintf(stderr, "kernelhub keygen: error: %s\n", key.error().message.c_str());
-    return kExitFailure;
-  }
-  if (auto written = key->write(private_path); !written) {
-    std::fprintf(stderr, "kernelhub keygen: error: %s\n", written.error().message.c_str());
-    return kExitFailure;
-  }
+  if (!key) return fail(kCommand, key.error(), false);
+  if (auto written = key->write(private_path); !written) return fail(kCommand, written.error(), false);
   const signing::PublicKey public_key = key->public_key();
   if (auto written = signing::write_new_file(public_path, public_key.to_base64() + "\n", 0644); !written) {
     std::filesystem::remove(private_path, ec);  // leave nothing half-made behind
-    std::fprintf(stderr, "kernelhub keygen: error: %s\n", written.error().message.c_str());
-    return kExitFailure;
+    return fail(kCommand, written.error(), false);
   }
   std::printf("private key: %s\n", private_path.c_str());
   std::printf("public key:  %s\n", public_path.c_str());

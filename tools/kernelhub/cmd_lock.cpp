@@ -4,7 +4,6 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "error_json.hpp"
 #include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/lockfile.hpp"
@@ -23,14 +22,7 @@ struct LockArguments {
 int run_lock(const LockArguments& args) {
   const bool json = args.json;
   const std::filesystem::path project = args.project;
-  auto fail = [&](const Error& error) {
-    if (json) {
-      std::printf("%s\n", error_json(error).dump(2).c_str());
-    } else {
-      std::fprintf(stderr, "kernelhub lock: %s\n", error.message.c_str());
-    }
-    return kExitFailure;
-  };
+  auto fail = [&](const Error& error) { return cli::fail("kernelhub lock", error, json); };
 
   const EnvironmentSource env = process_environment();
   auto file = find_dependency_file(project);
@@ -42,6 +34,7 @@ int run_lock(const LockArguments& args) {
   const client::HubClient hub(std::move(*settings));
   auto lock = lock_dependencies(*dependencies, hub, args.trust_remote_code, env);
   if (!lock) return fail(lock.error());
+  say_fallbacks("kernelhub lock", hub.fallbacks());
 
   const bool legacy = args.format == "legacy";
   const auto lock_path = project / kLockFileName;
@@ -69,8 +62,13 @@ int run_lock(const LockArguments& args) {
     }
     nlohmann::json files = nlohmann::json::array();
     for (const auto& path : written) files.push_back(path.string());
-    std::printf("%s\n",
-                nlohmann::json{{"dependencies", file->string()}, {"written", files}, {"locks", locks}}.dump(2).c_str());
+    std::printf("%s\n", nlohmann::json{{"dependencies", file->string()},
+                                       {"written", files},
+                                       {"locks", locks},
+                                       {"requests", hub.requests()},
+                                       {"fallbacks", hub.fallbacks()}}
+                            .dump(2)
+                            .c_str());
     return kExitOk;
   }
   for (const auto& l : lock->locks) {

@@ -22,14 +22,8 @@ int run_serve(server::ServerOptions options, const CLI::App& app) {
   std::signal(SIGPIPE, SIG_IGN);
 
   auto server = server::Server::create(options);
-  if (!server) {
-    std::fprintf(stderr, "kernelhub serve: error: %s\n", server.error().message.c_str());
-    return kExitFailure;
-  }
-  if (auto started = (*server)->start(); !started) {
-    std::fprintf(stderr, "kernelhub serve: error: %s\n", started.error().message.c_str());
-    return kExitFailure;
-  }
+  if (!server) return fail("kernelhub serve", server.error(), false);
+  if (auto started = (*server)->start(); !started) return fail("kernelhub serve", started.error(), false);
   std::printf("kernelhub serve: listening on %s (storage %s, root %s)\n", (*server)->public_url().c_str(),
               (*server)->storage_url().c_str(), options.root.c_str());
   std::printf("HF_ENDPOINT=%s\n", (*server)->public_url().c_str());

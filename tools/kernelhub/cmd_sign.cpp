@@ -26,15 +26,9 @@ int run_sign(const SignArguments& args) {
   signing::SignOptions options;
   options.serial = args.serial;
   auto key = signing::PrivateKey::read(args.key);
-  if (!key) {
-    std::fprintf(stderr, "kernelhub sign: error: %s\n", key.error().message.c_str());
-    return kExitFailure;
-  }
+  if (!key) return fail("kernelhub sign", key.error(), args.json);
   auto manifest = signing::sign_variant(dir, identity, *key, options);
-  if (!manifest) {
-    std::fprintf(stderr, "kernelhub sign: error: %s\n", manifest.error().message.c_str());
-    return kExitFailure;
-  }
+  if (!manifest) return fail("kernelhub sign", manifest.error(), args.json);
   const std::string key_id = key->public_key().key_id();
   if (args.json) {
     nlohmann::json files = nlohmann::json::array();

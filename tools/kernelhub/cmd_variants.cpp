@@ -10,9 +10,9 @@
 // each decision's reason code added. DIR is a directory whose subdirectories are variants, or one
 // whose build/ is; its --json is {"chosen", "environment", "decisions"}.
 //
-// Exit 0 when a variant was chosen (for a repo: in at least one revision listed), 1 when none fits
-// or the repo cannot be read, 2 on bad usage (including a missing DIR, a KERNELHUB_* override that
-// does not parse, and no torch to select for: selection_environment.hpp).
+// Exit 0 when a variant was chosen (for a repo: in at least one revision listed), 4 when none fits
+// (the trace is printed all the same), else the status of the failure's kind (cli_app.hpp; 2 for
+// bad usage: a missing DIR, a KERNELHUB_* override that does not parse, no torch to select for).
 //
 // Hidden --cases FILE (for the differential test): FILE is a JSON array of
 // {"dir": DIR, "env": {"KERNELHUB_OS": ..., ...}, "loadable": {"libtorch", "python", "tvm_ffi"}};
@@ -41,6 +41,8 @@
 namespace kernelhub::cli {
 
 namespace {
+
+constexpr std::string_view kCommand = "kernelhub variants";
 
 struct VariantsArguments {
   std::optional<std::string> target;  // ORG/NAME or DIR
@@ -175,11 +177,12 @@ nlohmann::json variant_json(const resolver::Decision& decision, const resolver::
 
 int run_repo(const client::RepoId& repo, const VariantsArguments& args, const resolver::Environment& env,
              const EnvironmentSource& vars) {
-  auto fail = [&](const Error& error) { return report_failure(error, args.json, "kernelhub variants", kExitFailure); };
+  auto failed = [&](const Error& error) { return fail(kCommand, error, args.json); };
   auto listed = revisions_to_list(repo, args, vars);
-  if (!listed) return fail(listed.error());
+  if (!listed) return failed(listed.error());
   const FetchContext context{env, vars};
   nlohmann::json revisions = nlohmann::json::array();
+  nlohmann::json fallbacks = nlohmann::json::array();
   bool any_chosen = false;
   if (!args.json) print_environment(env);
   for (const Listed& item : *listed) {
@@ -192,7 +195,9 @@ int run_repo(const client::RepoId& repo, const VariantsArguments& args, const re
       request.revision = item.revision;
     }
     auto resolved = variant_decisions(request, context);
-    if (!resolved) return fail(resolved.error());
+    if (!resolved) return failed(resolved.error());
+    say_fallbacks(kCommand, resolved->fallbacks);
+    for (const auto& note : resolved->fallbacks) fallbacks.push_back(note);
     const resolver::Decision* best = resolver::chosen(resolved->decisions);
     any_chosen = any_chosen || best != nullptr;
     const auto shown = args.only_compatible ? compatible(resolved->decisions) : resolved->decisions;
@@ -212,10 +217,13 @@ int run_repo(const client::RepoId& repo, const VariantsArguments& args, const re
   }
   if (args.json) {
     const nlohmann::json out{
-        {"repo_id", repo.to_string()}, {"environment", environment_to_json(env)}, {"revisions", std::move(revisions)}};
+        {"repo_id", repo.to_string()},
+        {"environment", environment_to_json(env)},
+        {"revisions", std::move(revisions)},
+        {"fallbacks", std::move(fallbacks)}};
     std::printf("%s\n", out.dump(2).c_str());
   }
-  return any_chosen ? kExitOk : kExitFailure;
+  return any_chosen ? kExitOk : kExitNoVariant;
 }
 
 resolver::Loadable loadable_of(const nlohmann::json& c) {
@@ -294,10 +302,7 @@ int run_variants(const VariantsArguments& args, const CLI::App& app) {
     return usage_error(app, "--version: `" + *args.version + "` is not a whole number or `latest`");
   }
   auto detected = selection_environment(args.selection);
-  if (!detected) {
-    std::fprintf(stderr, "kernelhub variants: %s\n", detected.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!detected) return fail(kCommand, detected.error(), args.json);
   const resolver::Environment& env = detected->environment;
   if (kernel->repo) return run_repo(*kernel->repo, args, env, detected->env);
 
@@ -305,17 +310,17 @@ int run_variants(const VariantsArguments& args, const CLI::App& app) {
   request.loadable = args.native_only ? resolver::Loadable::cpp_process() : resolver::Loadable::python_process();
   request.source = std::filesystem::path(target);
   auto resolved = variant_decisions(request, FetchContext{env, detected->env});
-  if (!resolved) {
-    std::fprintf(stderr, "kernelhub variants: error: %s\n", resolved.error().message.c_str());
-    return kExitFailure;
-  }
+  if (!resolved) return fail(kCommand, resolved.error(), args.json);
+  say_fallbacks(kCommand, resolved->fallbacks);
   const auto& decisions = resolved->decisions;
   if (args.json) {
-    std::printf("%s\n", to_json(args.only_compatible ? compatible(decisions) : decisions, env).dump(2).c_str());
+    nlohmann::json out = to_json(args.only_compatible ? compatible(decisions) : decisions, env);
+    out["fallbacks"] = resolved->fallbacks;
+    std::printf("%s\n", out.dump(2).c_str());
   } else {
     print_trace(target, decisions, env, args.only_compatible);
   }
-  return resolver::chosen(decisions) ? kExitOk : kExitFailure;
+  return resolver::chosen(decisions) ? kExitOk : kExitNoVariant;
 }
 
 CommandRun define_variants(CLI::App& app) {

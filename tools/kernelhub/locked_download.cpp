@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "checked_download.hpp"
 #include "kernelhub/lockfile.hpp"
 #include "kernelhub/resolver/select.hpp"
 #include "kernelhub/signing/signature_file.hpp"
@@ -34,7 +35,8 @@ Result<std::vector<std::string>> variants_to_fetch(const LockedDownload& request
 
 }  // namespace
 
-Result<nlohmann::json> download_locked(const LockedDownload& request, const client::HubClient& hub) {
+Result<nlohmann::json> download_locked(const LockedDownload& request, const client::HubClient& hub,
+                                       const EnvironmentSource& env) {
   KH_ASSIGN_OR_RETURN(LockFile lockfile, LockFile::read(request.lockfile));
   for (const std::string& wanted : request.repos) {
     if (lockfile.find(wanted) == nullptr) {
@@ -51,16 +53,25 @@ Result<nlohmann::json> download_locked(const LockedDownload& request, const clie
     KH_ASSIGN_OR_RETURN(client::RepoId repo, client::RepoId::parse(id));
     KH_ASSIGN_OR_RETURN(std::vector<std::string> variants, variants_to_fetch(request, lock, repo, hub));
     KH_ASSIGN_OR_RETURN(client::RepoTree tree, hub.tree(repo, kKernel, lock.commit));
-    nlohmann::json entry = {
-        {"repo", id}, {"commit", lock.commit}, {"variants", variants}, {"paths", nlohmann::json::array()}, {"files", 0},
-        {"bytes", 0}, {"downloaded_bytes", 0}, {"requests", 0}};
+    nlohmann::json entry = {{"repo", id},
+                            {"commit", lock.commit},
+                            {"variants", variants},
+                            {"paths", nlohmann::json::array()},
+                            {"files", 0},
+                            {"bytes", 0},
+                            {"downloaded_bytes", 0},
+                            {"resumed_bytes", 0},
+                            {"repaired", nlohmann::json::array()},
+                            {"requests", 0}};
+    const int requests_before = hub.requests();
     for (const std::string& variant : variants) {
       client::DownloadOptions options;
       options.quiet = request.quiet;
       options.asked_revision = lock.dependency.wanted();
       options.with_files = {signing::signature_repo_path(variant)};  // a later get checks it
-      KH_ASSIGN_OR_RETURN(client::Snapshot snapshot,
-                          hub.download_variant(repo, kKernel, lock.commit, variant, options));
+      options.force = request.force;
+      KH_ASSIGN_OR_RETURN(client::Snapshot snapshot, checked_download(hub, repo, lock.commit, variant, options, env));
+      say_repaired("kernelhub download", snapshot);
       // The lock's hash of this variant, when the lock file carries hashes (kernelhub.lock).
       if (auto it = lock.variants.find(variant); it != lock.variants.end()) {
         auto checked = verify_variant_lock(snapshot.path, tree, variant, it->second);
@@ -70,8 +81,10 @@ Result<nlohmann::json> download_locked(const LockedDownload& request, const clie
       entry["files"] = entry["files"].get<std::size_t>() + snapshot.files.size();
       entry["bytes"] = entry["bytes"].get<std::uint64_t>() + snapshot.bytes;
       entry["downloaded_bytes"] = entry["downloaded_bytes"].get<std::uint64_t>() + snapshot.downloaded_bytes;
-      entry["requests"] = entry["requests"].get<int>() + snapshot.requests;
+      entry["resumed_bytes"] = entry["resumed_bytes"].get<std::uint64_t>() + snapshot.resumed_bytes;
+      for (auto& repaired : repaired_json(snapshot)) entry["repaired"].push_back(std::move(repaired));
     }
+    entry["requests"] = hub.requests() - requests_before;
     kernels.push_back(std::move(entry));
   }
   return nlohmann::json{{"lockfile", request.lockfile.string()}, {"kernels", std::move(kernels)}};

@@ -25,13 +25,16 @@ struct LockedDownload {
   // `all_variants` names what to fetch.
   std::optional<resolver::Environment> environment;
   bool quiet = false;
+  bool force = false;  // download every file again (checked_download.hpp)
 };
 
-// Downloads and checks each locked kernel; returns {"lockfile", "kernels": [{repo, commit,
-// variants, paths, files, bytes, downloaded_bytes, requests}]}. Without `variant` or
+// Downloads and checks each locked kernel (the cache too: checked_download.hpp); returns
+// {"lockfile", "kernels": [{repo, commit, variants, paths, files, bytes, downloaded_bytes,
+// resumed_bytes, repaired, requests}]}. Without `variant` or
 // `all_variants`, the variant `environment` would load. Errors: those of LockFile::read, kNotFound
 // for a named repo the lock file does not pin, kNoCompatibleVariant, the client's, and
 // kIntegrityMismatch when a variant's files do not hash to the locked value.
-Result<nlohmann::json> download_locked(const LockedDownload& request, const client::HubClient& hub);
+Result<nlohmann::json> download_locked(const LockedDownload& request, const client::HubClient& hub,
+                                       const EnvironmentSource& env);
 
 }  // namespace kernelhub::cli

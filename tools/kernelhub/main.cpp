@@ -24,7 +24,12 @@ int main(int argc, char** argv) {
       elsewhere.emplace(command.name, command.executable);
     }
   }
-  app.footer("Run `kernelhub <command> --help` for a command's options.");  // after the commands: not theirs
+  // After the commands: not theirs.
+  app.footer(
+      "Run `kernelhub <command> --help` for a command's options.\n"
+      "Exit status, the same in every command: 0 ok, 1 another failure (disk, load), 2 usage, 3 not found,\n"
+      "4 no variant runs here, 5 the Hub could not be reached, 6 offline and not cached, 7 access refused,\n"
+      "8 not trusted (publisher, signature), 9 a file is not what it should be (docs/CLI.md).");
 
   if (argc > 1 && std::string_view(argv[1]) == "help") {
     std::fputs(app.help().c_str(), stdout);
@@ -36,8 +41,7 @@ int main(int argc, char** argv) {
     }
   }
   if (argc > 1 && argv[1][0] != '-' && !runs.contains(std::string_view(argv[1]))) {
-    std::fprintf(stderr, "kernelhub: unknown command `%s`; run `kernelhub --help` for the list\n", argv[1]);
-    return kExitUsage;
+    return usage_error(app, "unknown command `" + std::string(argv[1]) + "`");
   }
   if (auto status = parse(app, argc, argv)) return *status;
   const std::string name = app.get_subcommands().front()->get_name();

@@ -43,7 +43,11 @@ Result<SelectionEnvironment> selection_environment(const SelectionFlags& flags, 
     selection.torch_missing = found.error().message;
   } else {
     Error error = found.error();
-    if (error.code == ErrorCode::kNotFound) error.message += " (or give --torch SPEC, for this command only)";
+    if (error.code == ErrorCode::kNotFound) {
+      // Not a missing file of the user's: a missing input of the command, which says what to give.
+      error.code = ErrorCode::kInvalidArgument;
+      error.message += " (or give --torch SPEC, for this command only)";
+    }
     return unexpected(std::move(error));
   }
   auto environment = resolver::Environment::detect(runtime, selection.env, python);

@@ -55,7 +55,7 @@ struct LoadTimings {
   double download = 0;             // fetching missing files into the cache (0 when all were cached)
   double verify = 0;               // signature, lock hash, metadata.json digest, ELF and device code
   double load = 0;                 // pre-flight against this process, dlopen and op registration
-  int requests = 0;                // HTTP requests made (0 for a local or fully cached pinned load)
+  int requests = 0;                // every HTTP request made (0 for a local or fully cached pinned load)
   std::uint64_t bytes_hashed = 0;  // bytes read to verify: each file once, 0 when a stamp proved it
 };
 
@@ -122,6 +122,9 @@ struct FetchedVariant {
   // What the load should tell the user and did not stop it: no digest to verify the files by, a
   // build from a dirty tree, UNSTABLE_KERNELS_ALL_LATEST overriding the version asked for.
   std::vector<std::string> warnings;
+  // Answers taken from the cache because the Hub could not be reached (client::HubClient::
+  // fallbacks()), one sentence each: a caller says them (the CLI on stderr and in --json).
+  std::vector<std::string> fallbacks;
 };
 
 // Every variant of a repo or directory, best first, for ctx.environment.
@@ -130,6 +133,7 @@ struct VariantDecisions {
   std::string commit;                         // the resolved commit; empty for a directory
   std::filesystem::path root;                 // for a directory: where the variant folders are
   std::vector<resolver::Decision> decisions;  // best first
+  std::vector<std::string> fallbacks;         // as in FetchedVariant
 };
 
 // The `kernels` package's rule for a request by revision or version (kernels/_versions.py

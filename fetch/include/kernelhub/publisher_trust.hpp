@@ -2,7 +2,9 @@
 // code loads without an explicit opt-in only when the Hub marks its org as a trusted kernel
 // publisher (the organization overview). `trusted_repos` and KERNELHUB_TRUSTED (comma-separated
 // orgs or org/name repos) are the local allowlist for sites whose Hub has no publisher flag.
-// Offline, what is cached was trusted when it was downloaded, so it passes.
+// Offline, what is cached was trusted when it was downloaded, so it passes. When the Hub cannot be
+// reached, the answer it gave last (a yes, remembered in kernelhub's state directory) stands, and
+// the HubClient's fallbacks() say so.
 //
 // Thread safety: a pure function of its arguments (plus one request through `hub`).
 #pragma once

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <optional>
 
 #include "kernelhub/base/environment_source.hpp"
@@ -54,5 +55,9 @@ class VerificationStamps {
   bool in_process_;
   std::chrono::nanoseconds racy_window_;
 };
+
+// Seeds `digests` with the hashes a download computed while the files streamed in (by path,
+// client::Snapshot::downloaded_sha256): each holds while its file keeps the stamp it has now.
+void remember_downloaded(const std::map<std::filesystem::path, FileHash>& hashes, FileDigests& digests);
 
 }  // namespace kernelhub

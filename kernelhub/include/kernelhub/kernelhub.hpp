@@ -76,6 +76,9 @@ class Kernel {
   const LoadTimings& timings() const;                        // where the time of the load went
   // The kernels its metadata.json `kernel-depends` names, loaded before it (each with its own).
   const std::vector<Kernel>& dependencies() const;
+  // What the load took from the cache because the Hub could not be reached, one sentence each
+  // (fetch.hpp FetchedVariant::fallbacks); empty when the Hub answered everything it was asked.
+  const std::vector<std::string>& fallbacks() const;
 
  private:
   friend struct KernelFactory;  // load.hpp

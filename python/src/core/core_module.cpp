@@ -297,6 +297,7 @@ py::dict fetched_to_python(const Fetched& fetched) {
   out["warnings"] = variant.warnings;
   out["timings"] = timings;
   out["dependencies"] = node_to_python(fetched.tree, fetched.tree.nodes.size() - 1)["dependencies"];
+  out["fallbacks"] = variant.fallbacks;
   return out;
 }
 

@@ -18,6 +18,7 @@ huggingface_hub's progress bars (_progress.py; HF_HUB_DISABLE_PROGRESS_BARS).
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +63,11 @@ def _trust(trust_remote_code: bool | list[str]) -> dict:
 def _import(fetched: dict, repo_id: str | None = None) -> ModuleType:
     """Imports what the core fetched, after the kernels it depends on (which the core fetched and
     verified with it, kernelhub/kernel_tree.hpp) and after logging the warnings its checks gave (no
-    digest, a dirty build, ...) as kernels logs them; a load from the Hub carries its RepoInfo."""
+    digest, a dirty build, ...) as kernels logs them; a load from the Hub carries its RepoInfo.
+    What the core took from the cache because the Hub could not be reached is said, as
+    huggingface_hub says its own fallbacks: a warning on the `kernelhub` logger."""
+    for note in fetched.get("fallbacks", ()):
+        logging.getLogger("kernelhub").warning("kernelhub: %s", note)
     log_load_warnings(fetched)
     deps = {dep["repo_id"]: _import(dep, dep["repo_id"]) for dep in fetched.get("dependencies", [])}
     from_hub = repo_id is not None and fetched["from_hub"]

@@ -47,10 +47,24 @@ enum class Missing { kUnspecified, kRepo, kRevision, kVersion, kFile, kLock };
 // "", "repo", "revision", "version", "file" or "lock".
 std::string_view to_string(Missing missing);
 
+// How a kNetwork failure happened, where the caller acts on each differently: a host that cannot
+// be reached or does not answer is not asked again (its cached answers are used, or the caller is
+// told at once), while a cut or a busy server is retried. kUnspecified for every other code.
+enum class NetworkFailure {
+  kUnspecified,
+  kUnreachable,  // no connection: refused, no route, no such host name, connect timeout
+  kNoAnswer,     // connected, and no response head came within the read timeout
+  kCut,          // an answer began and broke off (reset, closed early, stalled mid-body)
+};
+
+// "", "unreachable", "no_answer" or "cut".
+std::string_view to_string(NetworkFailure failure);
+
 struct Error {
   ErrorCode code;
   std::string message;
   Missing missing = Missing::kUnspecified;
+  NetworkFailure network = NetworkFailure::kUnspecified;
 
   // Returns a copy whose message is "<context>: <message>", so callers can say what they were
   // doing without losing what went wrong underneath.

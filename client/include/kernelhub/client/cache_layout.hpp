@@ -11,6 +11,7 @@
 //       refs/refs/pr/1                            a revision with `/` nests
 //       blobs/<etag>                              content; 40-hex git sha1 or 64-hex sha256
 //       blobs/<etag>.<8 hex>.incomplete           in-flight download, unique per writer
+//       blobs/<etag>.incomplete                   a partial download kept to be continued
 //       snapshots/<commit>/<path>                 relative symlink -> ../../blobs/<etag>
 //       .no_exist/<commit>/<path>                 empty: <path> is absent at <commit>
 //       trees/<commit>.json                       tree listing (format_version 1)
@@ -66,6 +67,9 @@ class CacheLayout {
   std::filesystem::path blob_path(std::string_view etag) const;
   // blobs/<etag>.<8 random hex>.incomplete (fresh name on every call).
   std::filesystem::path incomplete_path(std::string_view etag) const;
+  // blobs/<etag>.incomplete: a partial download kept to be continued (blob_download.hpp, Note
+  // [Partial downloads]); huggingface_hub keeps and continues its own under the same name.
+  std::filesystem::path partial_path(std::string_view etag) const;
   std::filesystem::path snapshot_dir(std::string_view commit) const;
   // REQUIRES: is_safe_repo_path(path).
   std::filesystem::path snapshot_path(std::string_view commit, std::string_view path) const;

@@ -22,6 +22,15 @@
 //   kNetwork          connection, timeout or HTTP failure after every retry
 //   kIo, kCorruptFile the local disk or cache is broken
 //
+// When the Hub cannot be reached (refused, no route, no such name) or accepts a request and sends
+// nothing back within the timeout, the client gives up on it at once, without retrying, for the
+// rest of its life (its copies included: they share what it learnt): a Hub that is down costs at
+// most one timeout. What can be answered from the cache then is (a revision's commit from refs/,
+// a listing from trees/ or snapshots/, a cached file), and each such answer is noted in
+// fallbacks() for the caller to say. Where nothing is cached, the error says what was tried, for
+// how long, and names HF_HUB_OFFLINE and the timeout settings. A Hub that answers with 5xx/429,
+// or a transfer cut mid-way, is retried with backoff as before.
+//
 // Thread safety: every method may be called from several threads at once. Ownership: results
 // are values; paths point into the cache and stay valid while the cache does.
 #pragma once
@@ -34,9 +43,11 @@
 #include <string_view>
 #include <vector>
 
+#include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/client/progress.hpp"
+#include "kernelhub/client/cached_blob.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/client/repo_tree.hpp"
 #include "kernelhub/client/settings.hpp"
@@ -44,16 +55,20 @@
 
 namespace kernelhub::client {
 
+class ClientState;  // what the client learns while it works (client_state.hpp)
+
 // What a download call produced.
 struct Snapshot {
-  std::filesystem::path path;      // snapshots/<commit>/build/<variant> (or the file for download_file)
-  std::filesystem::path root;      // snapshots/<commit>
+  std::filesystem::path path;  // snapshots/<commit>/build/<variant> (or the file for download_file)
+  std::filesystem::path root;  // snapshots/<commit>
   std::string commit;
-  std::vector<std::string> files;  // repo paths, sorted
-  std::uint64_t bytes = 0;         // total size of `files`
+  std::vector<std::string> files;      // repo paths, sorted
+  std::uint64_t bytes = 0;             // total size of `files`
   std::uint64_t downloaded_bytes = 0;  // bytes fetched over the network by this call
-  int requests = 0;                // HTTP requests this call made (0: all from the cache)
-  double seconds = 0;              // wall time of the call
+  int requests = 0;                    // HTTP requests this call made (0: all from the cache)
+  std::uint64_t resumed_bytes = 0;     // bytes of earlier partial downloads continued with Range
+  std::vector<ChangedBlob> repaired;   // cached files that had changed, downloaded again
+  double seconds = 0;                  // wall time of the call
   // The SHA-256 of each blob this call downloaded (by blob path, what the snapshot links to),
   // computed while it streamed in: a check that needs it has no reason to read the file again.
   std::map<std::filesystem::path, FileHash> downloaded_sha256;
@@ -61,8 +76,8 @@ struct Snapshot {
 
 // What a metadata HEAD says about a file (hub-protocol.md §2.3).
 struct FileMetadata {
-  std::string commit;    // X-Repo-Commit
-  std::string etag;      // X-Linked-Etag or ETag, normalized: 40 or 64 hex
+  std::string commit;  // X-Repo-Commit
+  std::string etag;    // X-Linked-Etag or ETag, normalized: 40 or 64 hex
   std::uint64_t size = 0;
   std::string location;  // where to GET the bytes (the storage URL after a cross-host redirect)
   int requests = 0;
@@ -81,6 +96,14 @@ struct DownloadOptions {
   // download_variant: these repo paths too, those the listing has (the variant's signature beside
   // its folder, signing/signature_file.hpp); a path it lacks is no error.
   std::vector<std::string> with_files;
+  // Hash the files already in the cache and download again each whose content no longer matches
+  // its blob's name (sha256 or git blob sha1): Snapshot::repaired lists them. Offline, a changed
+  // file is kIntegrityMismatch. `digests`, when given, spares files whose hash it proves (a
+  // verification stamp) and keeps what was hashed for the caller.
+  bool verify_cached = false;
+  FileDigests* digests = nullptr;
+  // Download every file asked for again, cached or not (and no partial download is continued).
+  bool force = false;
 };
 
 class HubClient {
@@ -91,6 +114,14 @@ class HubClient {
   explicit HubClient(Settings settings);
 
   const Settings& settings() const { return settings_; }
+
+  // Every HTTP request this client and its copies have made so far.
+  int requests() const;
+  // Answers taken from the cache because the Hub could not be reached, one sentence each, in
+  // order (said once each); a caller says them (the CLI on stderr and in --json). A layer above
+  // adds its own with note_fallback (a publisher trusted when last asked).
+  std::vector<std::string> fallbacks() const;
+  void note_fallback(std::string note) const;
 
   // Network unless `revision` is a full commit (then nothing) or offline (refs/ only).
   // Resolves a branch, tag, v<N> version branch or short commit with the revision API and
@@ -123,8 +154,8 @@ class HubClient {
 
   // One file (hf_hub_download): cache hit by commit without network, else HEAD + verified GET.
   // On EntryNotFound the .no_exist marker is written. Snapshot::path is the file.
-  Result<Snapshot> download_file(const RepoId& repo, RepoType type, std::string_view revision,
-                                 std::string_view path, const DownloadOptions& options = {}) const;
+  Result<Snapshot> download_file(const RepoId& repo, RepoType type, std::string_view revision, std::string_view path,
+                                 const DownloadOptions& options = {}) const;
 
   // Every file under build/<variant>/ at `revision`, downloaded (missing ones only) and linked
   // into snapshots/<commit>/. A pinned commit whose files are all cached makes no request.
@@ -139,6 +170,7 @@ class HubClient {
  private:
   Settings settings_;
   std::shared_ptr<Transport> transport_;
+  std::shared_ptr<ClientState> state_;
 };
 
 }  // namespace kernelhub::client

@@ -20,7 +20,11 @@
 // unset (no cpython check applies). A C++ process with a TVM-FFI loader sets tvm_ffi to that
 // runtime's version.
 // The selected backend is torch's backend, except that a CUDA torch on a machine without a CUDA
-// driver selects cpu: the `kernels` package would pick a CUDA variant there that cannot run.
+// driver selects cpu: the `kernels` package would pick a CUDA variant there that cannot run. A
+// KERNELHUB_TORCH with a backend other than cpu (2.15.0+cu130, +rocm7.1, +xpu) names the target
+// machine instead: its backend is selected whatever this one has, and this machine's driver and
+// GPUs are dropped (KERNELHUB_CUDA_DRIVER and KERNELHUB_GPUS give the target's), so without
+// KERNELHUB_GPUS the GPU fit is skipped; backend_reason says so.
 //
 // Thread safety: a value type. detect() may be called from any thread.
 #pragma once

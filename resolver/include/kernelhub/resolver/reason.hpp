@@ -144,6 +144,9 @@ struct GpuMismatch {
 // Accepted; `fit` says how it runs once the GPU fit has checked its device code.
 struct Compatible {
   std::optional<GpuFit> fit;
+  // With GPUs to fit: why this CUDA variant's fit could not be checked (its metadata.json names
+  // no archs or does not parse), so that the trace says so rather than "compatible" alone.
+  std::string fit_not_checked = {};
   bool operator==(const Compatible&) const = default;
 };
 
