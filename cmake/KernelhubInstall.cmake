@@ -13,6 +13,14 @@ set(kh_torch_free_targets kernelhub_base kernelhub_resolver kernelhub_client ker
 install(TARGETS ${kh_torch_free_targets} EXPORT kernelhubTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
 set(kh_layers base resolver client signing fetch)
+if(KERNELHUB_WITH_TVM_FFI)
+  # The TVM-FFI API, and dlpack.h for its headers (a consumer needs no TVM-FFI or Python to build).
+  install(TARGETS kernelhub_dlpack kernelhub_tvm_ffi_loader kernelhub_tvm_ffi EXPORT kernelhubTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
+  install(FILES ${KERNELHUB_DLPACK_INCLUDE_DIR}/dlpack/dlpack.h
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kernelhub/third_party/dlpack COMPONENT cpp)
+  list(APPEND kh_layers tvm_ffi_loader tvm_ffi)
+endif()
 if(KERNELHUB_WITH_TORCH)
   install(TARGETS kernelhub_loader kernelhub_kernelhub EXPORT kernelhubTorchTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
@@ -23,6 +31,8 @@ else()
   install(FILES ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/elf_file.hpp
                 ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/fatbin.hpp
                 ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/library_image.hpp
+                ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/file_checks.hpp
+                ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/torch_libraries.hpp
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kernelhub/loader COMPONENT cpp)
 endif()
 foreach(layer ${kh_layers})

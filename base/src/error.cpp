@@ -22,6 +22,7 @@ std::string_view to_string(ErrorCode code) {
     case ErrorCode::kBadSignature: return "bad_signature";
     case ErrorCode::kMissingSignature: return "missing_signature";
     case ErrorCode::kOpSchemaMismatch: return "op_schema_mismatch";
+    case ErrorCode::kKernelRaised: return "kernel_raised";
     case ErrorCode::kInternal: return "internal";
   }
   return "internal";

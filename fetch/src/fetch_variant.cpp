@@ -16,6 +16,11 @@ namespace kernelhub {
 
 namespace {
 
+resolver::SelectOptions select_options(const FetchRequest& request) {
+  return {
+      .native_only = request.native_only, .loads_torch = request.loads_torch, .loads_tvm_ffi = request.loads_tvm_ffi};
+}
+
 constexpr auto kKernelRepo = RepoType::kKernel;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -84,7 +89,7 @@ void fit_to_gpus(std::vector<resolver::Decision>& decisions, const resolver::Env
 // cached file per candidate, only when there are GPUs to fit).
 void decide_from_tree(const client::HubClient& hub, const client::RepoId& repo, const client::RepoTree& tree,
                       const FetchRequest& request, const resolver::Environment& environment, VariantDecisions& out) {
-  out.decisions = resolver::select(tree.subfolders("build"), environment, {.native_only = request.native_only});
+  out.decisions = resolver::select(tree.subfolders("build"), environment, select_options(request));
   fit_to_gpus(out.decisions, environment,
               [&](const resolver::Decision& d) -> std::optional<std::vector<resolver::CudaTarget>> {
                 auto file = hub.download_file(repo, kKernelRepo, out.commit, "build/" + d.name + "/metadata.json");
@@ -171,7 +176,7 @@ Result<VariantDecisions> local_decisions(const std::filesystem::path& dir, const
     out.root = dir / "build";
     names = subdirectories(out.root);
   }
-  out.decisions = resolver::select(names, environment, {.native_only = request.native_only});
+  out.decisions = resolver::select(names, environment, select_options(request));
   fit_to_gpus(out.decisions, environment,
               [&](const resolver::Decision& d) -> std::optional<std::vector<resolver::CudaTarget>> {
                 auto metadata = read_variant_metadata(out.root / d.name);

@@ -138,6 +138,7 @@ ReasonCode reason_code(const Reason& r) {
                         [](const reason::CxxAbi&) { return ReasonCode::kCxxAbi; },
                         [](const reason::StableAbiTooNew&) { return ReasonCode::kStableAbiTooNew; },
                         [](const reason::TvmFfiNotLoadable&) { return ReasonCode::kTvmFfiNotLoadable; },
+                        [](const reason::NoLibTorch&) { return ReasonCode::kNoLibTorch; },
                         [](const reason::TvmFfiVersion&) { return ReasonCode::kTvmFfiVersion; },
                         [](const reason::CudaVersion&) { return ReasonCode::kCudaVersion; },
                         [](const reason::RocmVersion&) { return ReasonCode::kRocmVersion; },
@@ -171,6 +172,7 @@ std::string_view code_name(ReasonCode code) {
     case ReasonCode::kCxxAbi: return "cxx_abi";
     case ReasonCode::kStableAbiTooNew: return "stable_abi_too_new";
     case ReasonCode::kTvmFfiNotLoadable: return "tvm_ffi_not_loadable";
+    case ReasonCode::kNoLibTorch: return "no_libtorch";
     case ReasonCode::kTvmFfiVersion: return "tvm_ffi_version";
     case ReasonCode::kCudaVersion: return "cuda_version";
     case ReasonCode::kRocmVersion: return "rocm_version";
@@ -215,7 +217,13 @@ std::string to_string(const Reason& r) {
             return "Torch stable ABI version (" + m.variant.to_string() +
                    ") is too new for environment Torch version (" + opt_version(m.system) + ")";
           },
-          [](const reason::TvmFfiNotLoadable&) { return std::string("tvm-ffi builds are not loadable by kernelhub"); },
+          [](const reason::TvmFfiNotLoadable&) {
+            return std::string(
+                "tvm-ffi build: get_kernel loads torch builds (tvm-ffi builds: kernelhub::tvm_ffi::get_kernel)");
+          },
+          [](const reason::NoLibTorch&) {
+            return std::string("torch build: this process has no LibTorch and loads tvm-ffi builds only");
+          },
           [](const reason::TvmFfiVersion& m) {
             return "tvm-ffi version (" + m.variant.to_string() + ") does not match environment tvm-ffi version (" +
                    opt_version(m.system) + ")";

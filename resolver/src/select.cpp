@@ -43,6 +43,7 @@ Reason check_arch(const Variant& v, const Environment& env, const SelectOptions&
   if (auto r = system_mismatch(v, env)) return *r;
   switch (v.framework) {
     case Framework::kTorch: {
+      if (options.native_only && !options.loads_torch) return reason::NoLibTorch{};
       if (!env.torch || v.framework_version != *env.torch) {
         return reason::TorchVersion{v.framework_version, env.torch};
       }
@@ -53,18 +54,18 @@ Reason check_arch(const Variant& v, const Environment& env, const SelectOptions&
       break;
     }
     case Framework::kTorchStableAbi:
+      if (options.native_only && !options.loads_torch) return reason::NoLibTorch{};
       if (!env.torch || v.framework_version > *env.torch) {
         return reason::StableAbiTooNew{v.framework_version, env.torch};
       }
       break;
     case Framework::kTvmFfi:
-      if (options.native_only) return reason::TvmFfiNotLoadable{};
+      if (options.native_only && !options.loads_tvm_ffi) return reason::TvmFfiNotLoadable{};
       if (!env.tvm_ffi || v.framework_version != *env.tvm_ffi) {
         return reason::TvmFfiVersion{v.framework_version, env.tvm_ffi};
       }
       break;
-    default:
-      break;
+    default: break;
   }
   if (auto r = backend_mismatch(v, env)) return *r;
   return reason::Compatible{};
@@ -103,10 +104,9 @@ std::array<int, 7> rank(const Variant& v) {
   const std::array<int, 3> python{v.python.abi3t ? 1 : 0, -v.python.min.major, -v.python.min.minor};
   switch (v.framework) {
     case Framework::kTorchStableAbi:
-      return {0, -v.framework_version.major, -v.framework_version.minor, backend_minor, python[0], python[1],
+      return {0,        -v.framework_version.major, -v.framework_version.minor, backend_minor, python[0], python[1],
               python[2]};
-    case Framework::kTorch:
-      return {1, 0, v.cxx11_abi ? 1 : 0, backend_minor, python[0], python[1], python[2]};
+    case Framework::kTorch: return {1, 0, v.cxx11_abi ? 1 : 0, backend_minor, python[0], python[1], python[2]};
     case Framework::kTvmFfi: return {2, 0, 0, backend_minor, python[0], python[1], python[2]};
     case Framework::kSdk:
       if (v.is_compiled_sdk()) {

@@ -49,7 +49,7 @@ def build_dir(tmp_path):
 
 
 def cpu_variant(build_dir: Path) -> Path:
-    (found,) = [p for p in build_dir.iterdir() if "-cpu-" in p.name]
+    (found,) = [p for p in build_dir.iterdir() if p.name.startswith("torch") and "-cpu-" in p.name]
     return found
 
 
@@ -251,7 +251,7 @@ def test_an_interrupted_assembly_keeps_the_previous_variant(tmp_path):
     built = BUILD / "kernels" / "build"
     if not built.is_dir():
         pytest.skip(f"{built} is not built (the reference kernels)")
-    (source,) = [p for p in built.iterdir() if "-cpu-" in p.name]
+    (source,) = [p for p in built.iterdir() if p.name.startswith("torch") and "-cpu-" in p.name]
     target = tmp_path / "build" / source.name
     shutil.copytree(source, target)
     before = {p.name: p.read_bytes() for p in target.iterdir() if p.is_file()}

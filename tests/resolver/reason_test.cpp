@@ -34,8 +34,8 @@ Example example(ReasonCode code) {
       return {reason::FreeThreadedPython{}, "abi3 is not supported on free-threaded Python, abi3t is required",
               "free_threaded_python"};
     case ReasonCode::kPythonTooOld:
-      return {reason::PythonTooOld{{3, 12}, {3, 10}},
-              "Python 3.12 or later is required, system Python version is 3.10", "python_too_old"};
+      return {reason::PythonTooOld{{3, 12}, {3, 10}}, "Python 3.12 or later is required, system Python version is 3.10",
+              "python_too_old"};
     case ReasonCode::kCpu:
       return {reason::CpuMismatch{"aarch64", "x86_64"}, "CPU (aarch64) does not match system CPU (x86_64)", "cpu"};
     case ReasonCode::kOs:
@@ -50,7 +50,12 @@ Example example(ReasonCode code) {
       return {reason::StableAbiTooNew{{2, 16}, Version{2, 15}},
               "Torch stable ABI version (2.16) is too new for environment Torch version (2.15)", "stable_abi_too_new"};
     case ReasonCode::kTvmFfiNotLoadable:
-      return {reason::TvmFfiNotLoadable{}, "tvm-ffi builds are not loadable by kernelhub", "tvm_ffi_not_loadable"};
+      return {reason::TvmFfiNotLoadable{},
+              "tvm-ffi build: get_kernel loads torch builds (tvm-ffi builds: kernelhub::tvm_ffi::get_kernel)",
+              "tvm_ffi_not_loadable"};
+    case ReasonCode::kNoLibTorch:
+      return {reason::NoLibTorch{}, "torch build: this process has no LibTorch and loads tvm-ffi builds only",
+              "no_libtorch"};
     case ReasonCode::kTvmFfiVersion:
       return {reason::TvmFfiVersion{{0, 1}, Version{0, 2}},
               "tvm-ffi version (0.1) does not match environment tvm-ffi version (0.2)", "tvm_ffi_version"};

@@ -38,10 +38,10 @@ TEST_CASE("stable ABI before arch, untagged before tagged, noarch and universal 
                           "torch215-cu128-x86_64-linux", "torch-stable-abi211-cu128-x86_64-linux",
                           "torch-stable-abi213-cu128-x86_64-linux", "torch-stable-abi216-cu128-x86_64-linux"},
                          cuda_machine());
-  CHECK(order(ds) == std::vector<std::string>{
-                         "torch-stable-abi213-cu128-x86_64-linux", "torch-stable-abi211-cu128-x86_64-linux",
-                         "torch215-cu128-x86_64-linux", "torch215-cxx11-cu128-x86_64-linux", "torch-cuda",
-                         "torch-universal", "torch-stable-abi216-cu128-x86_64-linux x"});
+  CHECK(order(ds) == std::vector<std::string>{"torch-stable-abi213-cu128-x86_64-linux",
+                                              "torch-stable-abi211-cu128-x86_64-linux", "torch215-cu128-x86_64-linux",
+                                              "torch215-cxx11-cu128-x86_64-linux", "torch-cuda", "torch-universal",
+                                              "torch-stable-abi216-cu128-x86_64-linux x"});
 }
 
 TEST_CASE("wrong torch, ABI, cpu, os and free-threaded Python are rejected with a reason") {
@@ -53,10 +53,10 @@ TEST_CASE("wrong torch, ABI, cpu, os and free-threaded Python are rejected with 
   CHECK(to_string(ft[1].reason) == "arch kernel not supported on free-threaded Python <3.15");
 
   env = cuda_machine();
-  const auto ds = select({"torch214-cxx11-cu128-x86_64-linux", "torch215-cxx98-cu128-x86_64-linux",
-                          "torch215-cxx11-cu128-aarch64-linux", "torch215-cxx11-cu128-x86_64-windows",
-                          "torch215-cxx11-cpu-x86_64-linux", "not-a-variant"},
-                         env);
+  const auto ds = select(
+      {"torch214-cxx11-cu128-x86_64-linux", "torch215-cxx98-cu128-x86_64-linux", "torch215-cxx11-cu128-aarch64-linux",
+       "torch215-cxx11-cu128-x86_64-windows", "torch215-cxx11-cpu-x86_64-linux", "not-a-variant"},
+      env);
   for (const auto& d : ds) CHECK_FALSE(d.accepted());
   CHECK(chosen(ds) == nullptr);
   const std::string trace = format_trace(ds);
@@ -103,14 +103,35 @@ TEST_CASE("tvm-ffi builds need the named tvm-ffi version, and are rejected in a 
   CHECK(order(ds) == std::vector<std::string>{"tvm-ffi01-cu128-x86_64-linux", "torch-cuda"});
   ds = select(names, e, {.native_only = true});
   CHECK(chosen(ds) == nullptr);
+  CHECK(reason_code(ds[1].reason) == ReasonCode::kTvmFfiNotLoadable);
   CHECK(Variant::parse("tvm-ffi012-cpu-x86_64-linux")->framework_version == Version{0, 12});
+}
+
+TEST_CASE("a native caller without LibTorch takes tvm-ffi builds only and says why torch builds are out") {
+  Environment e = cuda_machine();
+  e.tvm_ffi = Version{0, 1};
+  const std::vector<std::string> names{"torch215-cxx11-cu128-x86_64-linux", "torch-stable-abi211-cu128-x86_64-linux",
+                                       "tvm-ffi01-cu128-x86_64-linux", "tvm-ffi01-cpu-x86_64-linux", "torch-cuda"};
+  const auto tvm_only = select(names, e, {.native_only = true, .loads_torch = false, .loads_tvm_ffi = true});
+  CHECK(order(tvm_only) == std::vector<std::string>{"tvm-ffi01-cu128-x86_64-linux", "torch-cuda x",
+                                                    "torch-stable-abi211-cu128-x86_64-linux x",
+                                                    "torch215-cxx11-cu128-x86_64-linux x",
+                                                    "tvm-ffi01-cpu-x86_64-linux x"});
+  CHECK(to_string(tvm_only[3].reason) == "torch build: this process has no LibTorch and loads tvm-ffi builds only");
+  CHECK(reason_code(tvm_only[2].reason) == ReasonCode::kNoLibTorch);
+  // One that loads both ranks them as the kernels package does: stable ABI, torch, then tvm-ffi.
+  const auto both = select(names, e, {.native_only = true, .loads_torch = true, .loads_tvm_ffi = true});
+  CHECK(order(both) == std::vector<std::string>{"torch-stable-abi211-cu128-x86_64-linux",
+                                                "torch215-cxx11-cu128-x86_64-linux", "tvm-ffi01-cu128-x86_64-linux",
+                                                "torch-cuda x", "tvm-ffi01-cpu-x86_64-linux x"});
 }
 
 TEST_CASE("off Linux the C++ ABI is unknown, so ABI-tagged variants do not fit") {
   Environment e = cuda_machine();
   e.os = "windows";
   const auto ds = select({"torch215-cxx11-cu128-x86_64-windows", "torch215-cu128-x86_64-windows"}, e);
-  CHECK(order(ds) == std::vector<std::string>{"torch215-cu128-x86_64-windows", "torch215-cxx11-cu128-x86_64-windows x"});
+  CHECK(order(ds) ==
+        std::vector<std::string>{"torch215-cu128-x86_64-windows", "torch215-cxx11-cu128-x86_64-windows x"});
   CHECK(to_string(ds[1].reason) == "Torch CXX11 ABI (True) does not match environment Torch CXX11 ABI (None)");
 }
 

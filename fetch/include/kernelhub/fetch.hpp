@@ -46,11 +46,11 @@ namespace kernelhub {
 
 // Where the time and the work of one get_kernel went.
 struct LoadTimings {
-  double resolve = 0;   // revision → commit, listing, selection (seconds)
-  double download = 0;  // fetching missing files into the cache (0 when all were cached)
-  double verify = 0;    // signature, lock hash, metadata.json digest, ELF and device code
-  double load = 0;      // pre-flight against this process, dlopen and op registration
-  int requests = 0;     // HTTP requests made (0 for a local or fully cached pinned load)
+  double resolve = 0;              // revision → commit, listing, selection (seconds)
+  double download = 0;             // fetching missing files into the cache (0 when all were cached)
+  double verify = 0;               // signature, lock hash, metadata.json digest, ELF and device code
+  double load = 0;                 // pre-flight against this process, dlopen and op registration
+  int requests = 0;                // HTTP requests made (0 for a local or fully cached pinned load)
   std::uint64_t bytes_hashed = 0;  // bytes read to verify: each file once, 0 when a stamp proved it
 };
 
@@ -67,6 +67,10 @@ struct FetchRequest {
   // A C++ process can only dlopen native variants; a Python process also imports pure-Python
   // ones (torch-universal, torch-<backend>), as the kernels package does.
   bool native_only = true;
+  // Which native builds the caller loads (resolver::SelectOptions): get_kernel torch builds,
+  // tvm_ffi::get_kernel tvm-ffi builds, the CLI's `get` either.
+  bool loads_torch = true;
+  bool loads_tvm_ffi = false;
   // Whose words errors about the request itself are in (a repo the lock file does not list).
   Wording wording = Wording::kKernelhub;
 };
@@ -80,16 +84,16 @@ struct FetchContext {
 
 // A variant on disk, downloaded and verified, not loaded.
 struct FetchedVariant {
-  std::filesystem::path path;                   // the variant directory
-  std::string variant;                          // its name, e.g. torch215-cxx11-cpu-x86_64-linux
-  std::string revision;                         // the commit, or "local"
-  Metadata metadata;                            // metadata.json (or the namespace from _ops.py)
-  std::vector<resolver::Decision> decisions;    // best first; empty for a variant directory
+  std::filesystem::path path;                    // the variant directory
+  std::string variant;                           // its name, e.g. torch215-cxx11-cpu-x86_64-linux
+  std::string revision;                          // the commit, or "local"
+  Metadata metadata;                             // metadata.json (or the namespace from _ops.py)
+  std::vector<resolver::Decision> decisions;     // best first; empty for a variant directory
   std::optional<std::filesystem::path> library;  // the op library (native variants)
   // The library's ELF and device code when the fetch read them (to fit the GPUs): the load's
   // pre-flight uses the same parse. None when nothing needed them yet.
   std::optional<loader::LibraryImage> image;
-  LoadTimings timings;                          // resolve, download, verify
+  LoadTimings timings;  // resolve, download, verify
 };
 
 // Every variant of a repo or directory, best first, for ctx.environment.

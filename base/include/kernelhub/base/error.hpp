@@ -30,6 +30,7 @@ enum class ErrorCode {
   kBadSignature,         // a signature is present but does not verify, or signs something else
   kMissingSignature,     // a signature is required (trusted key or option) and the variant has none
   kOpSchemaMismatch,     // a typed op handle whose C++ signature does not fit the op's schema
+  kKernelRaised,         // a kernel function ran and raised an error of its own (its message kept)
   kInternal,             // a bug in kernelhub
 };
 

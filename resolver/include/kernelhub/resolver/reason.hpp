@@ -31,7 +31,8 @@ enum class ReasonCode {
   kTorchVersion,         // torch major.minor differs
   kCxxAbi,               // cxx11/cxx98 tag differs from torch's C++ ABI
   kStableAbiTooNew,      // stable-ABI version above torch's
-  kTvmFfiNotLoadable,    // tvm-ffi build in a process without Python
+  kTvmFfiNotLoadable,    // tvm-ffi build for a caller that loads torch builds only (get_kernel)
+  kNoLibTorch,           // torch build for a caller without LibTorch (tvm-ffi builds only)
   kTvmFfiVersion,        // tvm-ffi version differs
   kCudaVersion,          // CUDA of another major, or a newer minor
   kRocmVersion,          // ROCm of another major, or a newer minor
@@ -88,6 +89,9 @@ struct StableAbiTooNew {
 struct TvmFfiNotLoadable {
   bool operator==(const TvmFfiNotLoadable&) const = default;
 };
+struct NoLibTorch {
+  bool operator==(const NoLibTorch&) const = default;
+};
 struct TvmFfiVersion {
   Version variant;
   std::optional<Version> system;
@@ -105,7 +109,7 @@ struct RocmVersion {
 };
 struct BackendMismatch {
   Backend variant;
-  Backend system;  // the selected backend
+  Backend system;                     // the selected backend
   NameForm form = NameForm::kLegacy;  // the variant's, which its backend is printed in
   bool noarch = false;                // an `sdk-<kind>` variant: kinds compared, printed as kinds
   bool operator==(const BackendMismatch&) const = default;
@@ -141,9 +145,9 @@ struct Compatible {
 using Reason =
     std::variant<reason::UnparsableName, reason::FreeThreadedPython, reason::PythonTooOld, reason::CpuMismatch,
                  reason::OsMismatch, reason::TorchVersion, reason::CxxAbi, reason::StableAbiTooNew,
-                 reason::TvmFfiNotLoadable, reason::TvmFfiVersion, reason::CudaVersion, reason::RocmVersion,
-                 reason::BackendMismatch, reason::PurePython, reason::NoarchBackend, reason::MlxMissing,
-                 reason::SdkNotLoadable, reason::GpuMismatch, reason::Compatible>;
+                 reason::TvmFfiNotLoadable, reason::NoLibTorch, reason::TvmFfiVersion, reason::CudaVersion,
+                 reason::RocmVersion, reason::BackendMismatch, reason::PurePython, reason::NoarchBackend,
+                 reason::MlxMissing, reason::SdkNotLoadable, reason::GpuMismatch, reason::Compatible>;
 
 ReasonCode reason_code(const Reason& r);
 inline bool is_accepted(const Reason& r) {

@@ -21,8 +21,10 @@
 //     with the parser's reason (the kernels package drops them, or parses any cpu/os token);
 //   - Metal arch variants are not checked against the macOS version (>= 26 there): the
 //     Environment has no macOS version.
-// With `native_only` (a C++ process without Python), pure-Python variants (noarch, universal)
-// and tvm-ffi builds are rejected, since nothing here can import them.
+// With `native_only` (a C++ process without Python), pure-Python variants (noarch, universal) are
+// rejected, since nothing here can import them, and of the native builds only those the caller
+// loads: torch builds (`loads_torch`: LibTorch, get_kernel) and tvm-ffi builds (`loads_tvm_ffi`:
+// libtvm_ffi, tvm_ffi::get_kernel); the others say why in the trace.
 //
 // Selection is data: nothing throws, unknown names are rejected with the parser's reason.
 #pragma once
@@ -47,6 +49,8 @@ struct Decision {
 
 struct SelectOptions {
   bool native_only = false;
+  bool loads_torch = true;     // with native_only: torch and stable-ABI arch builds
+  bool loads_tvm_ffi = false;  // with native_only: tvm-ffi builds
 };
 
 std::vector<Decision> select(const std::vector<std::string>& names, const Environment& env,
