@@ -166,6 +166,8 @@ def main() -> int:
         print(r.stdout, r.stderr, flush=True)
         row("example", "exit status", "", "", "", r.returncode, "")
         row("example", "process (get + checks + bench)", "", "", "", seconds, "s")
+        if m := re.search(r"get_kernel: ([0-9.]+) ms", r.stdout):
+            row("get", "tvm_ffi::get_kernel in the example, cold", "", "", "", float(m[1]) / 1e3, "s")
         for m in re.finditer(r"bench rms_norm (\w+) \[(\d+), (\d+)\]: ([0-9.]+) us/call", r.stdout):
             row("op", "rms_norm (C++ example, eager)", "tvm-ffi01-cu130 (example)", m[1], f"{m[2]}x{m[3]}",
                 float(m[4]), "us/call")
@@ -183,7 +185,8 @@ def main() -> int:
         timing = subprocess.run([sys.executable, "-c", OP_TIMING, str(build)], capture_output=True, text=True,
                                 timeout=600)
         print(timing.stderr[-3000:], flush=True)
-        for o in json.loads(timing.stdout.strip().splitlines()[-1]):
+        lines = timing.stdout.strip().splitlines()
+        for o in json.loads(lines[-1]) if timing.returncode == 0 and lines else []:
             name, shape = o["case"].split(" ")
             if o["graph_us"] is not None:
                 row("op", f"{name} (kernels 0.19.1, CUDA graph)", o["variant"], o["dtype"], shape, o["graph_us"], "us/call")

@@ -122,9 +122,12 @@ int main(int argc, char** argv) {
     }
   }
   try {
+    const auto got_at = std::chrono::steady_clock::now();
     const auto kernel = kernelhub::tvm_ffi::get_kernel(repo, {.version = 1});
+    const double get_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - got_at).count();
     std::printf("variant %s (TVM-FFI %s from %s)\n", kernel.variant().c_str(), kernel.runtime_version().c_str(),
                 kernel.runtime_found_by().c_str());
+    std::printf("get_kernel: %.1f ms (%d requests)\n", get_ms, kernel.timings().requests);
     const bool gpu = kernel.backend() == "cuda";
 #if !defined(KERNELHUB_EXAMPLE_CUDA)
     if (gpu) {

@@ -89,24 +89,28 @@ void for_each_offset(IntArrayRef sizes, IntArrayRef strides, const F& f) {
   }
 }
 
-double load_real(const void* data, ScalarType t, std::int64_t i) {
+// Calls f(T{}) with T the C++ type of the floating dtype `t`: one dispatch per op, not per element.
+template <typename F>
+void with_real_type(ScalarType t, const F& f) {
   switch (t) {
-    case ScalarType::Float: return static_cast<const float*>(data)[i];
-    case ScalarType::Double: return static_cast<const double*>(data)[i];
-    case ScalarType::Half: return static_cast<float>(static_cast<const Half*>(data)[i]);
-    case ScalarType::BFloat16: return static_cast<float>(static_cast<const BFloat16*>(data)[i]);
+    case ScalarType::Float: return f(float{});
+    case ScalarType::Double: return f(double{});
+    case ScalarType::Half: return f(Half{});
+    case ScalarType::BFloat16: return f(BFloat16{});
     default: kh_shim::fail(kh_shim::concat("the ATen shim has no arithmetic for ", t));
   }
 }
 
-void store_real(void* data, ScalarType t, std::int64_t i, double v) {
-  switch (t) {
-    case ScalarType::Float: static_cast<float*>(data)[i] = static_cast<float>(v); return;
-    case ScalarType::Double: static_cast<double*>(data)[i] = v; return;
-    case ScalarType::Half: static_cast<Half*>(data)[i] = Half(static_cast<float>(v)); return;
-    case ScalarType::BFloat16: static_cast<BFloat16*>(data)[i] = BFloat16(static_cast<float>(v)); return;
-    default: kh_shim::fail(kh_shim::concat("the ATen shim has no arithmetic for ", t));
-  }
+// out[i] = op(src[i]) over two dense tensors of one floating dtype, op on double.
+template <typename Op>
+void map_real(const Tensor& src, const Tensor& out, const Op& op) {
+  with_real_type(src.scalar_type(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = src.const_data_ptr<T>();
+    T* to = out.mutable_data_ptr<T>();
+    const std::int64_t n = src.numel();
+    for (std::int64_t i = 0; i < n; ++i) to[i] = static_cast<T>(op(static_cast<double>(in[i])));
+  });
 }
 
 bool is_integral(ScalarType t) {
@@ -296,8 +300,15 @@ Tensor Tensor::to(ScalarType dtype) const {
     for (std::int64_t i = 0; i < n; ++i)
       store_integer(out.data_ptr(), dtype, i, load_integer(src.data_ptr(), src.scalar_type(), i));
   } else {
-    for (std::int64_t i = 0; i < n; ++i)
-      store_real(out.data_ptr(), dtype, i, load_real(src.data_ptr(), src.scalar_type(), i));
+    with_real_type(src.scalar_type(), [&](auto from_tag) {
+      with_real_type(dtype, [&](auto to_tag) {
+        using From = decltype(from_tag);
+        using To = decltype(to_tag);
+        const From* in = src.const_data_ptr<From>();
+        To* to = out.mutable_data_ptr<To>();
+        for (std::int64_t i = 0; i < n; ++i) to[i] = static_cast<To>(static_cast<double>(in[i]));
+      });
+    });
   }
   return out;
 }
@@ -306,13 +317,11 @@ Tensor Tensor::pow(double exponent) const {
   require_cpu(*this, "pow()");
   const Tensor src = dense(*this);
   Tensor out = empty(sizes(), options());
-  for (std::int64_t i = 0; i < numel(); ++i) {
-    const double v = load_real(src.data_ptr(), scalar_type(), i);
-    // Rounded to the dtype as ATen's pow rounds (x * x for 2, computed in the dtype's precision).
-    const double r = exponent == 2.0 ? (scalar_type() == ScalarType::Double ? v * v : double(float(v) * float(v)))
-                                     : std::pow(v, exponent);
-    store_real(out.data_ptr(), scalar_type(), i, r);
-  }
+  const bool wide = scalar_type() == ScalarType::Double;
+  // Rounded to the dtype as ATen's pow rounds (x * x for 2, computed in the dtype's precision).
+  map_real(src, out, [&](double v) {
+    return exponent != 2.0 ? std::pow(v, exponent) : wide ? v * v : double(float(v) * float(v));
+  });
   return out;
 }
 
@@ -323,11 +332,16 @@ Tensor Tensor::mean(std::int64_t d) const {
   std::vector<std::int64_t> shape(impl_->sizes.begin(), impl_->sizes.end() - 1);
   Tensor out = empty(shape, options());
   const std::int64_t inner = size(-1), rows = inner == 0 ? 0 : numel() / inner;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    double sum = 0;  // fp64: the exactly rounded mean, where ATen sums fp32 in its own order
-    for (std::int64_t i = 0; i < inner; ++i) sum += load_real(src.data_ptr(), scalar_type(), r * inner + i);
-    store_real(out.data_ptr(), scalar_type(), r, sum / static_cast<double>(inner));
-  }
+  with_real_type(scalar_type(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = src.const_data_ptr<T>();
+    T* to = out.mutable_data_ptr<T>();
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double sum = 0;  // fp64: the exactly rounded mean, where ATen sums fp32 in its own order
+      for (std::int64_t i = 0; i < inner; ++i) sum += static_cast<double>(in[r * inner + i]);
+      to[r] = static_cast<T>(sum / static_cast<double>(inner));
+    }
+  });
   return out;
 }
 
@@ -335,11 +349,8 @@ Tensor Tensor::operator+(double value) const {
   require_cpu(*this, "operator+");
   const Tensor src = dense(*this);
   Tensor out = empty(sizes(), options());
-  for (std::int64_t i = 0; i < numel(); ++i) {
-    const double v = load_real(src.data_ptr(), scalar_type(), i);
-    store_real(out.data_ptr(), scalar_type(), i,
-               scalar_type() == ScalarType::Double ? v + value : double(float(v) + float(value)));
-  }
+  const bool wide = scalar_type() == ScalarType::Double;
+  map_real(src, out, [&](double v) { return wide ? v + value : double(float(v) + float(value)); });
   return out;
 }
 
@@ -365,11 +376,8 @@ Tensor rsqrt(const Tensor& t) {
   require_cpu(t, "rsqrt()");
   const Tensor src = dense(t);
   Tensor out = empty(t.sizes(), t.options());
-  for (std::int64_t i = 0; i < t.numel(); ++i) {
-    const double v = load_real(src.data_ptr(), t.scalar_type(), i);
-    store_real(out.data_ptr(), t.scalar_type(), i,
-               t.scalar_type() == ScalarType::Double ? 1.0 / std::sqrt(v) : double(1.0f / std::sqrt(float(v))));
-  }
+  const bool wide = t.scalar_type() == ScalarType::Double;
+  map_real(src, out, [&](double v) { return wide ? 1.0 / std::sqrt(v) : double(1.0f / std::sqrt(float(v))); });
   return out;
 }
 
@@ -383,34 +391,35 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
   const Tensor w = weight && weight->defined() ? dense(*weight) : Tensor();
   const Tensor b = bias && bias->defined() ? dense(*bias) : Tensor();
   Tensor out = empty(input.sizes(), input.options());
-  const ScalarType t = input.scalar_type();
   const std::int64_t inner = input.size(-1), rows = inner == 0 ? 0 : input.numel() / inner;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    double sum = 0, squares = 0;
-    for (std::int64_t i = 0; i < inner; ++i) sum += load_real(x.data_ptr(), t, r * inner + i);
-    const double mean = sum / static_cast<double>(inner);
-    for (std::int64_t i = 0; i < inner; ++i) {
-      const double centred = load_real(x.data_ptr(), t, r * inner + i) - mean;
-      squares += centred * centred;
-    }
-    // ATen's CPU layer norm: fp32 (opmath) mean and rstd, (x - mean) * rstd * w + b, one rounding.
-    const bool wide = t == ScalarType::Double;
-    const double rstd = wide ? 1.0 / std::sqrt(squares / static_cast<double>(inner) + eps)
-                             : double(1.0f / std::sqrt(float(squares / static_cast<double>(inner)) + float(eps)));
-    for (std::int64_t i = 0; i < inner; ++i) {
-      const double v = load_real(x.data_ptr(), t, r * inner + i);
-      double y = wide ? (v - mean) * rstd : double((float(v) - float(mean)) * float(rstd));
-      if (w.defined()) {
-        const double wi = load_real(w.data_ptr(), t, i);
-        y = wide ? y * wi : double(float(y) * float(wi));
+  const bool wide = input.scalar_type() == ScalarType::Double;
+  with_real_type(input.scalar_type(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* wp = w.defined() ? w.const_data_ptr<T>() : nullptr;
+    const T* bp = b.defined() ? b.const_data_ptr<T>() : nullptr;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const T* xr = x.const_data_ptr<T>() + r * inner;
+      T* yr = out.mutable_data_ptr<T>() + r * inner;
+      double sum = 0, squares = 0;
+      for (std::int64_t i = 0; i < inner; ++i) sum += static_cast<double>(xr[i]);
+      const double mean = sum / static_cast<double>(inner);
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const double centred = static_cast<double>(xr[i]) - mean;
+        squares += centred * centred;
       }
-      if (b.defined()) {
-        const double bi = load_real(b.data_ptr(), t, i);
-        y = wide ? y + bi : double(float(y) + float(bi));
+      // ATen's CPU layer norm: fp32 (opmath) mean and rstd, (x - mean) * rstd * w + b, one rounding.
+      const double variance = squares / static_cast<double>(inner);
+      const double rstd =
+          wide ? 1.0 / std::sqrt(variance + eps) : double(1.0f / std::sqrt(float(variance) + float(eps)));
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const double v = static_cast<double>(xr[i]);
+        double y = wide ? (v - mean) * rstd : double((float(v) - float(mean)) * float(rstd));
+        if (wp) y = wide ? y * static_cast<double>(wp[i]) : double(float(y) * static_cast<float>(wp[i]));
+        if (bp) y = wide ? y + static_cast<double>(bp[i]) : double(float(y) + static_cast<float>(bp[i]));
+        yr[i] = static_cast<T>(y);
       }
-      store_real(out.data_ptr(), t, r * inner + i, y);
     }
-  }
+  });
   return out;
 }
 
