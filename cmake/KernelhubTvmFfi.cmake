@@ -4,6 +4,8 @@
 # CMAKE_PREFIX_PATH already point at it. kernelhub links no TVM-FFI library: the runtime is found and
 # loaded at run time (tvm_ffi_loader/runtime.hpp), so these headers are all the build needs.
 #
+# KERNELHUB_WITH_TVM_FFI=AUTO without the package turns the loader off (and says so); ON requires it.
+#
 # Defines kernelhub_dlpack (INTERFACE): dlpack.h for the public headers; installed with the package
 # under include/kernelhub/third_party, so a consumer needs neither Python nor TVM-FFI to build.
 if(NOT tvm_ffi_DIR AND NOT tvm_ffi_ROOT)
@@ -25,11 +27,17 @@ if(NOT Python_EXECUTABLE AND Python3_EXECUTABLE)
 endif()
 find_package(tvm_ffi CONFIG QUIET)
 if(NOT tvm_ffi_FOUND)
-  message(FATAL_ERROR "kernelhub: the apache-tvm-ffi package (its headers) was not found through "
-                      "${Python3_EXECUTABLE}. Run scripts/bootstrap.sh (it installs requirements-dev.txt), "
-                      "`pip install apache-tvm-ffi`, pass -Dtvm_ffi_DIR=<its share/cmake/tvm_ffi>, or build without "
-                      "the tvm-ffi loader: -DKERNELHUB_WITH_TVM_FFI=OFF.")
+  set(_kh_tvm_ffi_hint "the apache-tvm-ffi package (its headers) was not found through ${Python3_EXECUTABLE}: "
+                       "`pip install apache-tvm-ffi` there (scripts/bootstrap.sh does), give "
+                       "-DPython3_EXECUTABLE=<a python that has it> or -Dtvm_ffi_DIR=<its share/cmake/tvm_ffi>")
+  if(KERNELHUB_WITH_TVM_FFI STREQUAL "AUTO")
+    message(STATUS "kernelhub: no tvm-ffi loader in this build (kernelhub::tvm_ffi, tvm-ffi variants): ${_kh_tvm_ffi_hint}")
+    set(KERNELHUB_WITH_TVM_FFI OFF)
+    return()
+  endif()
+  message(FATAL_ERROR "kernelhub: ${_kh_tvm_ffi_hint}; or build without it: -DKERNELHUB_WITH_TVM_FFI=OFF.")
 endif()
+set(KERNELHUB_WITH_TVM_FFI ON)
 set(KERNELHUB_TVM_FFI_INCLUDE_DIR ${tvm_ffi_INCLUDE_DIR})
 set(KERNELHUB_DLPACK_INCLUDE_DIR ${tvm_ffi_DLPACK_INCLUDE_DIR})
 message(STATUS "kernelhub: TVM-FFI headers from ${tvm_ffi_INCLUDE_DIR}")

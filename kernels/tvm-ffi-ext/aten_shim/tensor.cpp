@@ -315,12 +315,18 @@ Tensor Tensor::to(ScalarType dtype) const {
 
 Tensor Tensor::pow(double exponent) const {
   require_cpu(*this, "pow()");
+  // Whole exponents only: glibc's pow carries a 2.29 symbol version, newer than manylinux_2_28 allows.
+  TORCH_CHECK(exponent == std::floor(exponent) && exponent >= 0 && exponent <= 64,
+              "the ATen shim's pow() takes a whole exponent from 0 to 64, got ", exponent);
   const Tensor src = dense(*this);
   Tensor out = empty(sizes(), options());
   const bool wide = scalar_type() == ScalarType::Double;
-  // Rounded to the dtype as ATen's pow rounds (x * x for 2, computed in the dtype's precision).
+  const int n = static_cast<int>(exponent);
+  // Rounded to the dtype's precision after each product, as ATen's pow computes x * x for 2.
   map_real(src, out, [&](double v) {
-    return exponent != 2.0 ? std::pow(v, exponent) : wide ? v * v : double(float(v) * float(v));
+    double r = 1;
+    for (int i = 0; i < n; ++i) r = wide ? r * v : double(float(r) * float(v));
+    return r;
   });
   return out;
 }

@@ -57,7 +57,8 @@ struct Device {
   std::int8_t index() const { return index_; }
   bool is_cpu() const { return type_ == DeviceType::CPU; }
   bool is_cuda() const { return type_ == DeviceType::CUDA; }
-  bool operator==(const Device&) const = default;
+  bool operator==(const Device& other) const { return type_ == other.type_ && index_ == other.index_; }
+  bool operator!=(const Device& other) const { return !(*this == other); }
 };
 
 inline std::ostream& operator<<(std::ostream& out, const Device& d) {
