@@ -135,6 +135,7 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--build-dir", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--example-calls", type=int, default=2000, help="calls the example times (fewer on a CPU)")
     a = p.parse_args()
     build, out = a.build_dir, a.out
     variants = sorted((build / "kernels" / "build").iterdir())
@@ -162,14 +163,15 @@ def main() -> int:
         # 2. The torch-free example on the CUDA tvm-ffi variant.
         env = dict(base_env, HF_HUB_CACHE=str(work / "cache-example"))
         seconds, r = timed_process([str(build / "bin" / "tvm_ffi_rms_norm"), "acme/reference-kernels-tvm",
-                                    "--bench", "2000"], env)
+                                    "--bench", str(a.example_calls)], env)
         print(r.stdout, r.stderr, flush=True)
         row("example", "exit status", "", "", "", r.returncode, "")
         row("example", "process (get + checks + bench)", "", "", "", seconds, "s")
         if m := re.search(r"get_kernel: ([0-9.]+) ms", r.stdout):
             row("get", "tvm_ffi::get_kernel in the example, cold", "", "", "", float(m[1]) / 1e3, "s")
         for m in re.finditer(r"bench rms_norm (\w+) \[(\d+), (\d+)\]: ([0-9.]+) us/call", r.stdout):
-            row("op", "rms_norm (C++ example, eager)", "tvm-ffi01-cu130 (example)", m[1], f"{m[2]}x{m[3]}",
+            chosen = re.search(r"^variant (\S+)", r.stdout, re.M)
+            row("op", "rms_norm (C++ example, eager)", chosen[1] if chosen else "?", m[1], f"{m[2]}x{m[3]}",
                 float(m[4]), "us/call")
         with open(out / "maps.txt", "w") as f:
             f.write(r.stdout)
