@@ -1,10 +1,11 @@
-// kernelhub get ORG/NAME [...]: in the torch-free `kernelhub`, with the tvm-ffi loader. Selects among
-// the repo's torch and tvm-ffi builds as the kernels package ranks them (torch first), for the torch
-// the torch-free commands see (KERNELHUB_TORCH, else the Python environment's, read from files) and the TVM-FFI runtime
-// found here (tvm_ffi_loader/runtime.hpp). A tvm-ffi build is loaded in this process, which links no LibTorch, and its
-// functions are listed; a torch build is handed to kernelhub-get (torch_commands.hpp), which loads it with LibTorch.
-// Without kernelhub-get or a torch to select for, torch builds are out and the trace says so; without a TVM-FFI
-// runtime, kernelhub-get decides alone.
+// kernelhub get ORG/NAME [...]: in the torch-free `kernelhub`, with the tvm-ffi loader. Selects
+// among the repo's torch and tvm-ffi builds as the kernels package ranks them (torch first), for the
+// torch the torch-free commands see (KERNELHUB_TORCH, else the Python environment's, read from
+// files) and the TVM-FFI runtime found here (tvm_ffi_loader/runtime.hpp). A tvm-ffi build is loaded
+// in this process, which links no LibTorch, and its functions are listed; a torch build is handed
+// to kernelhub-get (torch_commands.hpp), which fetches and loads it with LibTorch. Without
+// kernelhub-get or a torch to select for, torch builds are out and the trace says so; without a
+// TVM-FFI runtime, kernelhub-get decides alone.
 #if defined(KERNELHUB_WITH_TVM_FFI)
 #include <chrono>
 #include <cstdio>
@@ -99,6 +100,16 @@ int run_get(const GetArguments& args) {
   request->loads_tvm_ffi = true;
 
   const FetchContext ctx{*std::move(chosen_backend), env, nullptr};
+  if (request->loads_torch) {
+    // Decide before fetching (the revision, the listing; no file of the kernel): a torch build is
+    // kernelhub-get's to trust, fetch, verify and load, so that its work and its counts are its own.
+    auto decisions = variant_decisions(*request, ctx);
+    if (!decisions) return fail(decisions.error());
+    const resolver::Decision* best = resolver::chosen(decisions->decisions);
+    if (best != nullptr && best->variant && best->variant->framework != resolver::Framework::kTvmFfi) {
+      return hand_to_torch_executable();
+    }
+  }
   auto fetched = fetch_variant(*request, ctx);
   if (!fetched) {
     // Torch builds were out only for want of a torch to select for here: kernelhub-get has its
