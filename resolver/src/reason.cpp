@@ -218,11 +218,10 @@ std::string to_string(const Reason& r) {
                    ") is too new for environment Torch version (" + opt_version(m.system) + ")";
           },
           [](const reason::TvmFfiNotLoadable&) {
-            return std::string(
-                "tvm-ffi build: get_kernel loads torch builds (tvm-ffi builds: kernelhub::tvm_ffi::get_kernel)");
+            return std::string("tvm-ffi variant; this process has no TVM-FFI loader");
           },
           [](const reason::NoLibTorch&) {
-            return std::string("torch build: this process has no LibTorch and loads tvm-ffi builds only");
+            return std::string("needs LibTorch, which this process does not have; only tvm-ffi variants load here");
           },
           [](const reason::TvmFfiVersion& m) {
             return "tvm-ffi version (" + m.variant.to_string() + ") does not match environment tvm-ffi version (" +

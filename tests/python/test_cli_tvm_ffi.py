@@ -82,7 +82,7 @@ def test_without_torch_the_tvm_ffi_build_loads_in_kernelhub_itself(tmp_path):
     assert functions["rms_norm_cpu"] == "rms_norm_cpu(Tensor, Tensor, Optional[Tensor], float) -> None"
     assert functions["adaln_cpu"] == "adaln_cpu(Tensor, Tensor, Optional[Tensor], Tensor, Tensor, float, bool) -> None"
     (torch_decision,) = [d for d in got["decisions"] if d["variant"].startswith("torch")]
-    assert torch_decision["reason"] == "torch build: this process has no LibTorch and loads tvm-ffi builds only"
+    assert torch_decision["reason"] == "needs LibTorch, which this process does not have; only tvm-ffi variants load here"
     assert torch_decision["code"] == "no_libtorch"
     log = "".join(p.read_text(errors="replace") for p in tmp_path.glob("ld.*"))
     assert "libtvm_ffi.so" in log

@@ -50,11 +50,10 @@ Example example(ReasonCode code) {
       return {reason::StableAbiTooNew{{2, 16}, Version{2, 15}},
               "Torch stable ABI version (2.16) is too new for environment Torch version (2.15)", "stable_abi_too_new"};
     case ReasonCode::kTvmFfiNotLoadable:
-      return {reason::TvmFfiNotLoadable{},
-              "tvm-ffi build: get_kernel loads torch builds (tvm-ffi builds: kernelhub::tvm_ffi::get_kernel)",
+      return {reason::TvmFfiNotLoadable{}, "tvm-ffi variant; this process has no TVM-FFI loader",
               "tvm_ffi_not_loadable"};
     case ReasonCode::kNoLibTorch:
-      return {reason::NoLibTorch{}, "torch build: this process has no LibTorch and loads tvm-ffi builds only",
+      return {reason::NoLibTorch{}, "needs LibTorch, which this process does not have; only tvm-ffi variants load here",
               "no_libtorch"};
     case ReasonCode::kTvmFfiVersion:
       return {reason::TvmFfiVersion{{0, 1}, Version{0, 2}},

@@ -117,7 +117,8 @@ TEST_CASE("a native caller without LibTorch takes tvm-ffi builds only and says w
                                                     "torch-stable-abi211-cu128-x86_64-linux x",
                                                     "torch215-cxx11-cu128-x86_64-linux x",
                                                     "tvm-ffi01-cpu-x86_64-linux x"});
-  CHECK(to_string(tvm_only[3].reason) == "torch build: this process has no LibTorch and loads tvm-ffi builds only");
+  CHECK(to_string(tvm_only[3].reason) ==
+        "needs LibTorch, which this process does not have; only tvm-ffi variants load here");
   CHECK(reason_code(tvm_only[2].reason) == ReasonCode::kNoLibTorch);
   // One that loads both ranks them as the kernels package does: stable ABI, torch, then tvm-ffi.
   const auto both = select(names, e, {.native_only = true, .loads_torch = true, .loads_tvm_ffi = true});

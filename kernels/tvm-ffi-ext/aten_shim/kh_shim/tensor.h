@@ -114,6 +114,7 @@ class ArrayRef {
     }
     return true;
   }
+  bool operator!=(const ArrayRef& other) const { return !(*this == other); }
 
  private:
   const T* data_ = nullptr;

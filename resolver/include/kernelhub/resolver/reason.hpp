@@ -31,8 +31,8 @@ enum class ReasonCode {
   kTorchVersion,         // torch major.minor differs
   kCxxAbi,               // cxx11/cxx98 tag differs from torch's C++ ABI
   kStableAbiTooNew,      // stable-ABI version above torch's
-  kTvmFfiNotLoadable,    // tvm-ffi build for a caller that loads torch builds only (get_kernel)
-  kNoLibTorch,           // torch build for a caller without LibTorch (tvm-ffi builds only)
+  kNoLibTorch,           // torch or stable-ABI build in a process without LibTorch (tvm-ffi builds only)
+  kTvmFfiNotLoadable,    // tvm-ffi build in a process without a TVM-FFI loader (get_kernel)
   kTvmFfiVersion,        // tvm-ffi version differs
   kCudaVersion,          // CUDA of another major, or a newer minor
   kRocmVersion,          // ROCm of another major, or a newer minor
