@@ -3,6 +3,7 @@
 #
 #   nix build .#bundle                      every variant of the matrix (kernel-builder's bundle)
 #   (cd kernels && nix run ..#build-and-copy)   ... copied into kernels/build/<variant>/
+#   nix build .#tvm-ffi-bundle              the tvm-ffi variants (kernels/tvm-ffi, kernel-builder's own project)
 #   nix run .#publish -- --version 1        hub-publish kernels/build to [general.hub] repo-id
 #   nix build .#kernelhub                   our CLI, hub-publish and libraries
 #
@@ -34,6 +35,12 @@
         inherit self;
         path = ./kernels;
       };
+      # The same kernels as a tvm-ffi kernel: kernel-builder builds one kind per project, so
+      # kernels/tvm-ffi is a second project over the same sources (docs/TVM_FFI.md).
+      tvmFfiOutputs = kernel-builder.lib.genKernelFlakeOutputs {
+        inherit self;
+        path = ./kernels/tvm-ffi;
+      };
       matrix = import ./nix/matrix.nix { }; # what genKernelFlakeOutputs builds, as plain data
       buildToml = builtins.fromTOML (builtins.readFile ./kernels/build.toml);
       repoId = buildToml.general.hub.repo-id;
@@ -52,6 +59,9 @@
               "-DKERNELHUB_DEVELOPER=OFF"
               "-DKERNELHUB_BUILD_KERNELS=OFF" # the kernels come from kernel-builder above
               "-DBUILD_TESTING=OFF"
+              # kernel-builder's nixpkgs has no apache-tvm-ffi outside its own overlay: the tvm-ffi
+              # loader (which needs its headers) is left out of this build.
+              "-DKERNELHUB_WITH_TVM_FFI=OFF"
               "-DPython3_EXECUTABLE=${pkgs.python3.withPackages (p: [ torch ])}/bin/python"
             ];
             installPhase = ''
@@ -70,13 +80,15 @@
             text = ''
               cd kernels
               nix run ${self}#build-and-copy
+              (cd tvm-ffi && nix run ${self}#tvm-ffi-build-and-copy && cp -r build/. ../build/)
               exec hub-publish ${repoId} --build-dir build --version ${toString buildToml.general.version} "$@"
             '';
           };
         in
         {
-          packages = { inherit kernelhub; };
+          packages = { inherit kernelhub; tvm-ffi-bundle = tvmFfiOutputs.packages.${system}.bundle; };
           apps.publish = { type = "app"; program = "${publish}/bin/publish"; };
+          apps.tvm-ffi-build-and-copy = tvmFfiOutputs.apps.${system}.build-and-copy;
         });
     in
     nixpkgs.lib.recursiveUpdate kernelOutputs (toolOutputs // {

@@ -18,6 +18,15 @@ set(kh_layers base resolver client signing fetch)
 # (kernelhubConfig.cmake.in) fails find_package naming any that this install lacks.
 set(KERNELHUB_PACKAGE_COMPONENTS fetch)
 set(KERNELHUB_TORCH_COMPONENTS kernelhub)
+if(KERNELHUB_WITH_TVM_FFI)
+  # The TVM-FFI API, and dlpack.h for its headers (a consumer needs no TVM-FFI or Python to build).
+  install(TARGETS kernelhub_dlpack kernelhub_tvm_ffi_loader kernelhub_tvm_ffi EXPORT kernelhubTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
+  install(FILES ${KERNELHUB_DLPACK_INCLUDE_DIR}/dlpack/dlpack.h
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kernelhub/third_party/dlpack COMPONENT cpp)
+  list(APPEND kh_layers tvm_ffi_loader tvm_ffi)
+  list(APPEND KERNELHUB_PACKAGE_COMPONENTS tvm_ffi)
+endif()
 if(KERNELHUB_WITH_TORCH)
   list(APPEND KERNELHUB_PACKAGE_COMPONENTS ${KERNELHUB_TORCH_COMPONENTS})
 endif()
@@ -31,6 +40,8 @@ else()
   install(FILES ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/elf_file.hpp
                 ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/fatbin.hpp
                 ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/library_image.hpp
+                ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/file_checks.hpp
+                ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/torch_libraries.hpp
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kernelhub/loader COMPONENT cpp)
 endif()
 foreach(layer ${kh_layers})

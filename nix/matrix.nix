@@ -6,9 +6,11 @@
 # It applies kernel-builder's rules (nix-builder/lib/build.nix filterApplicableBuildSets,
 # lib/variants/torch.nix) to versions.nix: the backends of build.toml [general] backends, torch
 # within [torch] minver/maxver, CUDA within [general.cuda] minver/maxver, and `torch-<backend>`
-# for a backend without a [kernel.*] section. Torch arch kernels only: the stable-ABI and tvm-ffi
-# rules are not mirrored, and such a build.toml is refused. test_nix_matrix.py requires the result
-# to equal what kernel-builder's own code answers (from ../shared/vendor).
+# for a backend without a [kernel.*] section; for a tvm-ffi kernel ([tvm-ffi], as
+# kernels/tvm-ffi/build.toml), the entries kernel-builder builds tvm-ffi kernels with (tvmFfiVersion),
+# named tvm-ffi<M><m>-<backend>-<system> (lib/variants/tvm-ffi.nix). The stable-ABI rules are not
+# mirrored, and such a build.toml is refused. test_nix_matrix.py requires the result to equal what
+# kernel-builder's own code answers (from ../shared/vendor).
 #
 # `buildToml` defaults to kernels/build.toml; `backends` to its [general] backends (pass another
 # list to see the matrix of other backends: --arg backends '["cpu"]'). Attributes:
@@ -24,22 +26,22 @@ let
   versions = import ./versions.nix;
   variantName = import ./variant-name.nix;
   refuse = why: throw "nix/matrix.nix mirrors kernel-builder for torch arch kernels; this build.toml ${why}";
-  checked =
-    if toml ? tvm-ffi then refuse "is a tvm-ffi kernel"
-    else if (toml.torch or { }) ? stable-abi then refuse "uses the torch stable ABI"
-    else toml;
+  isTvmFfi = toml ? tvm-ffi;
+  checked = if (toml.torch or { }) ? stable-abi then refuse "uses the torch stable ABI" else toml;
   between = min: max: v: compareVersions v min >= 0 && compareVersions v max <= 0;
   torchOk = between (checked.torch.minver or "2.0") (checked.torch.maxver or "99.9");
   cudaOk = between (checked.general.cuda.minver or "11.8") (checked.general.cuda.maxver or "99.9");
   compiled = backend: any (kernel: kernel.backend == backend) (attrValues (checked.kernel or { }));
   wanted = filter
-    (entry: elem entry.backend backends && torchOk entry.torch && (entry.backend != "cuda" || cudaOk entry.version))
+    (entry: elem entry.backend backends && torchOk entry.torch && (entry.backend != "cuda" || cudaOk entry.version)
+      && (!isTvmFfi || entry.tvmFfi != null))
     versions;
   unique = foldl' (acc: x: if elem x acc then acc else acc ++ [ x ]) [ ];
   variants = sort (a: b: a.name < b.name) (concatMap
     (entry: map
       (system: {
-        name = variantName.name entry system (compiled entry.backend);
+        name = if isTvmFfi then variantName.tvmFfiName entry system
+               else variantName.name entry system (compiled entry.backend);
         inherit (entry) torch backend version bundle;
         inherit system;
       })

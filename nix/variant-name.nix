@@ -3,6 +3,7 @@
 #   torch<M><m>-cxx11-<backend>-<cpu>-linux     torch212-cxx11-cu126-x86_64-linux
 #   torch<M><m>-<backend>-<cpu>-darwin          torch212-metal-aarch64-darwin (no C++ ABI tag)
 #   torch-<backend>                             a backend the kernel has no compiled code for
+#   tvm-ffi<M><m>-<backend>-<cpu>-<os>           tvm-ffi01-cu130-x86_64-linux (lib/variants/tvm-ffi.nix)
 # Backend tokens: cpu, metal, tpu, cu<M><m>, rocm<M><m>, xpu<M><m> (the toolkit's major.minor:
 # xpu 2025.3.2 is xpu20253).
 let
@@ -22,6 +23,12 @@ rec {
     else throw "unknown backend `${backend}` (expected cpu, cuda, rocm, xpu, metal or tpu)";
 
   torchToken = torch: "torch${flat torch}";
+
+  # A tvm-ffi kernel's variant: always an arch name (no torch-<backend> form), any backend but
+  # cuda, rocm, xpu and metal named cpu, as kernel-builder's tvm-ffi.nix computes it.
+  tvmFfiName = { backend, version, tvmFfi, ... }: system:
+    let compute = if builtins.elem backend [ "cuda" "rocm" "xpu" "metal" ] then backendToken backend version else "cpu";
+    in "tvm-ffi${flat tvmFfi}-${compute}-${system}";
 
   # One variant name for a matrix entry on one system; `compiled`: the kernel has code for its backend.
   name = { torch, backend, version, ... }: system: compiled:

@@ -24,6 +24,7 @@ std::string_view to_string(ErrorCode code) {
     case ErrorCode::kOpSchemaMismatch: return "op_schema_mismatch";
     case ErrorCode::kClientTooOld: return "client_too_old";
     case ErrorCode::kDependencyCycle: return "dependency_cycle";
+    case ErrorCode::kKernelRaised: return "kernel_raised";
     case ErrorCode::kInternal: return "internal";
   }
   return "internal";

@@ -1,7 +1,9 @@
 """Assembles a built variant directory the way kernel-builder lays one out.
 
-Copies the op library and the Python files of torch-ext/<package>/, writes _ops.py for the op namespace,
-imports the result to describe its API in symbols.json and op_schemas.json (write_symbols.py), then
+Copies the op library and the Python files of torch-ext/<package>/ (tvm-ffi-ext/<package>/ for a
+tvm-ffi variant), writes _ops.py for the op namespace (kernel-builder's templates: torch.ops.<id>, or
+tvm_ffi.load_module of the library), imports a torch variant to describe its API in symbols.json and
+op_schemas.json (write_symbols.py), then
 metadata.json as kernel-builder writes it (kernels-data metadata.rs `Metadata::for_backend`, then
 kernel-builder's `hash` step): the fields of build.toml's [general] (name, version, license,
 upstream, source, python-depends and kernel-depends, general and of this backend), the backend and
@@ -32,6 +34,28 @@ OPS_PY = '''import torch
 from . import {ns}
 
 ops = torch.ops.{ns}
+
+
+def add_op_namespace_prefix(op_name: str) -> str:
+    """Prefix op by namespace."""
+    return f"{ns}::{{op_name}}"
+'''
+
+# kernel-builder's tvm-ffi _ops.py (templates/tvm_ffi/_ops.py.in) loads the library with tvm_ffi;
+# jax and torch hooks are left out (the package's __init__.py wraps the functions for torch).
+TVM_FFI_OPS_PY = '''from pathlib import Path
+import platform
+
+import tvm_ffi
+
+_SELF_PATH = Path(__file__).parent
+
+if platform.system() == "Darwin":
+    ops = tvm_ffi.load_module(_SELF_PATH / "{ns}.dylib")
+elif platform.system() == "Windows":
+    ops = tvm_ffi.load_module(_SELF_PATH / "{ns}.dll")
+else:
+    ops = tvm_ffi.load_module(_SELF_PATH / "{ns}.so")
 
 
 def add_op_namespace_prefix(op_name: str) -> str:
@@ -96,7 +120,8 @@ def metadata(general: dict, kernel_id: str, backend: str, archs: list[str], file
 
 def main() -> int:
     p = argparse.ArgumentParser()
-    p.add_argument("--library", required=True, help="the op library, named <id>.abi3.so")
+    p.add_argument("--framework", choices=("torch", "tvm-ffi"), default="torch")
+    p.add_argument("--library", required=True, help="the op library, named <id>.abi3.so (tvm-ffi: <id>.so)")
     p.add_argument("--dir", required=True, help="the variant directory to create or replace")
     p.add_argument("--staging-dir", required=True, help="where to assemble it (same file system as --dir)")
     p.add_argument("--package-dir", required=True)
@@ -116,8 +141,9 @@ def main() -> int:
               file=sys.stderr)
         return 1
 
-    if os.path.basename(a.library) != a.id + ".abi3.so":
-        print(f"write_variant.py: library `{a.library}` is not named `{a.id}.abi3.so`", file=sys.stderr)
+    library_name = a.id + (".so" if a.framework == "tvm-ffi" else ".abi3.so")
+    if os.path.basename(a.library) != library_name:
+        print(f"write_variant.py: library `{a.library}` is not named `{library_name}`", file=sys.stderr)
         return 1
     os.makedirs(a.staging_dir, exist_ok=True)
     os.makedirs(os.path.dirname(os.path.abspath(a.dir)), exist_ok=True)
@@ -132,23 +158,25 @@ def main() -> int:
 
 
 def assemble(stage: str, a: argparse.Namespace, general: dict) -> None:
-    shutil.copy2(a.library, os.path.join(stage, a.id + ".abi3.so"))
+    tvm_ffi = a.framework == "tvm-ffi"
+    shutil.copy2(a.library, os.path.join(stage, a.id + (".so" if tvm_ffi else ".abi3.so")))
     for name in sorted(os.listdir(a.package_dir)):
         src = os.path.join(a.package_dir, name)
         if os.path.isfile(src) and name.endswith((".py", ".pyi")):
-            shutil.copyfile(src, os.path.join(stage, name))
+            shutil.copyfile(src, os.path.join(stage, name))  # a symlinked file is copied as a file
     with open(os.path.join(stage, "_ops.py"), "w") as f:
-        f.write(OPS_PY.format(ns=a.id))
-    # As kernel-builder's get_kernel check: importing the variant must work, and what it exports is
-    # written down for readers that import nothing. In its own process: it imports torch.
-    described = subprocess.run(
-        [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "write_symbols.py"),
-         "--variant-dir", stage, "--id", a.id],
-        env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"), capture_output=True, text=True, timeout=600)
-    if described.returncode != 0:
-        print(f"write_variant.py: importing the assembled variant to describe its API failed:\n"
-              f"{described.stderr[-4000:]}", file=sys.stderr)
-        raise SystemExit(1)
+        f.write((TVM_FFI_OPS_PY if tvm_ffi else OPS_PY).format(ns=a.id))
+    if not tvm_ffi:
+        # As kernel-builder's get_kernel check: importing the variant must work, and what it exports
+        # is written down for readers that import nothing. In its own process: it imports torch.
+        described = subprocess.run(
+            [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "write_symbols.py"),
+             "--variant-dir", stage, "--id", a.id],
+            env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"), capture_output=True, text=True, timeout=600)
+        if described.returncode != 0:
+            print(f"write_variant.py: importing the assembled variant to describe its API failed:\n"
+                  f"{described.stderr[-4000:]}", file=sys.stderr)
+            raise SystemExit(1)
     archs = [arch for arch in a.archs.split(",") if arch]
     doc = metadata(general, a.id, a.backend, archs, digest(stage), git_status(os.path.dirname(a.build_toml)))
     with open(os.path.join(stage, "metadata.json"), "w") as f:

@@ -79,12 +79,21 @@ def general(*backends: str, extra: str = "") -> str:
             '\n[torch]\nsrc = ["t.cpp"]\n')
 
 
+def tvm_ffi_general(*backends: str, extra: str = "") -> str:
+    listed = ", ".join(f'"{b}"' for b in backends)
+    return (f'[general]\nname = "k"\nversion = 1\nedition = 5\nlicense = "MIT"\nbackends = [{listed}]\n{extra}'
+            '\n[tvm-ffi]\nsrc = ["t.cpp"]\n')
+
+
 ALL_BACKENDS = ("cpu", "cuda", "rocm", "xpu", "metal", "tpu")
 BUILD_TOMLS = {
     "every backend compiled": general(*ALL_BACKENDS) + kernels_for(*ALL_BACKENDS),
     "torch and CUDA bounds": general("cpu", "cuda", extra='\n[general.cuda]\nminver = "13.0"\n')
     .replace('[torch]\n', '[torch]\nminver = "2.12"\nmaxver = "2.12"\n') + kernels_for("cpu", "cuda"),
     "a backend without compiled code": general("cpu", "cuda", "rocm") + kernels_for("cpu"),
+    "a tvm-ffi kernel of every backend": tvm_ffi_general(*ALL_BACKENDS) + kernels_for(*ALL_BACKENDS),
+    "a tvm-ffi kernel with CUDA bounds": tvm_ffi_general("cpu", "cuda", extra='\n[general.cuda]\nmaxver = "13.0"\n')
+    + kernels_for("cuda"),
 }
 
 
@@ -92,6 +101,12 @@ def test_matrix_is_kernel_builders_for_the_reference_kernels(kernel_builder):
     ours = by_system(matrix("bySystem"))
     assert ours == by_system(kernel_builder(ROOT / "kernels"))
     assert all(ours.values())  # every system builds something: a comparison of empty lists proves nothing
+
+
+def test_matrix_is_kernel_builders_for_the_tvm_ffi_reference_kernels(kernel_builder):
+    ours = by_system(matrix("bySystem", ROOT / "kernels" / "tvm-ffi" / "build.toml"))
+    assert ours == by_system(kernel_builder(ROOT / "kernels" / "tvm-ffi"))
+    assert "tvm-ffi01-cu130-x86_64-linux" in ours["x86_64-linux"]
 
 
 @pytest.mark.parametrize("case", BUILD_TOMLS)
@@ -156,9 +171,14 @@ def test_variants_built_here_are_in_the_matrix_or_local_builds_of_this_torch():
     from kernels._internals.variants import parse_variant  # kernels 0.19
 
     names = set(matrix("names"))
+    tvm_ffi_names = set(matrix("names", ROOT / "kernels" / "tvm-ffi" / "build.toml"))
     matrix_torches = {v["torch"] for v in matrix("variants")}
     here = ".".join(version("torch").split(".")[:2])  # without importing torch (seconds)
     for variant in sorted(built.iterdir()):
+        if variant.name.startswith("tvm-ffi"):
+            # No torch in its name: the tvm-ffi build's variants are all in kernel-builder's tvm-ffi matrix.
+            assert variant.name in tvm_ffi_names, f"{variant.name} is built by CMake but the tvm-ffi matrix lacks it"
+            continue
         parsed = parse_variant(variant.name)
         torch_version = str(parsed.framework.version)
         if torch_version in matrix_torches:

@@ -137,6 +137,7 @@ int exit_status(ErrorCode code) {
     case ErrorCode::kLoadFailed:
     case ErrorCode::kIo:
     case ErrorCode::kOpSchemaMismatch:
+    case ErrorCode::kKernelRaised:
     case ErrorCode::kInternal: return kExitFailure;
   }
   return kExitFailure;

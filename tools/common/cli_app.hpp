@@ -23,7 +23,7 @@
 namespace kernelhub::cli {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;      // io, load_failed, op_schema_mismatch, internal
+inline constexpr int kExitFailure = 1;      // io, load_failed, op_schema_mismatch, kernel_raised, internal
 inline constexpr int kExitUsage = 2;        // invalid_argument, and the command line
 inline constexpr int kExitNotFound = 3;     // not_found
 inline constexpr int kExitNoVariant = 4;    // no_compatible_variant, incompatible_binary, client_too_old

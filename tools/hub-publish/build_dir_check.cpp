@@ -14,6 +14,10 @@
 #include "kernelhub/resolver/variant.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 #include "kernelhub/zip_layout.hpp"
+#if defined(KERNELHUB_WITH_TVM_FFI)
+#include "kernelhub/tvm_ffi_loader/preflight.hpp"
+#include "kernelhub/tvm_ffi_loader/runtime.hpp"
+#endif
 
 namespace kernelhub::publish {
 
@@ -51,6 +55,21 @@ std::uint16_t machine_for_cpu(const std::string& cpu) {
 // Why the full pre-flight cannot judge `variant` in this process, or empty when it can.
 std::string why_elf_only(const resolver::Variant& variant, const resolver::Environment* env) {
   if (env == nullptr) return "no environment";
+  if (variant.framework == resolver::Framework::kTvmFfi) {
+#if !defined(KERNELHUB_WITH_TVM_FFI)
+    return "built without the tvm-ffi loader";
+#else
+    if (variant.cpu != env->cpu || variant.os != env->os) return "built for " + variant.cpu + "-" + variant.os;
+    // The tvm-ffi pre-flight, against the TVM-FFI runtime of this machine (opened, not made global).
+    auto runtime = tvm_ffi_loader::Runtime::of_process(process_environment());
+    if (!runtime) return "no TVM-FFI runtime here (" + runtime.error().message + ")";
+    if ((*runtime)->version().major_minor() != variant.framework_version) {
+      return "built for TVM-FFI " + variant.framework_version.to_string() + ", the runtime here is " +
+             (*runtime)->version().to_string();
+    }
+    return {};
+#endif
+  }
   const bool stable_abi = variant.framework == resolver::Framework::kTorchStableAbi;
   if (variant.framework != resolver::Framework::kTorch && !stable_abi) return "not a torch arch build";
   if (!env->torch) return "this process has no torch";
@@ -185,14 +204,27 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
   // Pre-flight of each library.
   const std::string elf_only = parsed ? why_elf_only(*parsed, options.environment) : "unparsable variant name";
   variant.preflight = elf_only.empty() ? "full" : "elf only: " + elf_only;
+  const bool tvm_ffi = parsed && parsed->framework == resolver::Framework::kTvmFfi;
   for (const auto& rel : libraries) {
     const fs::path path = dir / rel;
-    if (elf_only.empty()) {
+    if (elf_only.empty() && !tvm_ffi) {
       auto report = loader::check_loadable(path, process_environment());
       if (!report) problem(rel.string() + " fails the loader pre-flight: " + report.error().message);
       continue;
     }
     auto elf = loader::ElfFile::read(path);
+#if defined(KERNELHUB_WITH_TVM_FFI)
+    if (elf && tvm_ffi && elf_only.empty()) {
+      // Loads nothing: the runtime is open, the kernel library is only read.
+      if (auto checked = tvm_ffi_loader::preflight(path, *elf, process_environment()); !checked) {
+        problem(rel.string() + " fails the tvm-ffi pre-flight: " + checked.error().message);
+      }
+      continue;
+    }
+    if (elf && tvm_ffi) {
+      for (const auto& why : tvm_ffi_loader::kind_problems(*elf)) problem(rel.string() + ": " + why);
+    }
+#endif
     if (!elf) {
       problem(rel.string() + " is not a readable ELF file: " + elf.error().message);
     } else if (elf->type != 3) {

@@ -10,6 +10,7 @@
 
 int main(int argc, char** argv) {
   using namespace kernelhub::cli;
+  remember_arguments(argv);
   CLI::App app("Get prebuilt torch kernels from a Hugging Face Hub repo, verify them and load them.", "kernelhub");
   apply_conventions(app);
   app.set_version_flag("--version", "kernelhub " KERNELHUB_VERSION, "print the version and exit");

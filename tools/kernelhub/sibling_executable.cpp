@@ -12,6 +12,26 @@
 
 namespace kernelhub::cli {
 
+namespace {
+char** arguments = nullptr;
+}  // namespace
+
+void remember_arguments(char** argv) {
+  arguments = argv;
+}
+char** remembered_arguments() {
+  return arguments;
+}
+
+std::optional<std::filesystem::path> sibling_path(std::string_view executable) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::nullopt;
+  const std::filesystem::path sibling = self.parent_path() / executable;
+  if (::access(sibling.c_str(), X_OK) != 0) return std::nullopt;
+  return sibling;
+}
+
 int exec_sibling(std::string_view executable, std::string_view command, char** argv) {
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);

@@ -4,9 +4,18 @@
 // `kernelhub-get`.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string_view>
 
 namespace kernelhub::cli {
+
+// The path of `executable` in this executable's folder, when it is there.
+std::optional<std::filesystem::path> sibling_path(std::string_view executable);
+
+// main() keeps its argv here, for a command that hands itself to a sibling after it started.
+void remember_arguments(char** argv);
+char** remembered_arguments();
 
 // Replaces this process with `executable` from this executable's folder, given `argv` as it
 // is (argv[0] becomes the executable's path). Returns only when it cannot: after saying why on

@@ -5,6 +5,9 @@
 
 namespace kernelhub::cli {
 
+// With the tvm-ffi loader, `get` is defined here (cmd_get.cpp) and execs kernelhub-get for torch builds.
+#if !defined(KERNELHUB_WITH_TVM_FFI)
 KERNELHUB_TORCH_COMMAND("get", kGetSummary, kTorchExecutable);
+#endif
 
 }  // namespace kernelhub::cli

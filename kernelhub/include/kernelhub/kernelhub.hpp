@@ -16,26 +16,16 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 
 #include "kernelhub/base/error.hpp"
+#include "kernelhub/errors.hpp"
 #include "kernelhub/fetch.hpp"
+#include "kernelhub/get_kernel_options.hpp"
 #include "kernelhub/loader/op_library.hpp"
 #include "kernelhub/op_signature.hpp"
 
 namespace kernelhub {
-
-struct GetKernelOptions {
-  std::optional<std::string> revision;  // branch, tag or commit ...
-  std::optional<int> version;           // ... or major version: branch v<N>
-  std::optional<std::string> backend;   // "cpu", or the backend torch was built for
-  bool offline = false;                 // the cache only, no request (also HF_HUB_OFFLINE=1)
-  bool trust_remote_code = false;       // else: orgs the Hub trusts, KERNELHUB_TRUSTED, trusted_repos
-  std::vector<std::string> trusted_repos;
-  std::optional<std::filesystem::path> lockfile;  // kernels.lock: the locked commit, its hash checked
-  bool require_signature = false;                 // refuse unsigned variants (KERNELHUB_TRUSTED_KEYS)
-};
 
 class Kernel;
 // Loads `repo_id` ("org/name"), or the directory LOCAL_KERNELS names for it.
@@ -90,45 +80,5 @@ class Kernel {
   void call_boxed(std::string_view name, torch::jit::Stack& stack) const;
   std::shared_ptr<const State> state_;
 };
-
-class KernelhubError : public std::runtime_error {
- public:
-  KernelhubError(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
-  ErrorCode code() const { return code_; }
-
- private:
-  ErrorCode code_;
-};
-// A repo, revision, version, file, op or local path that does not exist; missing() says which.
-class NotFoundError : public KernelhubError {
- public:
-  NotFoundError(ErrorCode code, const std::string& message, Missing missing = Missing::kUnspecified)
-      : KernelhubError(code, message), missing_(missing) {}
-  Missing missing() const { return missing_; }
-
- private:
-  Missing missing_;
-};
-// One class per failure a user can act on (the ErrorCode they carry says the same).
-#define KERNELHUB_ERROR(Name, Base) \
-  struct Name : Base {              \
-    using Base::Base;               \
-  }
-KERNELHUB_ERROR(InvalidArgumentError, KernelhubError);      // malformed input: a repo id, an option
-KERNELHUB_ERROR(NoCompatibleVariantError, KernelhubError);  // variants exist, none runs here: the trace
-KERNELHUB_ERROR(CorruptFileError, KernelhubError);          // a file is not what it claims
-KERNELHUB_ERROR(IntegrityError, KernelhubError);            // bytes differ from their digest
-KERNELHUB_ERROR(IncompatibleBinaryError, KernelhubError);   // cannot load here: cpu, glibc, torch
-KERNELHUB_ERROR(LoadError, KernelhubError);                 // dlopen or op registration failed
-KERNELHUB_ERROR(OfflineMissError, KernelhubError);          // offline and not cached: lists what is
-KERNELHUB_ERROR(AccessError, KernelhubError);               // gated, or a missing or wrong token
-KERNELHUB_ERROR(UntrustedPublisherError, KernelhubError);   // pass trust_remote_code if you trust it
-KERNELHUB_ERROR(SignatureError, KernelhubError);            // docs/SIGNING.md
-KERNELHUB_ERROR(MissingSignatureError, SignatureError);     // required, and there is none
-KERNELHUB_ERROR(OpSchemaMismatchError, KernelhubError);     // a typed op that does not fit; no call made
-KERNELHUB_ERROR(ClientTooOldError, KernelhubError);         // the kernel needs a newer kernelhub: upgrade
-KERNELHUB_ERROR(DependencyCycleError, KernelhubError);      // kernel-depends loop back: the chain
-KERNELHUB_ERROR(HubError, KernelhubError);                  // network, I/O, the rest
-#undef KERNELHUB_ERROR
 
 }  // namespace kernelhub

@@ -2,8 +2,7 @@
 // is selected for (this LibTorch and machine), the loader's pre-flight and dlopen, and the
 // Kernel it makes. get_kernel is fetch (fetch.hpp) then load; the CLI and tests call the stages.
 //
-// Errors are values here; raise_for() is the one place that turns them into the exceptions of
-// kernelhub.hpp.
+// Errors are values here; raise_for() (errors.hpp) is the one place that turns them into exceptions.
 #pragma once
 
 #include "kernelhub/base/environment_source.hpp"
@@ -29,9 +28,6 @@ Result<Kernel> load_variant(FetchedVariant fetched, const EnvironmentSource& env
 // kernel needed it.
 Result<Kernel> load_kernel(const FetchRequest& request, const FetchContext& ctx,
                            std::optional<KernelDependency> standing_for = std::nullopt);
-
-// Throws the exception class of kernelhub.hpp that matches `error.code`.
-[[noreturn]] void raise_for(const Error& error);
 
 // Builds Kernels (the only way to make one).
 struct KernelFactory {

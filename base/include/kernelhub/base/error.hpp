@@ -32,6 +32,7 @@ enum class ErrorCode {
   kOpSchemaMismatch,     // a typed op handle whose C++ signature does not fit the op's schema
   kClientTooOld,         // the kernel needs a newer client (metadata.json `kernels-minver`)
   kDependencyCycle,      // kernels that depend on each other (metadata.json `kernel-depends`)
+  kKernelRaised,         // a kernel function ran and raised an error of its own (its message kept)
   kInternal,             // a bug in kernelhub
 };
 

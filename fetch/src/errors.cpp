@@ -1,4 +1,4 @@
-#include "kernelhub/load.hpp"
+#include "kernelhub/errors.hpp"
 
 namespace kernelhub {
 

@@ -1,0 +1,3 @@
+// ATen shim (kh_shim/): ATen/ops/empty.h for the tvm-ffi build of the reference kernels.
+#pragma once
+#include "kh_shim/tensor.h"

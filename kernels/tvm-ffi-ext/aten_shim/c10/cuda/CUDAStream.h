@@ -1,0 +1,3 @@
+// ATen shim (kh_shim/): c10/cuda/CUDAStream.h for the tvm-ffi build of the reference kernels.
+#pragma once
+#include "kh_shim/cuda.h"

@@ -1,0 +1,1 @@
+../../torch-ext/reference_kernels/layers.py

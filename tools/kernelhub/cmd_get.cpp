@@ -1,0 +1,144 @@
+// kernelhub get ORG/NAME [...]: in the torch-free `kernelhub`, with the tvm-ffi loader. Selects
+// among the repo's torch and tvm-ffi builds as the kernels package ranks them (torch first), for the
+// torch the torch-free commands see (KERNELHUB_TORCH, else the Python environment's, read from
+// files) and the TVM-FFI runtime found here (tvm_ffi_loader/runtime.hpp). A tvm-ffi build is loaded
+// in this process, which links no LibTorch, and its functions are listed; a torch build is handed
+// to kernelhub-get (torch_commands.hpp), which fetches and loads it with LibTorch. Without
+// kernelhub-get or a torch to select for, torch builds are out and the trace says so; without a
+// TVM-FFI runtime, kernelhub-get decides alone.
+#if defined(KERNELHUB_WITH_TVM_FFI)
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "command.hpp"
+#include "decision_json.hpp"
+#include "get_options.hpp"
+#include "kernelhub/base/process_io.hpp"
+#include "kernelhub/tvm_ffi_load.hpp"
+#include "selection_environment.hpp"
+#include "sibling_executable.hpp"
+#include "torch_commands.hpp"
+
+namespace kernelhub::cli {
+
+namespace {
+
+int fail(const Error& error) {
+  std::fprintf(stderr, "kernelhub get: error: %s\n", error.message.c_str());
+  return kExitFailure;
+}
+
+int hand_to_torch_executable() {
+  return exec_sibling(kTorchExecutable, "get", remembered_arguments());
+}
+
+void print_kernel(const GetArguments& args, const tvm_ffi::Kernel& kernel, double ms,
+                  std::optional<std::uint64_t> read_before) {
+  if (args.json) {
+    nlohmann::json functions = nlohmann::json::array();
+    for (const auto& f : kernel.functions()) {
+      nlohmann::json function = {{"name", f.name}};
+      function["signature"] = f.signature ? nlohmann::json(f.signature->to_string(f.name)) : nlohmann::json();
+      functions.push_back(std::move(function));
+    }
+    nlohmann::json decisions = nlohmann::json::array();
+    for (const auto& d : kernel.decisions()) decisions.push_back(decision_to_json(d));
+    nlohmann::json j = {{"repo", args.repo},
+                        {"framework", "tvm-ffi"},
+                        {"variant", kernel.variant()},
+                        {"revision", kernel.revision()},
+                        {"path", kernel.path().string()},
+                        {"namespace", kernel.metadata().id},
+                        {"library", kernel.library_path().string()},
+                        {"functions", functions},
+                        {"tvm_ffi",
+                         {{"version", kernel.runtime_version()},
+                          {"path", kernel.runtime_path().string()},
+                          {"found_by", kernel.runtime_found_by()}}},
+                        {"decisions", decisions}};
+    j.update(load_statistics_json(kernel.timings(), ms, read_before));
+    std::printf("%s\n", j.dump(2).c_str());
+    return;
+  }
+  std::fputs(kernel_header_text(args.repo, kernel.variant() + " (tvm-ffi)", kernel.revision(), kernel.path()).c_str(),
+             stdout);
+  std::printf("tvm-ffi:   %s (%s, %s)\n", kernel.runtime_version().c_str(), kernel.runtime_path().c_str(),
+              kernel.runtime_found_by().c_str());
+  std::printf("functions:\n");
+  for (const auto& f : kernel.functions()) {
+    std::printf("  %s\n", (f.signature ? f.signature->to_string(f.name) : f.name + "(...)").c_str());
+  }
+  std::fputs(load_statistics_text(kernel.timings(), ms).c_str(), stdout);
+}
+
+int run_get(const GetArguments& args) {
+  const auto read_before = bytes_read_by_process();
+  const auto start = std::chrono::steady_clock::now();
+  const bool torch_executable = sibling_path(kTorchExecutable).has_value();
+  auto selection = selection_environment(std::nullopt, /*torch_required=*/false);
+  if (!selection) return fail(selection.error());
+  const EnvironmentSource& env = selection->env;
+  auto runtime = tvm_ffi_loader::Runtime::of_process(env);
+  if (!runtime) return torch_executable ? hand_to_torch_executable() : fail(runtime.error());
+  const bool has_torch = !selection->torch_source.empty();
+
+  resolver::Environment environment = selection->environment;
+  if (has_torch) {
+    if (!env("KERNELHUB_TVM_FFI")) environment.tvm_ffi = (*runtime)->version().major_minor();
+  } else {
+    auto machine = tvm_ffi::detect_environment(**runtime, env);
+    if (!machine) return fail(machine.error());
+    environment = *std::move(machine);
+  }
+  const GetKernelOptions options = get_kernel_options(args);
+  auto chosen_backend = with_backend(std::move(environment), options.backend);
+  if (!chosen_backend) return fail(chosen_backend.error());
+  auto request = tvm_ffi::fetch_request(args.repo, options, env);
+  if (!request) return fail(request.error());
+  request->loadable = resolver::Loadable{.libtorch = torch_executable && has_torch, .python = false, .tvm_ffi = true};
+
+  const FetchContext ctx{*std::move(chosen_backend), env, nullptr};
+  if (request->loadable.libtorch) {
+    // Decide before fetching (the revision, the listing; no file of the kernel): a torch build is
+    // kernelhub-get's to trust, fetch, verify and load, so that its work and its counts are its own.
+    auto decisions = variant_decisions(*request, ctx);
+    if (!decisions) return fail(decisions.error());
+    const resolver::Decision* best = resolver::chosen(decisions->decisions);
+    if (best != nullptr && best->variant && best->variant->framework != resolver::Framework::kTvmFfi) {
+      return hand_to_torch_executable();
+    }
+  }
+  auto fetched = fetch_variant(*request, ctx);
+  if (!fetched) {
+    // Torch builds were out only for want of a torch to select for here: kernelhub-get has its
+    // LibTorch, and decides with that.
+    const bool torch_builds_left_out =
+        fetched.error().message.find(resolver::to_string(resolver::reason::NoLibTorch{})) != std::string::npos;
+    if (fetched.error().code == ErrorCode::kNoCompatibleVariant && torch_executable && !has_torch &&
+        torch_builds_left_out) {
+      return hand_to_torch_executable();
+    }
+    return fail(fetched.error());
+  }
+  const auto variant = resolver::Variant::parse(fetched->variant);
+  if (!variant || variant->framework != resolver::Framework::kTvmFfi) return hand_to_torch_executable();
+  auto kernel = tvm_ffi::load_variant(*std::move(fetched), *std::move(runtime), env);
+  if (!kernel) return fail(kernel.error());
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  print_kernel(args, *kernel, ms, read_before);
+  return kExitOk;
+}
+
+CommandRun define_get(CLI::App& app) {
+  auto args = std::make_shared<GetArguments>();
+  add_get_options(app, *args);
+  return [args] { return run_get(*args); };
+}
+
+}  // namespace
+
+KERNELHUB_COMMAND("get", kGetSummary, &define_get);
+
+}  // namespace kernelhub::cli
+#endif

@@ -1,0 +1,76 @@
+// tvm_ffi::get_kernel and get_local_kernel: configuration read once, the runtime, fetch, load,
+// errors raised at the edge. Mirrors kernelhub/src/get_kernel.cpp with the selection of a process
+// that loads tvm-ffi builds only.
+#include "kernelhub/local_kernels.hpp"
+#include "kernelhub/tvm_ffi_load.hpp"
+
+namespace kernelhub::tvm_ffi {
+
+namespace {
+
+template <typename T>
+T value_or_raise(Result<T> result, std::string_view context = {}) {
+  if (!result) raise_for(context.empty() ? result.error() : result.error().with_context(context));
+  return *std::move(result);
+}
+
+FetchContext context_for(const tvm_ffi_loader::Runtime& runtime, const EnvironmentSource& env,
+                         const std::optional<std::string>& backend) {
+  auto environment = value_or_raise(detect_environment(runtime, env));
+  return FetchContext{value_or_raise(with_backend(std::move(environment), backend)), env, nullptr};
+}
+
+FetchRequest tvm_ffi_request() {
+  FetchRequest request;
+  request.loadable = resolver::Loadable::torch_free_process();
+  return request;
+}
+
+Kernel fetch_and_load(const FetchRequest& request, const EnvironmentSource& env,
+                      const std::optional<std::string>& backend, std::string_view context = {}) {
+  auto runtime = value_or_raise(tvm_ffi_loader::Runtime::of_process(env));
+  const FetchContext ctx = context_for(*runtime, env, backend);
+  FetchedVariant fetched = value_or_raise(fetch_variant(request, ctx), context);
+  return value_or_raise(load_variant(std::move(fetched), std::move(runtime), env), context);
+}
+
+}  // namespace
+
+Result<FetchRequest> fetch_request(std::string_view repo_id, const GetKernelOptions& options,
+                                   const EnvironmentSource& env) {
+  KH_ASSIGN_OR_RETURN(const client::RepoId repo, client::RepoId::parse(repo_id));
+  if (options.revision && options.version) {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "give either a revision or a version for `" + repo.to_string() + "`, not both");
+  }
+  FetchRequest request = tvm_ffi_request();
+  request.source = repo;
+  request.revision = options.revision;
+  request.version = options.version;
+  request.offline = options.offline;
+  request.trust_remote_code = options.trust_remote_code;
+  request.trusted_repos = options.trusted_repos;
+  request.lockfile = options.lockfile;
+  request.require_signature = options.require_signature;
+  KH_ASSIGN_OR_RETURN(auto local, local_kernel_dir(repo.to_string(), env));
+  if (local) request.source = *std::move(local);
+  return request;
+}
+
+Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
+  const EnvironmentSource env = process_environment();
+  const FetchRequest request = value_or_raise(fetch_request(repo_id, options, env));
+  if (std::holds_alternative<std::filesystem::path>(request.source)) {
+    return fetch_and_load(request, env, options.backend, "LOCAL_KERNELS entry for `" + std::string(repo_id) + "`");
+  }
+  return fetch_and_load(request, env, options.backend);
+}
+
+Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend) {
+  const EnvironmentSource env = process_environment();
+  FetchRequest request = tvm_ffi_request();
+  request.source = path;
+  return fetch_and_load(request, env, backend);
+}
+
+}  // namespace kernelhub::tvm_ffi

@@ -1,0 +1,191 @@
+#include "kernelhub/tvm_ffi_loader/runtime.hpp"
+
+#include <dlfcn.h>
+#include <tvm/ffi/c_api.h>
+#include <tvm/ffi/extra/c_env_api.h>
+
+#include <mutex>
+
+#include "kernelhub/loader/elf_file.hpp"
+#include "kernelhub/loader/file_checks.hpp"
+#include "kernelhub/resolver/python_environment.hpp"
+#include "shared_library.hpp"
+
+namespace kernelhub::tvm_ffi_loader {
+
+namespace {
+
+constexpr const char* kSoname = "libtvm_ffi.so";
+constexpr const char* kAlreadyLoaded = "already loaded in this process";
+constexpr const char* kInstallHint =
+    "install the runtime with `pip install apache-tvm-ffi` (into the Python environment that python3 runs here), "
+    "or set KERNELHUB_TVM_FFI_LIBRARY to the path of a libtvm_ffi.so";
+
+std::string bytes(const TVMFFIByteArray& array) {
+  return array.data != nullptr ? std::string(array.data, array.size) : std::string();
+}
+
+}  // namespace
+
+struct Runtime::Api {
+  SharedLibrary library;
+  decltype(&TVMFFIGetVersion) get_version = nullptr;
+  decltype(&TVMFFIErrorMoveFromRaised) error_move_from_raised = nullptr;
+  decltype(&TVMFFIObjectDecRef) object_dec_ref = nullptr;
+  decltype(&TVMFFIEnvSetStream) env_set_stream = nullptr;
+  decltype(&TVMFFIEnvGetStream) env_get_stream = nullptr;
+};
+
+resolver::Version RuntimeVersion::major_minor() const {
+  return resolver::Version{static_cast<int>(major), static_cast<int>(minor)};
+}
+
+std::string RuntimeVersion::to_string() const {
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+Result<RuntimeLocation> locate_runtime(const EnvironmentSource& env) {
+  if (SharedLibrary loaded = SharedLibrary::if_loaded(kSoname, RTLD_LAZY)) {
+    return RuntimeLocation{loaded.path(), kAlreadyLoaded};
+  }
+  if (auto named = env("KERNELHUB_TVM_FFI_LIBRARY")) {
+    std::error_code ec;
+    const std::filesystem::path path = std::filesystem::absolute(*named, ec);
+    if (ec || !std::filesystem::is_regular_file(path, ec)) {
+      return unexpected(ErrorCode::kNotFound, "KERNELHUB_TVM_FFI_LIBRARY=`" + *named +
+                                                  "` names no file; set it to the path of a libtvm_ffi.so, or unset "
+                                                  "it to use the apache-tvm-ffi package of the Python environment");
+    }
+    return RuntimeLocation{path, "KERNELHUB_TVM_FFI_LIBRARY"};
+  }
+  std::string python_note;
+  if (auto python = resolver::find_python_environment(env)) {
+    for (const auto& dir : python->package_dirs) {
+      std::error_code ec;
+      const std::filesystem::path candidate = dir / "tvm_ffi" / "lib" / kSoname;
+      if (std::filesystem::is_regular_file(candidate, ec)) {
+        return RuntimeLocation{candidate, "the apache-tvm-ffi package of the Python environment " +
+                                              python->prefix.string() + " (" + python->found_by + ")"};
+      }
+    }
+    python_note = "the Python environment " + python->prefix.string() + " (" + python->found_by +
+                  ") has no apache-tvm-ffi package";
+  } else {
+    python_note = "no Python environment to look in (" + python.error().message + ")";
+  }
+  if (auto system = loader::find_on_library_path(kSoname, env))
+    return RuntimeLocation{*system, "the library search path"};
+  return unexpected(ErrorCode::kNotFound,
+                    std::string("no TVM-FFI runtime (libtvm_ffi.so) found: none is loaded in this process, "
+                                "KERNELHUB_TVM_FFI_LIBRARY is not set, ") +
+                        python_note + ", and none is on the library search path; " + kInstallHint);
+}
+
+Runtime::Runtime(RuntimeLocation location, RuntimeVersion version, std::unique_ptr<const Api> api)
+    : location_(std::move(location)), version_(version), api_(std::move(api)) {}
+
+Runtime::~Runtime() = default;
+
+Result<std::shared_ptr<const Runtime>> Runtime::open(const RuntimeLocation& location, const EnvironmentSource& env) {
+  auto api = std::make_unique<Api>();
+  if (location.found_by == kAlreadyLoaded) {
+    api->library = SharedLibrary::if_loaded(location.path, RTLD_NOW);
+  }
+  if (!api->library) {
+    KH_ASSIGN_OR_RETURN(loader::ElfFile elf, loader::ElfFile::read(location.path));
+    const loader::PreflightReport report = loader::check_file(location.path, elf, env, loader::TorchLibraries{});
+    if (!report.problems.empty()) {
+      std::string message =
+          "the TVM-FFI runtime `" + location.path.string() + "` (" + location.found_by + ") cannot be loaded here:";
+      for (const auto& problem : report.problems) message += "\n  - " + problem;
+      return unexpected(ErrorCode::kIncompatibleBinary, message + "\n" + kInstallHint);
+    }
+    KH_ASSIGN_OR_RETURN(api->library, SharedLibrary::open(location.path, RTLD_NOW | RTLD_LOCAL));
+  }
+  const auto resolve = [&](auto& entry, const char* name) -> Status {
+    entry = reinterpret_cast<std::remove_reference_t<decltype(entry)>>(api->library.symbol(name));
+    if (entry == nullptr) {
+      return unexpected(ErrorCode::kLoadFailed, "`" + location.path.string() + "` (" + location.found_by +
+                                                    ") is not a TVM-FFI runtime: it does not export `" + name + "`; " +
+                                                    kInstallHint);
+    }
+    return {};
+  };
+  KH_RETURN_IF_ERROR(resolve(api->get_version, "TVMFFIGetVersion"));
+  KH_RETURN_IF_ERROR(resolve(api->error_move_from_raised, "TVMFFIErrorMoveFromRaised"));
+  KH_RETURN_IF_ERROR(resolve(api->object_dec_ref, "TVMFFIObjectDecRef"));
+  KH_RETURN_IF_ERROR(resolve(api->env_set_stream, "TVMFFIEnvSetStream"));
+  KH_RETURN_IF_ERROR(resolve(api->env_get_stream, "TVMFFIEnvGetStream"));
+  TVMFFIVersion raw{};
+  api->get_version(&raw);
+  const RuntimeVersion version{raw.major, raw.minor, raw.patch};
+  return std::make_shared<const Runtime>(location, version, std::move(api));
+}
+
+Result<std::shared_ptr<const Runtime>> Runtime::of_process(const EnvironmentSource& env) {
+  static std::mutex mutex;
+  static std::shared_ptr<const Runtime> runtime;
+  std::lock_guard lock(mutex);
+  if (runtime) return runtime;
+  KH_ASSIGN_OR_RETURN(RuntimeLocation location, locate_runtime(env));
+  KH_ASSIGN_OR_RETURN(runtime, open(location, env));
+  return runtime;
+}
+
+Status Runtime::require(const resolver::Version& wanted, const std::string& variant) const {
+  if (version_.major_minor() == wanted) return {};
+  std::string message = "variant `" + variant + "` is built for TVM-FFI " + wanted.to_string() +
+                        ", but the TVM-FFI runtime here is " + version_.to_string() + " (`" + location_.path.string() +
+                        "`, " + location_.found_by + "); ";
+  if (location_.found_by == kAlreadyLoaded) {
+    message +=
+        "a process runs one TVM-FFI runtime, so use a variant built for TVM-FFI " + version_.major_minor().to_string();
+  } else {
+    message += "install apache-tvm-ffi " + wanted.to_string() +
+               ".* (pip install 'apache-tvm-ffi>=" + wanted.to_string() + ",<" + std::to_string(wanted.major) + "." +
+               std::to_string(wanted.minor + 1) + "') or set KERNELHUB_TVM_FFI_LIBRARY to a libtvm_ffi.so of TVM-FFI " +
+               wanted.to_string();
+  }
+  return unexpected(ErrorCode::kIncompatibleBinary, message);
+}
+
+Status Runtime::make_global() const {
+  SharedLibrary global = SharedLibrary::if_loaded(location_.path, RTLD_NOW | RTLD_GLOBAL);
+  if (!global) {
+    return unexpected(ErrorCode::kLoadFailed,
+                      "the TVM-FFI runtime `" + location_.path.string() + "` could not be made global: " +
+                          (dlerror() != nullptr ? "the dynamic linker refused" : "it is no longer loaded"));
+  }
+  return {};  // RTLD_GLOBAL stays with the library after this reference is closed
+}
+
+Runtime::Raised Runtime::take_raised() const {
+  TVMFFIObjectHandle error = nullptr;
+  api_->error_move_from_raised(&error);
+  if (error == nullptr) return Raised{"RuntimeError", "the call failed without raising an error", ""};
+  const TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(error);
+  Raised raised{bytes(cell->kind), bytes(cell->message), bytes(cell->backtrace)};
+  api_->object_dec_ref(error);
+  return raised;
+}
+
+void Runtime::release(void* object) const {
+  if (object != nullptr) api_->object_dec_ref(object);
+}
+
+Result<void*> Runtime::set_stream(std::int32_t device_type, std::int32_t device_id, void* stream) const {
+  void* previous = nullptr;
+  if (api_->env_set_stream(device_type, device_id, stream, &previous) != 0) {
+    const Raised raised = take_raised();
+    return unexpected(ErrorCode::kInvalidArgument, "TVMFFIEnvSetStream(" + std::to_string(device_type) + ", " +
+                                                       std::to_string(device_id) + ") failed: " + raised.kind + ": " +
+                                                       raised.message);
+  }
+  return previous;
+}
+
+void* Runtime::current_stream(std::int32_t device_type, std::int32_t device_id) const {
+  return api_->env_get_stream(device_type, device_id);
+}
+
+}  // namespace kernelhub::tvm_ffi_loader
