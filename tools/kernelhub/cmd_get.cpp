@@ -24,9 +24,9 @@ namespace kernelhub::cli {
 
 namespace {
 
-int fail(const Error& error) {
-  std::fprintf(stderr, "kernelhub get: error: %s\n", error.message.c_str());
-  return kExitFailure;
+// One line on stderr, the error as JSON with --json, and the exit status of its kind (cli_app.hpp).
+int failed(const Error& error, bool json) {
+  return fail("kernelhub get", error, json);
 }
 
 int hand_to_torch_executable() {
@@ -76,11 +76,11 @@ int run_get(const GetArguments& args) {
   const auto read_before = bytes_read_by_process();
   const auto start = std::chrono::steady_clock::now();
   const bool torch_executable = sibling_path(kTorchExecutable).has_value();
-  auto selection = selection_environment(std::nullopt, /*torch_required=*/false);
-  if (!selection) return fail(selection.error());
+  auto selection = selection_environment(SelectionFlags{}, /*torch_required=*/false);
+  if (!selection) return failed(selection.error(), args.json);
   const EnvironmentSource& env = selection->env;
   auto runtime = tvm_ffi_loader::Runtime::of_process(env);
-  if (!runtime) return torch_executable ? hand_to_torch_executable() : fail(runtime.error());
+  if (!runtime) return torch_executable ? hand_to_torch_executable() : failed(runtime.error(), args.json);
   const bool has_torch = !selection->torch_source.empty();
 
   resolver::Environment environment = selection->environment;
@@ -88,14 +88,14 @@ int run_get(const GetArguments& args) {
     if (!env("KERNELHUB_TVM_FFI")) environment.tvm_ffi = (*runtime)->version().major_minor();
   } else {
     auto machine = tvm_ffi::detect_environment(**runtime, env);
-    if (!machine) return fail(machine.error());
+    if (!machine) return failed(machine.error(), args.json);
     environment = *std::move(machine);
   }
   const GetKernelOptions options = get_kernel_options(args);
   auto chosen_backend = with_backend(std::move(environment), options.backend);
-  if (!chosen_backend) return fail(chosen_backend.error());
+  if (!chosen_backend) return failed(chosen_backend.error(), args.json);
   auto request = tvm_ffi::fetch_request(args.repo, options, env);
-  if (!request) return fail(request.error());
+  if (!request) return failed(request.error(), args.json);
   request->loadable = resolver::Loadable{.libtorch = torch_executable && has_torch, .python = false, .tvm_ffi = true};
 
   const FetchContext ctx{*std::move(chosen_backend), env, nullptr};
@@ -103,7 +103,7 @@ int run_get(const GetArguments& args) {
     // Decide before fetching (the revision, the listing; no file of the kernel): a torch build is
     // kernelhub-get's to trust, fetch, verify and load, so that its work and its counts are its own.
     auto decisions = variant_decisions(*request, ctx);
-    if (!decisions) return fail(decisions.error());
+    if (!decisions) return failed(decisions.error(), args.json);
     const resolver::Decision* best = resolver::chosen(decisions->decisions);
     if (best != nullptr && best->variant && best->variant->framework != resolver::Framework::kTvmFfi) {
       return hand_to_torch_executable();
@@ -119,12 +119,12 @@ int run_get(const GetArguments& args) {
         torch_builds_left_out) {
       return hand_to_torch_executable();
     }
-    return fail(fetched.error());
+    return failed(fetched.error(), args.json);
   }
   const auto variant = resolver::Variant::parse(fetched->variant);
   if (!variant || variant->framework != resolver::Framework::kTvmFfi) return hand_to_torch_executable();
   auto kernel = tvm_ffi::load_variant(*std::move(fetched), *std::move(runtime), env);
-  if (!kernel) return fail(kernel.error());
+  if (!kernel) return failed(kernel.error(), args.json);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   print_kernel(args, *kernel, ms, read_before);
   return kExitOk;

@@ -42,8 +42,8 @@ std::vector<std::string> backends_of(const std::vector<resolver::Decision>& deci
   std::set<std::string> names;
   for (const auto& d : decisions) {
     if (!d.variant || d.variant->any_backend) continue;
-    if (d.variant->framework == resolver::Framework::kTorchUniversal) {
-      names.insert("universal");
+    if (d.variant->is_noarch() && d.variant->noarch_backend) {
+      names.insert(*d.variant->noarch_backend);  // cuda, ..., universal
     } else {
       names.insert(std::string(d.variant->backend.kind_name()));
     }
