@@ -19,9 +19,9 @@ connection with `Connection: close`, and with probability `fault_rate` applies o
                  target (an extra, reordered hop in the redirect chain)
   redirect_cross a 307 hop through the *other* host (Hub <-> storage)
 
-Refusals: with `down_every` set, both listening sockets close for `down_for` seconds out of every
-`down_every` (the Hub is down: connections are refused, as at a closed port), then open again on
-the same ports.
+Refusals: with `down_every` set, both listening sockets close for the last `down_for` seconds of
+every `down_every`, counted from when faults are enabled (the Hub is down: connections are
+refused, as at a closed port), then open again on the same ports. A run starts with the Hub up.
 
 Every decision comes from one seeded random.Random, so a run is reproducible up to thread timing.
 """
@@ -86,7 +86,7 @@ class FaultProxy:
         self.down_every = down_every
         self.down_for = down_for
         self.down_windows = 0  # how many times the listeners closed
-        self.enabled = False
+        self._enabled = False
         self.upstream_port: int | None = None
         self.counts: Counter = Counter()
         self._rng = random.Random(seed)
@@ -114,6 +114,16 @@ class FaultProxy:
         listener.settimeout(0.2)
         return listener
 
+    @property
+    def enabled(self) -> bool:
+        return self._enabled
+
+    @enabled.setter
+    def enabled(self, value: bool) -> None:
+        if value and not self._enabled:
+            self._started = time.monotonic()  # the down windows count from here
+        self._enabled = value
+
     def start(self) -> "FaultProxy":
         self._started = time.monotonic()
         for t in self._threads:
@@ -131,7 +141,7 @@ class FaultProxy:
     def _down_now(self) -> bool:
         if not self.enabled or not self.down_every:
             return False
-        return (time.monotonic() - self._started) % self.down_every < self.down_for
+        return (time.monotonic() - self._started) % self.down_every >= self.down_every - self.down_for
 
     def _accept(self, listener: socket.socket, index: int) -> None:
         while not self._stop.is_set():

@@ -502,7 +502,10 @@ Result<VariantDecisions> variant_decisions(const FetchRequest& request, const Fe
   const client::RepoId& repo = std::get<client::RepoId>(request.source);
   KH_ASSIGN_OR_RETURN(client::Settings settings, settings_for(request, ctx.env));
   const client::HubClient hub = make_client(std::move(settings), ctx);
+  // As fetch_hub decides: the lock's commit, unless UNSTABLE_KERNELS_ALL_LATEST overrides it.
+  KH_ASSIGN_OR_RETURN(const std::optional<KernelLock> locked, lock_for(repo, request));
   FetchRequest effective = request;
+  if (locked) effective.revision = locked->commit;
   KH_ASSIGN_OR_RETURN(const std::optional<int> latest, all_latest_version(hub, repo, request, ctx.env));
   if (latest) {
     effective.revision.reset();

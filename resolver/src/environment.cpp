@@ -127,8 +127,8 @@ Status Environment::apply_overrides(const EnvironmentSource& env) {
   }
   if (auto v = env("KERNELHUB_CUDA_DRIVER")) {
     auto parsed = Version::parse(*v);
-    if (!parsed && !v->empty()) {
-      return bad_override("KERNELHUB_CUDA_DRIVER", *v, "MAJOR.MINOR, e.g. 13.0 (empty: no driver)");
+    if (!parsed && !v->empty() && *v != "none") {
+      return bad_override("KERNELHUB_CUDA_DRIVER", *v, "MAJOR.MINOR, e.g. 13.0 (none: no driver)");
     }
     cuda_driver = parsed ? std::optional(*parsed) : std::nullopt;
   }
@@ -154,11 +154,13 @@ Status Environment::apply_overrides(const EnvironmentSource& env) {
     backend_reason = "set by KERNELHUB_BACKEND";
     return {};
   }
-  if (target_torch) {
+  if (target_torch && !env("KERNELHUB_CUDA_DRIVER")) {
     // A torch build named explicitly (a login node preparing a cache for GPU nodes, an image
     // build stage) is the target machine's, not this one's: its backend is selected whatever this
-    // machine has, and this machine's driver and GPUs say nothing about the target's.
-    if (!env("KERNELHUB_CUDA_DRIVER")) cuda_driver.reset();
+    // machine has, and this machine's driver and GPUs say nothing about the target's. (With the
+    // target's driver named too, KERNELHUB_CUDA_DRIVER, the target is described whole and its
+    // backend chosen as on any machine: no driver, CPU variants.)
+    cuda_driver.reset();
     if (!env("KERNELHUB_GPUS")) gpus.clear();
     backend = torch_backend;
     backend_reason = "torch " + *target_torch + " (KERNELHUB_TORCH or --torch) names the target machine, so its " +

@@ -104,7 +104,9 @@ def test_hub_publish_writes_each_layout_and_puts_the_signature_beside_the_folder
             if layout == "files":
                 assert {"__init__.py", "_ops.py", "metadata.json", f"{meta['id']}.abi3.so"} <= inside
             else:
-                assert inside == {"metadata.json", f"{meta['id']}.abi3.so", f"{meta['id']}.zip"}
+                # Beside the archive: the library, and what is read without importing anything.
+                assert inside == {"metadata.json", "symbols.json", "op_schemas.json", f"{meta['id']}.abi3.so",
+                                  f"{meta['id']}.zip"}
             variant = published["reports"][(layout, signed)]["variants"][0]
             assert (variant["layout"], variant["signed"]) == (layout, signed)
 
@@ -121,7 +123,8 @@ def test_the_zip_is_deterministic_and_metadata_asks_for_a_kernels_that_reads_it(
     assert published_meta["build-layout"] == "zip" and published_meta["kernels-minver"] == "0.19.0"
     assert published_meta["id"] == meta["id"] and published_meta["provenance"] == meta["provenance"]
     # The digest covers the archive as one file, and the library beside it.
-    assert set(published_meta["digest"]["files"]) == {f"{meta['id']}.zip", f"{meta['id']}.abi3.so"}
+    assert set(published_meta["digest"]["files"]) == {f"{meta['id']}.zip", f"{meta['id']}.abi3.so", "symbols.json",
+                                                      "op_schemas.json"}
     archive = variant / f"{meta['id']}.zip"
     expected = base64.b64encode(hashlib.sha256(archive.read_bytes()).digest()).decode()
     assert published_meta["digest"]["files"][f"{meta['id']}.zip"] == expected
@@ -212,11 +215,11 @@ def test_our_cpp_loader_loads_both_layouts_and_checks_the_signature(published, t
         assert subprocess.run([str(KERNELHUB), "keygen", "--out", str(other)], capture_output=True).returncode == 0
         refused = kernelhub_get(published, tmp_path / "cache2", repo_of(layout, signed),
                                 KERNELHUB_TRUSTED_KEYS=f"acme={Path(f'{other}.pub').read_text().strip()}")
-        assert refused.returncode == 1 and "does not verify with any trusted key" in refused.stderr
+        assert refused.returncode == 8 and "does not verify with any trusted key" in refused.stderr
     else:
         refused = kernelhub_get(published, tmp_path / "cache", repo_of(layout, signed),
                                 KERNELHUB_TRUSTED_KEYS=f"acme={published['public']}")
-        assert refused.returncode == 1 and "has no signature" in refused.stderr
+        assert refused.returncode == 8 and "has no signature" in refused.stderr
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -336,7 +339,7 @@ def test_a_bad_archive_is_refused_by_the_cpp_loader_and_the_cache_stays_whole(ba
     cache = tmp_path / "cache"
     state = tmp_path / "state"
     r = kernelhub_get(bad_repos, cache, f"acme/bad-{case}")
-    assert r.returncode == 1, r.stdout
+    assert r.returncode == 9, r.stdout
     assert words in r.stderr
     assert "Do not load it" in r.stderr or "download it again" in r.stderr
     after_first = cache_state(cache)
@@ -345,13 +348,15 @@ def test_a_bad_archive_is_refused_by_the_cpp_loader_and_the_cache_stays_whole(ba
     assert not stamps.exists() or not any(stamps.iterdir()), "a refused variant left a verification stamp"
     # Again, from the cache: the same refusal, and the cache unchanged by it.
     again = kernelhub_get(bad_repos, cache, f"acme/bad-{case}", "--offline")
-    assert again.returncode == 1 and words in again.stderr
+    assert again.returncode == 9 and words in again.stderr
     assert cache_state(cache) == after_first
 
 
 @pytest.mark.parametrize("case", BAD_ARCHIVES)
 def test_a_bad_archive_is_refused_by_the_shim_before_anything_is_imported(bad_repos, tmp_path, case):
     _, code, words = BAD_ARCHIVES[case]
+    if case == "bytes-not-the-digest":  # the shim speaks as kernels 0.19.1 (fetch/include/kernelhub/variant_checks.hpp)
+        words = "the files do not match the digest in the metadata"
     env = child_env(bad_repos["server"], tmp_path / "cache", XDG_STATE_HOME=str(tmp_path / "state"))
     script = textwrap.dedent("""
         import json, sys
@@ -379,7 +384,7 @@ def test_hub_publish_refuses_a_bad_archive_and_sends_nothing(bad_repos, kernelhu
     zip_variant(build_dir / name, package_members() + [("../../evil.py", b"import os\n")])
     before = server.log()
     r = hub_publish(server, build_dir, "acme/bad")
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert "climbs out of the package" in r.stderr and "nothing was published" in r.stderr
     assert server.log() == before
 
@@ -387,7 +392,7 @@ def test_hub_publish_refuses_a_bad_archive_and_sends_nothing(bad_repos, kernelhu
     good = tmp_path / "good" / "build"
     zip_variant(good / name, package_members())
     r = hub_publish(server, good, "acme/good", "--layout", "files", "--dry-run")
-    assert r.returncode == 1 and "built in the zip layout" in r.stderr
+    assert r.returncode == 2 and "built in the zip layout" in r.stderr
     r = hub_publish(server, good, "acme/good", "--dry-run")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["variants"][0]["layout"] == "zip"
@@ -401,7 +406,7 @@ def test_a_signature_left_inside_the_folder_is_refused_unless_the_publish_signs_
     shutil.copytree(cpu_variant_dir(), build_dir / name, ignore=shutil.ignore_patterns("__pycache__"))
     (build_dir / name / "kernelhub.sig").write_text("what kernelhub wrote before 2026-12\n")
     r = hub_publish(server, build_dir, "acme/legacy", "--dry-run")
-    assert r.returncode == 1 and "kernels >= 0.18 refuses" in r.stderr
+    assert r.returncode == 2 and "kernels >= 0.18 refuses" in r.stderr
     r = hub_publish(server, build_dir, "acme/legacy", "--sign-key", str(published["key"]))
     assert r.returncode == 0, r.stderr
     assert not (build_dir / name / "kernelhub.sig").exists()
@@ -412,7 +417,7 @@ def test_a_signature_left_inside_the_folder_is_refused_unless_the_publish_signs_
     del meta["digest"]
     (build_dir / name / "metadata.json").write_text(json.dumps(meta))
     r = hub_publish(server, build_dir, "acme/legacy", "--dry-run")
-    assert r.returncode == 1 and "is stale: the files changed after it was made" in r.stderr
+    assert r.returncode == 2 and "is stale: the files changed after it was made" in r.stderr
 
 
 # ---------------------------------------------------------------------------------------------
@@ -445,7 +450,7 @@ def test_an_agnostic_or_unknown_backend_loads_as_in_kernels_0_19_1_and_is_refuse
     if backend == "agnostic":
         assert r.returncode == 0, r.stderr
     else:
-        assert r.returncode == 1
+        assert r.returncode == 2
         assert "`quantum-accelerator`" in r.stderr and "may require a newer version of `kernels`" in r.stderr
 
 
@@ -479,7 +484,7 @@ def test_a_repo_signed_inside_the_folder_before_keeps_verifying_with_kernelhub(p
     assert subprocess.run([str(KERNELHUB), "keygen", "--out", str(other)], capture_output=True).returncode == 0
     r = kernelhub_get(published, tmp_path / "cache3", "acme/legacy-signed",
                       KERNELHUB_TRUSTED_KEYS=f"acme={Path(f'{other}.pub').read_text().strip()}")
-    assert r.returncode == 1 and "does not verify with any trusted key" in r.stderr
+    assert r.returncode == 8 and "does not verify with any trusted key" in r.stderr
 
     clients = server.client_env(tmp_path / "kernels-cache")
     clients.pop("LOCAL_KERNELS", None)

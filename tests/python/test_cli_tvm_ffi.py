@@ -96,7 +96,7 @@ def test_a_library_that_needs_libtorch_is_not_a_tvm_ffi_kernel(tmp_path):
     torch_cpu = variant("torch*-cpu-*")
     local = kernel_dir(tmp_path, (torch_cpu, "tvm-ffi01-cpu-x86_64-linux"))
     r = get(local, "--json", torch=False)
-    assert r.returncode == 1
+    assert r.returncode == 4
     assert "it needs LibTorch" in r.stderr and "not a tvm-ffi kernel" in r.stderr, r.stderr
 
 
@@ -106,7 +106,7 @@ def test_a_runtime_of_another_version_is_named(tmp_path):
         pytest.skip(f"{fake} is not built (tests/tvm_ffi_loader)")
     local = kernel_dir(tmp_path, (variant("tvm-ffi*-cpu-*"), variant("tvm-ffi*-cpu-*").name))
     r = get(local, "--json", torch=False, env={"KERNELHUB_TVM_FFI_LIBRARY": str(fake)})
-    assert r.returncode == 1
+    assert r.returncode == 4
     assert "tvm-ffi version (0.1) does not match environment tvm-ffi version (0.2)" in r.stderr, r.stderr
 
 
@@ -115,5 +115,5 @@ def test_with_no_runtime_and_no_torch_it_says_what_to_install(tmp_path):
     e = {"LOCAL_KERNELS": f"{REPO}={local}", "PATH": "/nonexistent", "HOME": str(tmp_path)}
     r = subprocess.run([str(KERNELHUB), "get", REPO], capture_output=True, text=True, env=e, timeout=300)
     # kernelhub-get (LibTorch) decides when there is no TVM-FFI runtime: a tvm-ffi build is not for it.
-    assert r.returncode == 1
+    assert r.returncode == 4
     assert "tvm-ffi" in r.stderr, r.stderr

@@ -36,7 +36,8 @@ def test_ranks_load_the_locked_commit_from_a_shared_cache_with_no_request(hub, t
     got = login_node(s, shared, "download", "--lockfile", str(lockfile), "--json")
     assert got.returncode == 0, got.stdout + got.stderr
     (kernel,) = json.loads(got.stdout)["kernels"]
-    assert kernel["repo"] == "acme/offline" and kernel["commit"] == commit and kernel["files"] == 5
+    # The variant's files: __init__.py, _ops.py, layers.py, the library, metadata.json, symbols.json, op_schemas.json.
+    assert kernel["repo"] == "acme/offline" and kernel["commit"] == commit and kernel["files"] == 7
 
     # On the compute nodes: offline, and an endpoint nobody listens on.
     requests_before = len(s.upstream())

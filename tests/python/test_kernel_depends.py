@@ -175,10 +175,10 @@ def test_python_loads_the_chain_and_the_kernel_gets_its_dependency(hub, tmp_path
 def test_a_cycle_is_a_typed_error_naming_the_chain(hub, tmp_path):
     env = env_for(hub, tmp_path / "cache")
     result = kernelhub("get", "acme/cycle-a", "--version", "1", env=env)
-    assert result.returncode == 1
+    assert result.returncode == 9
     assert "kernel dependency cycle: acme/cycle-a -> acme/cycle-b -> acme/cycle-a" in result.stderr
     download = kernelhub("download", "acme/cycle-a", "--version", "1", "--json", env=env)
-    assert download.returncode == 1
+    assert download.returncode == 9
     error = json.loads(download.stdout)["error"]
     assert error["code"] == "dependency_cycle" and "acme/cycle-a -> acme/cycle-b -> acme/cycle-a" in error["message"]
     script = """
@@ -200,7 +200,7 @@ except ValueError as e:
 def test_a_missing_dependency_names_the_chain(hub, tmp_path):
     env = env_for(hub, tmp_path / "cache")
     result = kernelhub("get", "acme/lonely", "--version", "1", env=env)
-    assert result.returncode == 1
+    assert result.returncode == 3
     assert "kernel dependency acme/lonely -> acme/nowhere" in result.stderr and "acme/nowhere" in result.stderr
     script = """
 import json
@@ -262,7 +262,7 @@ def test_the_lock_covers_the_chain_and_a_locked_load_uses_it(hub, tmp_path):
     partial = tmp_path / "partial.lock"
     partial.write_text(json.dumps([e for e in ours if e["dependency"]["repo-id"] != "acme/chain-b"]))
     refused = kernelhub("get", "acme/chain-a", "--lockfile", str(partial), env=env)
-    assert refused.returncode == 1
+    assert refused.returncode == 3
     assert "kernel dependency acme/chain-a -> acme/chain-b" in refused.stderr and "is not locked" in refused.stderr
     script = f"""
 import json
@@ -299,4 +299,4 @@ def test_info_shows_the_dependency_tree_as_kernels_does(hub, tmp_path):
     snapshot = tmp_path / "cache" / "kernels--acme--chain-b" / "snapshots"
     assert [p.name for p in snapshot.rglob("*") if p.is_file()] == ["metadata.json"]
     cycle = kernelhub("info", "acme/cycle-a", "--json", env=env)
-    assert cycle.returncode == 1 and json.loads(cycle.stdout)["error"]["code"] == "dependency_cycle"
+    assert cycle.returncode == 9 and json.loads(cycle.stdout)["error"]["code"] == "dependency_cycle"

@@ -130,7 +130,7 @@ def test_we_resolve_offline_from_the_refs_kernels_wrote(published, tmp_path):
         assert fetched["variants"] == ["torch-universal"]
         decided = _ours(server, cache, "variants", REPO, *_asked(ref), "--json", offline=True)
         assert decided.returncode == 0, decided.stderr
-        assert json.loads(decided.stdout)["chosen"] == "torch-universal"
+        assert json.loads(decided.stdout)["revisions"][0]["chosen"] == "torch-universal"
     # And the shim (the C++ core behind it) loads each from them.
     assert _load_each(server, cache, "kernelhub", offline=True) == ["v1", "v2", "v1", "v1"]
     assert _requests(server) == before
@@ -191,7 +191,7 @@ def test_offline_misses_are_errors_in_the_words_of_kernels(published, tmp_path):
     assert ours == theirs
     # The CLI and C++ say the same sentence, with their own way to name a commit.
     cli = _ours(server, empty, "variants", REPO, "--version", "3", offline=True)
-    assert cli.returncode == 1
+    assert cli.returncode == 6
     assert f"Version 3 of '{REPO}' is not available in the local cache and Hugging Face Hub is in offline mode" \
         in cli.stderr
     assert "--revision <commit>" in cli.stderr
@@ -207,7 +207,7 @@ def test_a_ref_that_is_not_a_commit_is_a_typed_error_that_changes_nothing(publis
                       for p in cache.rglob("*"))
 
     decided = _ours(server, cache, "variants", REPO, "--version", "1", "--json", offline=True)
-    assert decided.returncode == 1
+    assert decided.returncode == 9
     assert str(ref) in decided.stderr
     assert "holds `<html>not a commit</html>`; delete it" in decided.stderr
     shim = _python(server, cache, textwrap.dedent(f"""

@@ -261,10 +261,12 @@ def test_a_login_node_without_a_gpu_prepares_the_cache_for_gpu_nodes(hub, tmp_pa
     trace = kernelhub(dict(login, KERNELHUB_GPUS="9.0"), "variants", "acme/gpu-kernels", "--version", "1", "--torch",
                       spec, "--json")
     assert trace.returncode == 0, trace.stderr
-    decided = json.loads(trace.stdout)
+    (decided,) = json.loads(trace.stdout)["revisions"]
     assert decided["chosen"] == cuda
-    first = decided["decisions"][0]
-    assert first["variant"] == cuda and "GPU fit not checked: metadata.json names no CUDA archs" in first["reason"]
+    first = decided["variants"][0]
+    assert first["variant"] == cuda and first["fit_not_checked"] == "metadata.json names no CUDA archs"
+    assert "(GPU fit not checked: metadata.json names no CUDA archs)" in kernelhub(
+        dict(login, KERNELHUB_GPUS="9.0"), "variants", "acme/gpu-kernels", "--version", "1", "--torch", spec).stdout
 
     # A GPU node: offline, the Hub unreachable, its own torch and driver (KERNELHUB_* stand in for
     # them: the node process here has no LibTorch); it finds the variant in the shared cache.

@@ -127,7 +127,7 @@ TEST_CASE("errors carry status, X-Error-Code, X-Error-Message and a JSON body", 
   CHECK(missing_file->get_header_value("X-Error-Code") == "EntryNotFound");
   CHECK(missing_file->get_header_value("X-Repo-Commit") == head);  // for `.no_exist/`
 
-  auto route = hub.client().Get("/api/agent-harnesses");
+  auto route = hub.client().Get("/api/no-such-route");
   CHECK(route->status == 404);
   CHECK(json::parse(route->body).contains("error"));
 

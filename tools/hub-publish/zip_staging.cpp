@@ -30,7 +30,8 @@ bool is_native_library(const fs::path& rel) {
 // What stays beside the archive: the libraries kernels finds through `__path__[0]` and the files
 // read from the variant folder itself.
 bool stays_beside(const fs::path& rel) {
-  return is_native_library(rel) || rel == "metadata.json" || rel == "metadata.json.sigstore" || rel == "symbols.json";
+  return is_native_library(rel) || rel == "metadata.json" || rel == "metadata.json.sigstore" || rel == "symbols.json" ||
+         rel == "op_schemas.json";
 }
 
 // metadata.json's `kernels-minver`, raised to what the zip layout needs.

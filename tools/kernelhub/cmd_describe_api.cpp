@@ -150,7 +150,7 @@ int run_describe(const DescribeArguments& args, const CLI::App& app) {
   const client::HubClient hub(*settings);
 
   FetchRequest request;
-  request.loadable = resolver::Loadable::python_process(); // describe what Python would load too
+  request.loadable = resolver::Loadable::python_process();  // describe what Python would load too
   request.trust_remote_code = args.trust_remote_code;
   request.metadata_only = true;
   nlohmann::json source;
@@ -169,8 +169,8 @@ int run_describe(const DescribeArguments& args, const CLI::App& app) {
       if (!latest) return failed(latest.error());
       if (!*latest) {
         return failed(Error{ErrorCode::kNotFound,
-                          "No numbered versions found for " + repo->to_string() + ". Specify --revision explicitly.",
-                          Missing::kVersion});
+                            "No numbered versions found for " + repo->to_string() + ". Specify --revision explicitly.",
+                            Missing::kVersion});
       }
       request.version = *latest;
     }
@@ -198,9 +198,9 @@ int run_describe(const DescribeArguments& args, const CLI::App& app) {
   if (!symbols_path) return failed(symbols_path.error());
   if (!*symbols_path) {
     return failed(Error{ErrorCode::kNotFound,
-                      "No symbols.json found in " + location + " (variant: " + fetched->variant +
-                          "). Rebuild the kernel with a recent kernel-builder and the get_kernel check enabled.",
-                      Missing::kFile});
+                        "No symbols.json found in " + location + " (variant: " + fetched->variant +
+                            "). Rebuild the kernel with a recent kernel-builder and the get_kernel check enabled.",
+                        Missing::kFile});
   }
   auto symbols = read_symbols(**symbols_path);
   if (!symbols) return failed(symbols.error());

@@ -166,8 +166,8 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
     if (request.variants == DependencyVariants::kSelected && !request.environment) {  // --variant V
       auto found = selection_environment(args.selection);
       if (!found) {
-        return failed(found.error().with_context(
-            "`" + repo->to_string() + "` depends on other kernels, whose variants are chosen for a torch"));
+        return failed(found.error().with_context("`" + repo->to_string() +
+                                                 "` depends on other kernels, whose variants are chosen for a torch"));
       }
       request.environment = found->environment;
     }

@@ -102,7 +102,14 @@ int run_get(const GetArguments& args) {
   if (request->loadable.libtorch) {
     // Decide before fetching (the revision, the listing; no file of the kernel): a torch build is
     // kernelhub-get's to trust, fetch, verify and load, so that its work and its counts are its own.
-    auto decisions = variant_decisions(*request, ctx);
+    // From the cache when it can answer, so that a warm get asks the Hub only in kernelhub-get (and
+    // a Hub that is down costs one timeout, not one per process); else from the Hub.
+    FetchRequest cached = *request;
+    cached.offline = true;
+    auto decisions = variant_decisions(cached, ctx);
+    if (!decisions && decisions.error().code == ErrorCode::kOfflineMiss && !request->offline) {
+      decisions = variant_decisions(*request, ctx);
+    }
     if (!decisions) return failed(decisions.error(), args.json);
     const resolver::Decision* best = resolver::chosen(decisions->decisions);
     if (best != nullptr && best->variant && best->variant->framework != resolver::Framework::kTvmFfi) {

@@ -144,8 +144,8 @@ int run_info(const InfoArguments& args, const CLI::App& app) {
   if (!selection) return failed(selection.error());
 
   FetchRequest request;
-  request.loadable = resolver::Loadable::python_process();      // describe what Python would load too
-  request.trust_remote_code = true;  // nothing runs: describing a kernel needs no trust
+  request.loadable = resolver::Loadable::python_process();  // describe what Python would load too
+  request.trust_remote_code = true;                         // nothing runs: describing a kernel needs no trust
   request.metadata_only = true;
   nlohmann::json source;
   if (is_dir) {

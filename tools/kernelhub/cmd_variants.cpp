@@ -140,7 +140,15 @@ Result<std::vector<Listed>> revisions_to_list(const client::RepoId& repo, const 
   if (args.revision) return std::vector<Listed>{{std::nullopt, *args.revision}};
   KH_ASSIGN_OR_RETURN(client::Settings settings, client::Settings::from_env(env));
   const client::HubClient hub(std::move(settings));
-  KH_ASSIGN_OR_RETURN(std::vector<std::string> branches, hub.list_versions(repo, RepoType::kKernel));
+  auto listed = hub.list_versions(repo, RepoType::kKernel);
+  if (!listed && listed.error().code == ErrorCode::kOfflineMiss && args.version && *args.version != "latest") {
+    // Offline, with no listing cached: the version asked for is resolved from the cache's refs
+    // alone, and a miss is said as the kernels package says it.
+    const int wanted = std::stoi(*args.version);
+    return std::vector<Listed>{{wanted, "v" + std::to_string(wanted)}};
+  }
+  if (!listed) return unexpected(listed.error());
+  const std::vector<std::string>& branches = *listed;
   std::vector<Listed> versions;
   for (const auto& branch : branches) versions.push_back({std::stoi(branch.substr(1)), branch});
   std::string available;
@@ -165,14 +173,20 @@ Result<std::vector<Listed>> revisions_to_list(const client::RepoId& repo, const 
   return std::vector<Listed>{versions.back()};
 }
 
-// kernels' per-variant object, plus our reason code.
+// kernels' per-variant object, plus our reason code and, for a compatible CUDA variant whose GPU
+// fit could not be checked, why not.
 nlohmann::json variant_json(const resolver::Decision& decision, const resolver::Decision* best) {
-  return {
+  nlohmann::json out = {
       {"variant", decision.name},
       {"compatible", decision.accepted()},
       {"preferred", best != nullptr && best->name == decision.name},
       {"reason", decision.accepted() ? nlohmann::json(nullptr) : nlohmann::json(resolver::to_string(decision.reason))},
       {"code", std::string(resolver::code_name(resolver::reason_code(decision.reason)))}};
+  const auto* compatible = std::get_if<resolver::reason::Compatible>(&decision.reason);
+  if (compatible != nullptr && !compatible->fit_not_checked.empty()) {
+    out["fit_not_checked"] = compatible->fit_not_checked;
+  }
+  return out;
 }
 
 int run_repo(const client::RepoId& repo, const VariantsArguments& args, const resolver::Environment& env,
@@ -216,11 +230,10 @@ int run_repo(const client::RepoId& repo, const VariantsArguments& args, const re
     print_decisions(repo.to_string() + " at " + item.revision, shown, args.only_compatible);
   }
   if (args.json) {
-    const nlohmann::json out{
-        {"repo_id", repo.to_string()},
-        {"environment", environment_to_json(env)},
-        {"revisions", std::move(revisions)},
-        {"fallbacks", std::move(fallbacks)}};
+    const nlohmann::json out{{"repo_id", repo.to_string()},
+                             {"environment", environment_to_json(env)},
+                             {"revisions", std::move(revisions)},
+                             {"fallbacks", std::move(fallbacks)}};
     std::printf("%s\n", out.dump(2).c_str());
   }
   return any_chosen ? kExitOk : kExitNoVariant;
@@ -314,9 +327,7 @@ int run_variants(const VariantsArguments& args, const CLI::App& app) {
   say_fallbacks(kCommand, resolved->fallbacks);
   const auto& decisions = resolved->decisions;
   if (args.json) {
-    nlohmann::json out = to_json(args.only_compatible ? compatible(decisions) : decisions, env);
-    out["fallbacks"] = resolved->fallbacks;
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", to_json(args.only_compatible ? compatible(decisions) : decisions, env).dump(2).c_str());
   } else {
     print_trace(target, decisions, env, args.only_compatible);
   }
