@@ -177,11 +177,17 @@ std::unique_ptr<Transfer> make_transfer(Workload::Item item) {
   return t;
 }
 
-// How a transfer that ended in `code` failed (error.hpp NetworkFailure). A timeout before the
+// How a transfer that ended in `code` failed (error.hpp NetworkFailure). A TLS certificate that does
+// not verify is a host that cannot be reached. A timeout before the
 // request went out is a host that cannot be reached (a connect timeout); one after it, before any
 // response head, is a host that does not answer; anything once a head arrived is a cut.
 NetworkFailure failure_kind(const Transfer& t, CURLcode code) {
   if (code == CURLE_COULDNT_RESOLVE_HOST || code == CURLE_COULDNT_RESOLVE_PROXY || code == CURLE_COULDNT_CONNECT) {
+    return NetworkFailure::kUnreachable;
+  }
+  // A certificate nothing here vouches for will not be vouched for on a retry either: the host
+  // cannot be reached safely, and is not asked again.
+  if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE || code == CURLE_SSL_CERTPROBLEM) {
     return NetworkFailure::kUnreachable;
   }
   if (code == CURLE_OPERATION_TIMEDOUT && t.response.status == 0) {

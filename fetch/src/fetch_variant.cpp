@@ -436,7 +436,10 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
   // What this call downloaded was hashed as it streamed in: those hashes hold while the blobs
   // keep the stamps they have now.
   remember_downloaded(snapshot->downloaded_sha256, digests);
-  KH_RETURN_IF_ERROR(check_cached_blobs(*snapshot, tree, repo, name, digests));
+  // In kernels' wording its digest check speaks first (below); kernelhub's names the changed blob
+  // before a signature, lock or digest check could blame the build for it.
+  const bool kernels_words = request.wording == Wording::kKernels;
+  if (!kernels_words) KH_RETURN_IF_ERROR(check_cached_blobs(*snapshot, tree, repo, name, digests));
   // Before anything in the download is parsed: its signature, when a key is trusted or required.
   KH_RETURN_IF_ERROR(signing::check_variant(
       snapshot->path, signing::ExpectedVariant::for_revision(repo.to_string(), resolved.revision, name),
@@ -450,6 +453,8 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
       snapshot->path, name, resolved.commit, std::move(resolved.decisions), request, ctx.environment, digests, timings,
       "`" + repo.to_string() + "` variant `" + name + "` (commit " + resolved.commit + ")");
   if (!fetched) return fetched;
+  // A file no digest covers is still held to its blob's name.
+  if (kernels_words) KH_RETURN_IF_ERROR(check_cached_blobs(*snapshot, tree, repo, name, digests));
   stamps.record(snapshot->path, digests);
   fetched->timings.requests = hub.requests();
   fetched->fallbacks = hub.fallbacks();

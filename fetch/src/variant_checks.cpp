@@ -151,11 +151,11 @@ bool version_is_newer(std::string_view version, std::string_view than) {
 
 Status check_variant(const std::filesystem::path& dir, const Metadata& metadata, std::string_view variant,
                      Wording wording, FileDigests* digests, std::vector<std::string>& warnings) {
-  // kernels checks the metadata (minimum version) before it hashes the files.
+  // As kernels orders its validators: the metadata's (minimum version, dirty build) before the
+  // files' (the digest).
   KH_RETURN_IF_ERROR(check_kernels_minver(metadata, variant, dir, wording));
-  KH_RETURN_IF_ERROR(check_digest(dir, metadata, variant, wording, digests, warnings));
   warn_if_dirty(metadata, variant, dir, wording, warnings);
-  return {};
+  return check_digest(dir, metadata, variant, wording, digests, warnings);
 }
 
 Status check_same_build(const Metadata& loaded, const Metadata& candidate, const std::filesystem::path& candidate_dir) {

@@ -25,7 +25,7 @@ REPOSITORIES = ["LayerRepository", "LocalLayerRepository", "LockedLayerRepositor
 # What kernels 0.19.1 exports that kernelhub does not: its benchmark harness (no loader API), and
 # get_kernel_dep, which a kernel calls while it is imported (kernel-depends, loaded by the kernels
 # machinery that imports it).
-NOT_OURS = {"Benchmark", "get_kernel_dep"}
+NOT_OURS = {"Benchmark"}
 
 
 @pytest.mark.parametrize("name", API + REPOSITORIES)
