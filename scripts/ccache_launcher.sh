@@ -2,8 +2,13 @@
 # The compiler launcher of every build (Makefile): ccache where it is installed, the compiler itself
 # where not. A launcher that looks each time, rather than a Makefile that looks once, lets the
 # first build of a fresh machine (whose `make` started before bootstrap installed ccache) fill the
-# cache too.
+# cache too. Paths inside the checkout are hashed relative to it (CCACHE_BASEDIR, and not the
+# working directory), so a clone in another folder (CI's clean clone) reuses what any clone
+# compiled; the debug information of such a hit names the folder it was first compiled in.
 if command -v ccache >/dev/null 2>&1; then
+  CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(cd "$(dirname "$0")/.." && pwd -P)}"
+  CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+  export CCACHE_BASEDIR CCACHE_NOHASHDIR
   exec ccache "$@"
 fi
 exec "$@"
