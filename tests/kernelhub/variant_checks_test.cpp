@@ -93,12 +93,13 @@ TEST_CASE("no digest, or a dirty build, loads with a warning") {
   variant.metadata.has_digest = false;
   std::vector<std::string> warnings;
   REQUIRE(variant.check(Wording::kKernels, warnings).has_value());
+  // In kernels' order: its metadata validators (the dirty build) before its file validators (the digest).
   CHECK(warnings == std::vector<std::string>{
-                        "Kernel 'ab' variant 'torch215-cxx11-cpu-x86_64-linux': the metadata does not record a "
-                        "digest, so its integrity cannot be verified",
                         "Kernel 'ab' variant 'torch215-cxx11-cpu-x86_64-linux' was built from a dirty git tree "
                         "(kernel source, kernel-builder had uncommitted changes). Its recorded git revision does not "
-                        "fully identify the sources it was built from, so the build may not be reproducible."});
+                        "fully identify the sources it was built from, so the build may not be reproducible.",
+                        "Kernel 'ab' variant 'torch215-cxx11-cpu-x86_64-linux': the metadata does not record a "
+                        "digest, so its integrity cannot be verified"});
 }
 
 TEST_CASE("a kernel that needs a newer kernels is refused before its files are hashed") {
