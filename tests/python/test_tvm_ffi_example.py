@@ -43,6 +43,8 @@ def example(tmp_path_factory) -> Path:
         pytest.skip("the reference kernels' tvm-ffi CPU variant is not built (reference_kernels_tvm_ffi_cpu)")
     if not (BUILD / "cmake_install.cmake").exists():
         pytest.skip(f"{BUILD} is not a configured build")
+    if re.search(r"^KERNELHUB_SANITIZE:STRING=.", (BUILD / "CMakeCache.txt").read_text(), re.M):
+        pytest.skip("a sanitizer build: its instrumented libraries do not link into the plain example")
     work = tmp_path_factory.mktemp("tvm-ffi-example")
     prefix = work / "prefix"
     subprocess.run(["cmake", "--install", str(BUILD), "--prefix", str(prefix), "--component", "cpp"], check=True,
