@@ -49,7 +49,11 @@ dist.destroy_process_group()
 
 
 def rank_env(site: Site, cache: Path) -> dict:
+    # Eight ranks and the Hub on two loaded cores: an answer may take longer than the default 10 s,
+    # and a Hub that does not answer in time is given up on at once (docs/CLI.md), which is not what
+    # these tests are about.
     return site.node_env(cache, own_torch=True, HF_HUB_DISABLE_XET="1", OMP_NUM_THREADS="1",
+                         HF_HUB_ETAG_TIMEOUT="60", HF_HUB_DOWNLOAD_TIMEOUT="60",
                          PYTHONPATH=os.pathsep.join(filter(None, [str(BUILD_DIR / "python"),
                                                                   os.environ.get("PYTHONPATH")])))
 
@@ -102,7 +106,7 @@ def test_8_cpp_processes_load_at_once_and_fetch_each_file_once(hub, tmp_path):
     results, seconds = run_nodes([str(BUILD_DIR / "bin" / "kernelhub"), "get", "acme/ranks", "--version", "1",
                                   "--json"], [env] * RANKS)
     got = node_results(results)
-    assert all(g["rc"] == 0 for g in got), got[:2]
+    assert all(g["rc"] == 0 for g in got), [g for g in got if g["rc"] != 0][:2]
     assert {g["revision"] for g in got} == {commit}
     files = sorted(p.name for p in Path(got[0]["path"]).iterdir() if p.is_file())
     api = assert_each_file_fetched_once(s.upstream()[before:], commit, files)

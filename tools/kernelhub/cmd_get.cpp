@@ -107,9 +107,9 @@ int run_get(const GetArguments& args) {
     FetchRequest cached = *request;
     cached.offline = true;
     auto decisions = variant_decisions(cached, ctx);
-    if (!decisions && decisions.error().code == ErrorCode::kOfflineMiss && !request->offline) {
-      decisions = variant_decisions(*request, ctx);
-    }
+    // Whatever the cache could not answer (nothing cached, or a cache another process is filling
+    // right now), the Hub decides.
+    if (!decisions && !request->offline) decisions = variant_decisions(*request, ctx);
     if (!decisions) return failed(decisions.error(), args.json);
     const resolver::Decision* best = resolver::chosen(decisions->decisions);
     if (best != nullptr && best->variant && best->variant->framework != resolver::Framework::kTvmFfi) {
