@@ -368,23 +368,47 @@ Result<FetchedVariant> fetch_local(const std::filesystem::path& path, const Fetc
   return fetched;
 }
 
+// What a Hub fetch decides before any file of a variant: the commit (the lock's pin, unless
+// UNSTABLE_KERNELS_ALL_LATEST overrides it), the listing at that commit, and the decisions.
+struct HubDecision {
+  std::optional<KernelLock> locked;  // the lock's entry for the repo; none when the latest version overrides it
+  std::optional<int> latest;         // the version UNSTABLE_KERNELS_ALL_LATEST chose, when it applies
+  VariantDecisions resolved;
+  client::RepoTree tree;
+};
+
+// `check_trust`: check the publisher once the revision resolved (a repo that does not exist is
+// then not found, whoever publishes it), before the listing is read.
+Result<HubDecision> decide_on_hub(const client::HubClient& hub, const client::RepoId& repo, const FetchRequest& request,
+                                  const FetchContext& ctx, bool check_trust) {
+  HubDecision out;
+  KH_ASSIGN_OR_RETURN(out.locked, lock_for(repo, request));
+  FetchRequest effective = request;
+  if (out.locked) effective.revision = out.locked->commit;
+  KH_ASSIGN_OR_RETURN(out.latest, all_latest_version(hub, repo, request, ctx.env));
+  if (out.latest) {  // the lock's pin (and its variant hashes) and the version asked for give way
+    out.locked.reset();
+    effective.revision.reset();
+    effective.version = *out.latest;
+  }
+  KH_ASSIGN_OR_RETURN(out.resolved, resolve(hub, repo, effective));
+  if (check_trust) {
+    KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, request.trust_remote_code, request.trusted_repos, ctx.env));
+  }
+  KH_ASSIGN_OR_RETURN(out.tree, hub.tree(repo, kKernelRepo, out.resolved.commit));
+  decide_from_tree(hub, repo, out.tree, effective, ctx.environment, out.resolved);
+  return out;
+}
+
 Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest& request, const FetchContext& ctx) {
   const auto resolve_start = std::chrono::steady_clock::now();
-  KH_ASSIGN_OR_RETURN(std::optional<KernelLock> locked, lock_for(repo, request));
-  FetchRequest effective = request;
-  if (locked) effective.revision = locked->commit;
   KH_ASSIGN_OR_RETURN(client::Settings settings, settings_for(request, ctx.env));
   const client::HubClient hub = make_client(std::move(settings), ctx);
-  KH_ASSIGN_OR_RETURN(const std::optional<int> latest, all_latest_version(hub, repo, request, ctx.env));
-  if (latest) {  // the lock's pin (and its variant hashes) and the version asked for give way
-    locked.reset();
-    effective.revision.reset();
-    effective.version = *latest;
-  }
-
-  KH_ASSIGN_OR_RETURN(VariantDecisions resolved, resolve(hub, repo, effective));
-  KH_ASSIGN_OR_RETURN(client::RepoTree tree, hub.tree(repo, kKernelRepo, resolved.commit));
-  decide_from_tree(hub, repo, tree, effective, ctx.environment, resolved);
+  KH_ASSIGN_OR_RETURN(HubDecision decided, decide_on_hub(hub, repo, request, ctx, /*check_trust=*/false));
+  const std::optional<KernelLock>& locked = decided.locked;
+  const std::optional<int>& latest = decided.latest;
+  VariantDecisions& resolved = decided.resolved;
+  const client::RepoTree& tree = decided.tree;
   const resolver::Decision* best = resolver::chosen(resolved.decisions);
   if (best == nullptr) {
     return unexpected(ErrorCode::kNoCompatibleVariant, "Cannot find a build variant for this system in `" +
@@ -507,24 +531,9 @@ Result<VariantDecisions> variant_decisions(const FetchRequest& request, const Fe
   const client::RepoId& repo = std::get<client::RepoId>(request.source);
   KH_ASSIGN_OR_RETURN(client::Settings settings, settings_for(request, ctx.env));
   const client::HubClient hub = make_client(std::move(settings), ctx);
-  // As fetch_hub decides: the lock's commit, unless UNSTABLE_KERNELS_ALL_LATEST overrides it.
-  KH_ASSIGN_OR_RETURN(const std::optional<KernelLock> locked, lock_for(repo, request));
-  FetchRequest effective = request;
-  if (locked) effective.revision = locked->commit;
-  KH_ASSIGN_OR_RETURN(const std::optional<int> latest, all_latest_version(hub, repo, request, ctx.env));
-  if (latest) {
-    effective.revision.reset();
-    effective.version = *latest;
-  }
-  // The revision first: a repo that does not exist is not found, whoever publishes it.
-  KH_ASSIGN_OR_RETURN(VariantDecisions resolved, resolve(hub, repo, effective));
-  if (check_trust) {
-    KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, request.trust_remote_code, request.trusted_repos, ctx.env));
-  }
-  KH_ASSIGN_OR_RETURN(client::RepoTree tree, hub.tree(repo, kKernelRepo, resolved.commit));
-  decide_from_tree(hub, repo, tree, effective, ctx.environment, resolved);
-  resolved.fallbacks = hub.fallbacks();
-  return resolved;
+  KH_ASSIGN_OR_RETURN(HubDecision decided, decide_on_hub(hub, repo, request, ctx, check_trust));
+  decided.resolved.fallbacks = hub.fallbacks();
+  return std::move(decided.resolved);
 }
 
 }  // namespace kernelhub

@@ -38,7 +38,6 @@ const LoadTimings& Kernel::timings() const {
 const std::vector<Kernel>& Kernel::dependencies() const {
   return state_->dependencies;
 }
-
 const std::vector<std::string>& Kernel::fallbacks() const {
   return state_->fetched.fallbacks;
 }
