@@ -11,7 +11,6 @@
 #include "digest_text.hpp"
 #include "http_text.hpp"
 #include "kernelhub/base/random_name.hpp"
-#include "kernelhub/server/repo_path.hpp"
 #include "server_impl.hpp"
 
 namespace kernelhub::server {
