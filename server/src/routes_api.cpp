@@ -1,4 +1,4 @@
-// Read and admin API routes (hub-protocol.md §3.1–3.8, §3.10).
+// Read and admin API routes (docs/SERVER.md).
 #include <algorithm>
 #include <set>
 

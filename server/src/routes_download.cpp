@@ -1,6 +1,6 @@
 // Download routes: /resolve (regular files served directly, LFS files redirected to the storage
 // host) and the storage host's GET. Mirrors what huggingface_hub `file_download.py`
-// `get_hf_file_metadata` / `_httpx_follow_relative_redirects` read (hub-protocol.md §2.3, §9).
+// `get_hf_file_metadata` / `_httpx_follow_relative_redirects` read.
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -59,7 +59,7 @@ TEST_CASE("CacheLayout: paths are huggingface_hub's") {
 }
 
 TEST_CASE("CacheLayout: a ref the kernels package wrote reads back; one that is not a commit is a typed error") {
-  testing::TempDir dir;
+  client::testing::TempDir dir;
   const CacheLayout layout(dir.path(), RepoType::kKernel, RepoId{"org", "kern"});
   const std::string commit = git_blob_sha1("x");
   std::filesystem::create_directories(layout.ref_path("v1").parent_path());
@@ -79,7 +79,7 @@ TEST_CASE("CacheLayout: a ref the kernels package wrote reads back; one that is 
     CHECK_THAT(read.error().message, Catch::Contains(layout.ref_path("v2").string()) && Catch::Contains("org/kern") &&
                                          Catch::Contains("delete it"));
     CHECK(read.error().message.size() < 400);
-    CHECK(testing::read_file(layout.ref_path("v2")) == bad);  // left as it was
+    CHECK(client::testing::read_file(layout.ref_path("v2")) == bad);  // left as it was
   }
   // Writing the commit the Hub names replaces it.
   REQUIRE(layout.write_ref("v2", commit));
@@ -87,11 +87,11 @@ TEST_CASE("CacheLayout: a ref the kernels package wrote reads back; one that is 
 }
 
 TEST_CASE("CacheLayout: refs without newline, relative links, CACHEDIR.TAG") {
-  testing::TempDir dir;
+  client::testing::TempDir dir;
   const CacheLayout layout(dir.path(), RepoType::kKernel, RepoId{"org", "kern"});
   const std::string commit = git_blob_sha1("x");
   REQUIRE(layout.write_ref("main", commit));
-  CHECK(testing::read_file(layout.ref_path("main")) == commit);
+  CHECK(client::testing::read_file(layout.ref_path("main")) == commit);
   CHECK(layout.read_ref("main").value() == commit);
   CHECK_FALSE(layout.read_ref("nope").value());
   REQUIRE(layout.write_ref("refs/pr/1", commit));
@@ -102,11 +102,11 @@ TEST_CASE("CacheLayout: refs without newline, relative links, CACHEDIR.TAG") {
   REQUIRE(layout.link_snapshot(commit, "build/v/f.txt", "e"));
   REQUIRE(layout.link_snapshot(commit, "build/v/f.txt", "e"));  // idempotent
   CHECK(std::filesystem::read_symlink(layout.snapshot_path(commit, "build/v/f.txt")) == "../../../../blobs/e");
-  CHECK(testing::read_file(layout.snapshot_path(commit, "build/v/f.txt")) == "hello");
+  CHECK(client::testing::read_file(layout.snapshot_path(commit, "build/v/f.txt")) == "hello");
   CHECK(layout.list_snapshots() == std::vector<std::string>{commit});
 
   layout.ensure_cachedir_tag();
-  CHECK(testing::read_file(dir.path() / "CACHEDIR.TAG")
+  CHECK(client::testing::read_file(dir.path() / "CACHEDIR.TAG")
             .starts_with("Signature: 8a477f597d28d172789f06886806bc55\n"));
-  CHECK(testing::cache_problems(dir.path()).find("temp file") == std::string::npos);
+  CHECK(client::testing::cache_problems(dir.path()).find("temp file") == std::string::npos);
 }

@@ -1,7 +1,7 @@
 // CacheLayout: the one module that knows the huggingface_hub cache layout. It builds every path
 // and performs the small atomic writes (refs, snapshot links, CACHEDIR.TAG) so that a Python
 // process sharing the cache sees exactly what huggingface_hub itself would have written
-// (mirrors `file_download.py` `hf_hub_download` docstring @ee0a451; hub-protocol.md §4):
+// (mirrors huggingface_hub `file_download.py` `hf_hub_download` docstring @ee0a451):
 //
 //   <cache>/
 //     CACHEDIR.TAG
