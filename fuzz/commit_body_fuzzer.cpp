@@ -10,8 +10,8 @@
 
 #include "digest_text.hpp"
 #include "fuzz_require.hpp"
+#include "kernelhub/base/hub_names.hpp"
 #include "kernelhub/base/sha256.hpp"
-#include "kernelhub/server/repo_path.hpp"
 #include "upload_requests.hpp"
 
 using kernelhub::fuzz::require;
@@ -35,11 +35,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto& op = change.op;
     require(paths.insert(op.path).second);
     if (op.kind == Kind::kDeleteFolder) {
-      auto again = normalize_folder_path(op.path);
+      auto again = kernelhub::hub_names::normalize_folder_path(op.path);
       require(again.has_value() && *again == op.path);
       continue;
     }
-    require(validate_repo_path(op.path).has_value());
+    require(kernelhub::hub_names::validate_repo_path(op.path).has_value());
     if (op.kind == Kind::kDeleteFile) {
       require(!change.inline_content);
       continue;

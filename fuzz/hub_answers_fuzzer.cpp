@@ -9,8 +9,8 @@
 
 #include "fuzz_require.hpp"
 #include "hub_answers.hpp"
+#include "kernelhub/base/hub_names.hpp"
 #include "kernelhub/base/sha256.hpp"
-#include "kernelhub/client/cache_layout.hpp"
 
 using kernelhub::fuzz::require;
 
@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 2:
       if (auto files = parse_tree_page(body)) {
         for (const auto& entry : *files) {
-          require(CacheLayout::is_safe_repo_path(entry.path) && is_lower_hex(entry.blob_id, 40));
+          require(kernelhub::hub_names::validate_repo_path(entry.path) && is_lower_hex(entry.blob_id, 40));
           require(!entry.lfs_sha256 || is_lower_hex(*entry.lfs_sha256, 64));
           require(!entry.xet_hash || is_lower_hex(*entry.xet_hash, 64));
         }

@@ -9,7 +9,7 @@
 
 #include "digest_text.hpp"
 #include "fuzz_require.hpp"
-#include "kernelhub/server/repo_path.hpp"
+#include "kernelhub/base/hub_names.hpp"
 #include "upload_requests.hpp"
 
 using kernelhub::fuzz::require;
@@ -40,7 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     default:
       if (auto request = parse_preupload(body)) {
-        for (const auto& file : request->files) require(validate_repo_path(file.path).has_value());
+        for (const auto& file : request->files)
+          require(kernelhub::hub_names::validate_repo_path(file.path).has_value());
       }
       break;
   }

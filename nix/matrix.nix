@@ -10,7 +10,7 @@
 # kernels/tvm-ffi/build.toml), the entries kernel-builder builds tvm-ffi kernels with (tvmFfiVersion),
 # named tvm-ffi<M><m>-<backend>-<system> (lib/variants/tvm-ffi.nix). The stable-ABI rules are not
 # mirrored, and such a build.toml is refused. test_nix_matrix.py requires the result to equal what
-# kernel-builder's own code answers (from ../shared/vendor).
+# kernel-builder's own code answers.
 #
 # `buildToml` defaults to kernels/build.toml; `backends` to its [general] backends (pass another
 # list to see the matrix of other backends: --arg backends '["cpu"]'). Attributes:

@@ -1,6 +1,6 @@
 # The build matrix: which torch versions are built with which backend toolkits, on which systems.
 # A copy, in our schema, of kernel-builder's nix-builder/versions.nix at the commit flake.nix's
-# kernel-builder input and /work/shared/vendor pin (huggingface/kernels 8ac69fc, 2026-08-20);
+# kernel-builder input pins (huggingface/kernels 8ac69fc, 2026-08-20);
 # tests/python/test_nix_matrix.py evaluates kernel-builder's own code and requires matrix.nix to
 # give the same variants. Plain data, no nixpkgs: `nix-instantiate --eval` reads it offline.
 #

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "kernelhub/base/atomic_file.hpp"
+#include "kernelhub/base/hub_names.hpp"
 #include "kernelhub/base/random_name.hpp"
 #include "kernelhub/base/sha256.hpp"
 
@@ -62,21 +63,6 @@ Result<CacheLayout::Parsed> CacheLayout::parse_repo_folder(std::string_view fold
                     "`" + std::string(folder) + "` is not a cache repo folder (expected e.g. kernels--org--name)");
 }
 
-bool CacheLayout::is_safe_repo_path(std::string_view path) {
-  if (path.empty() || path.front() == '/' || path.find('\\') != std::string_view::npos ||
-      path.find('\0') != std::string_view::npos) {
-    return false;
-  }
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = path.find('/', start);
-    const std::string_view segment = path.substr(start, end == std::string_view::npos ? end : end - start);
-    if (segment.empty() || segment == "." || segment == "..") return false;
-    if (end == std::string_view::npos) return true;
-    start = end + 1;
-  }
-}
-
 std::string CacheLayout::blob_link_target(std::string_view path_in_repo, std::string_view etag) {
   std::string target = "../../";
   for (char c : path_in_repo) {
@@ -122,7 +108,7 @@ fs::path CacheLayout::lock_path(std::string_view etag) const {
 }
 
 Result<std::optional<std::string>> CacheLayout::read_ref(std::string_view revision) const {
-  if (!is_safe_revision(revision)) return std::optional<std::string>();
+  if (!hub_names::validate_revision(revision)) return std::optional<std::string>();
   const fs::path path = ref_path(revision);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::optional<std::string>();  // absent (or a folder of nested refs)
@@ -156,9 +142,7 @@ Result<std::optional<std::string>> CacheLayout::read_ref(std::string_view revisi
 }
 
 Status CacheLayout::write_ref(std::string_view revision, std::string_view commit) const {
-  if (!is_safe_revision(revision)) {
-    return unexpected(ErrorCode::kInvalidArgument, "revision `" + std::string(revision) + "` cannot be a ref name");
-  }
+  KH_RETURN_IF_ERROR(hub_names::validate_revision(revision));
   // A ref file that is not a commit is replaced by the commit the Hub just named.
   if (auto current = read_ref(revision); current && *current == std::string(commit)) return {};
   return write_file_atomic(ref_path(revision), commit);
@@ -180,7 +164,7 @@ Status CacheLayout::link_snapshot(std::string_view commit, std::string_view path
 }
 
 Status CacheLayout::mark_missing(std::string_view commit, std::string_view path) const {
-  if (!is_safe_repo_path(path)) return {};
+  if (!hub_names::validate_repo_path(path)) return {};
   const fs::path marker = no_exist_path(commit, path);
   std::error_code ec;
   fs::create_directories(marker.parent_path(), ec);

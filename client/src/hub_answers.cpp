@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "kernelhub/base/hub_names.hpp"
 #include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/client/cache_layout.hpp"
@@ -46,7 +47,7 @@ Result<TreeEntry> parse_tree_file(const json& item, std::size_t index) {
   const std::string where = "entry " + std::to_string(index);
   TreeEntry entry;
   KH_ASSIGN_OR_RETURN(auto path, optional_string(item, "path", where));
-  if (!path || !CacheLayout::is_safe_repo_path(*path)) {
+  if (!path || !hub_names::validate_repo_path(*path)) {
     return corrupt(where + " has an unsafe or missing path `" + path.value_or("") + "`");
   }
   entry.path = std::move(*path);

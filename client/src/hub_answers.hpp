@@ -28,7 +28,7 @@ struct BranchRef {
 Result<std::vector<BranchRef>> parse_refs_answer(std::string_view body);
 
 // GET /api/<type>s/<id>/tree/<commit>?recursive=true: the files of one page (folders are skipped).
-// Every path passes CacheLayout::is_safe_repo_path; ids are hex of the right length (an LFS
+// Every path passes hub_names::validate_repo_path; ids are hex of the right length (an LFS
 // entry's `lfs.oid` is its sha256; an invalid `xetHash` is dropped, as it is optional).
 Result<std::vector<TreeEntry>> parse_tree_page(std::string_view body);
 

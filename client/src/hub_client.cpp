@@ -17,6 +17,7 @@
 #include "hub_answers.hpp"
 #include "hub_errors.hpp"
 #include "kernelhub/base/atomic_file.hpp"
+#include "kernelhub/base/hub_names.hpp"
 #include "kernelhub/base/percent_encoding.hpp"
 #include "kernelhub/base/read_file.hpp"
 #include "kernelhub/client/cache_layout.hpp"
@@ -267,7 +268,7 @@ namespace {
 Result<std::string> resolve_revision_impl(Call& call, const RepoId& repo, RepoType type, std::string_view revision) {
   const CacheLayout layout(call.settings.cache_dir(type), type, repo);
   What what{repo_label(repo, type), std::string(revision), ""};
-  if (revision.empty() || !CacheLayout::is_safe_revision(revision)) {
+  if (!hub_names::validate_revision(revision)) {
     return unexpected(ErrorCode::kInvalidArgument, "`" + std::string(revision) + "` is not a valid revision for " +
                                                        what.repo + " (expected a branch, tag, v<N> or commit)");
   }
@@ -532,9 +533,7 @@ Result<FileMetadata> head_impl(Call& call, const RepoId& repo, RepoType type, st
 
 Result<FileMetadata> HubClient::file_metadata(const RepoId& repo, RepoType type, std::string_view revision,
                                               std::string_view path) const {
-  if (!CacheLayout::is_safe_repo_path(path)) {
-    return unexpected(ErrorCode::kInvalidArgument, "`" + std::string(path) + "` is not a safe repo path");
-  }
+  KH_RETURN_IF_ERROR(hub_names::validate_repo_path(path));
   Call call{settings_, *transport_, *state_};
   return head_impl(call, repo, type, revision, path);
 }
@@ -543,9 +542,8 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
                                           std::string_view path, const DownloadOptions& options) const {
   const auto started = Clock::now();
   What what{repo_label(repo, type), std::string(revision), std::string(path)};
-  if (!CacheLayout::is_safe_repo_path(path)) {
-    return unexpected(ErrorCode::kInvalidArgument,
-                      "`" + std::string(path) + "` is not a safe repo path in " + what.repo);
+  if (auto safe = hub_names::validate_repo_path(path); !safe) {
+    return unexpected(ErrorCode::kInvalidArgument, safe.error().message + " (in " + what.repo + ")");
   }
   const CacheLayout layout(settings_.cache_dir(type), type, repo);
   auto finish = [&](std::string commit, std::uint64_t size, std::uint64_t downloaded, int requests) {
@@ -761,7 +759,7 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
 
 Result<Snapshot> HubClient::download_variant(const RepoId& repo, RepoType type, std::string_view revision,
                                              std::string_view variant, const DownloadOptions& options) const {
-  if (variant.empty() || variant.find('/') != std::string_view::npos || !CacheLayout::is_safe_repo_path(variant)) {
+  if (variant.find('/') != std::string_view::npos || !hub_names::validate_repo_path(variant)) {
     return unexpected(ErrorCode::kInvalidArgument,
                       "`" + std::string(variant) + "` is not a variant name (e.g. torch-cpu)");
   }

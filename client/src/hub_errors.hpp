@@ -1,6 +1,5 @@
 // Turning a Hub HTTP response into a kernelhub::Error, mirroring huggingface_hub
-// `utils/_http.py` `hf_raise_for_status` @ee0a451 (hub-protocol.md §6), and the retry rules of
-// `http_backoff` (§2.6).
+// `utils/_http.py` `hf_raise_for_status` @ee0a451, and the retry rules of `http_backoff`.
 #pragma once
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// HubUploader: the Hub API requests of an upload (hub-protocol.md §3.7–3.9). The LFS content
+// HubUploader: the Hub API requests of an upload (docs/SERVER.md lists the routes). The LFS content
 // transfer itself is in upload_lfs.cpp; both share upload_call.hpp.
 #include <algorithm>
 #include <cerrno>

@@ -1,5 +1,5 @@
 // HubUploader::upload_lfs: the git-lfs batch API as huggingface_hub's lfs.py uses it without Xet
-// (hub-protocol.md §3.9 c). Objects the server already has come back without actions and are not
+// (lfs.py). Objects the server already has come back without actions and are not
 // sent again, which is what makes an interrupted publish resumable.
 #include <algorithm>
 #include <map>

@@ -12,6 +12,7 @@
 #include "kernelhub/loader/library_image.hpp"
 #include "kernelhub/lockfile.hpp"
 #include "kernelhub/publisher_trust.hpp"
+#include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/gpu_fit_step.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 #include "kernelhub/signing/verify.hpp"
@@ -52,6 +53,17 @@ std::string version_numbers(const std::vector<std::string>& versions) {
   std::string listed;
   for (const auto& v : versions) listed += (listed.empty() ? "" : ", ") + v.substr(1);
   return listed;
+}
+
+// No variant of `what` runs here: in the kernels package's words (kernels 0.19 resolver.py) where
+// the request is in them, else the closest miss first, then the whole trace (closest_miss.hpp).
+std::string no_variant_message(const FetchRequest& request, const std::string& what,
+                               const std::vector<resolver::Decision>& decisions,
+                               const resolver::Environment& environment) {
+  if (request.wording == Wording::kKernels) {
+    return "Cannot find a build variant for this system in " + what + ":\n\n" + resolver::format_trace(decisions);
+  }
+  return resolver::no_variant_message(what, decisions, environment, request.loadable);
 }
 
 // Why revision or v<N> did not resolve, in the kernels package's words (kernels 0.19
@@ -352,9 +364,8 @@ Result<FetchedVariant> fetch_local(const std::filesystem::path& path, const Fetc
   }
   const resolver::Decision* best = resolver::chosen(resolved.decisions);
   if (best == nullptr) {
-    return unexpected(ErrorCode::kNoCompatibleVariant, "Cannot find a build variant for this system in `" +
-                                                           path.string() + "`:\n\n" +
-                                                           resolver::format_trace(resolved.decisions));
+    return unexpected(ErrorCode::kNoCompatibleVariant,
+                      no_variant_message(request, "`" + path.string() + "`", resolved.decisions, ctx.environment));
   }
   const std::string name = best->name;
   const auto dir = resolved.root / name;
@@ -411,9 +422,9 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
   const client::RepoTree& tree = decided.tree;
   const resolver::Decision* best = resolver::chosen(resolved.decisions);
   if (best == nullptr) {
-    return unexpected(ErrorCode::kNoCompatibleVariant, "Cannot find a build variant for this system in `" +
-                                                           repo.to_string() + "` (revision: " + resolved.revision +
-                                                           "):\n\n" + resolver::format_trace(resolved.decisions));
+    return unexpected(ErrorCode::kNoCompatibleVariant,
+                      no_variant_message(request, "`" + repo.to_string() + "` (revision: " + resolved.revision + ")",
+                                         resolved.decisions, ctx.environment));
   }
   const std::string name = best->name;
   if (request.metadata_only) {

@@ -7,7 +7,7 @@ namespace kernelhub::resolver {
 namespace {
 
 // Integrated (Tegra) GPUs: SASS is not shared between them and discrete GPUs, even within a
-// major (variants-and-trust.md §2.2, "Jetson iGPU CCs are separate").
+// major (CUDA programming guide, binary compatibility).
 bool is_integrated(ComputeCapability cc) {
   return cc == ComputeCapability{5, 3} || cc == ComputeCapability{6, 2} || cc == ComputeCapability{7, 2} ||
          cc == ComputeCapability{8, 7};

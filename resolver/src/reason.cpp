@@ -5,17 +5,11 @@
 #include <tuple>
 #include <vector>
 
+#include "overloaded.hpp"
+
 namespace kernelhub::resolver {
 
 namespace {
-
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-// Written out for clang 14 (the fuzz build), which has no deduction for aggregates.
-template <class... F>
-Overloaded(F...) -> Overloaded<F...>;
 
 // Versions and ABI flags as the `kernels` package prints them in its reasons (str(None) = "None").
 std::string opt_version(const std::optional<Version>& v) {

@@ -8,9 +8,6 @@ namespace kernelhub::resolver {
 
 namespace {
 
-// Metal kernels are built with -std=metal4.0, which needs macOS 26 (variants.py).
-constexpr Version kMetalMinMacos{26, 0};
-
 // `_python_mismatch`; only where a Python runs the kernel's Python parts.
 std::optional<Reason> python_mismatch(const PythonAbi& python, const Environment& env) {
   if (!env.python) return std::nullopt;
@@ -91,8 +88,9 @@ std::optional<Reason> unloadable(const Variant& v, const Loadable& loadable) {
   return std::nullopt;
 }
 
-// Why `v` can or cannot run in `env`: the checks of `_check_variants`, in its order.
-Reason check(const Variant& v, const Environment& env, const Loadable& loadable) {
+}  // namespace
+
+Reason check_variant(const Variant& v, const Environment& env, const Loadable& loadable) {
   if (auto r = unloadable(v, loadable)) return *r;
   if (v.compiled) {
     if (auto r = python_mismatch(v.python, env)) return *r;
@@ -119,6 +117,8 @@ Reason check(const Variant& v, const Environment& env, const Loadable& loadable)
   }
   return reason::Compatible{};
 }
+
+namespace {
 
 // `_sort_variants`' key without its first element (accepted or not); smaller sorts first.
 std::array<int, 7> kernels_key(const Variant& v) {
@@ -163,7 +163,7 @@ std::vector<Decision> select(const std::vector<std::string>& names, const Enviro
       d.reason = reason::UnparsableName{parsed.error().message};
     } else {
       d.variant = *parsed;
-      d.reason = check(*parsed, env, loadable);
+      d.reason = check_variant(*parsed, env, loadable);
     }
     decisions.push_back(std::move(d));
   }

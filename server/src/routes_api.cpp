@@ -1,12 +1,12 @@
-// Read and admin API routes (hub-protocol.md §3.1–3.8, §3.10).
+// Read and admin API routes (docs/SERVER.md).
 #include <algorithm>
 #include <set>
 
 #include "digest_text.hpp"
 #include "http_text.hpp"
+#include "kernelhub/base/hub_names.hpp"
 #include "kernelhub/base/percent_encoding.hpp"
 #include "kernelhub/base/sha1.hpp"
-#include "kernelhub/server/repo_path.hpp"
 #include "model_card.hpp"
 #include "request_json.hpp"
 #include "server_impl.hpp"
@@ -146,7 +146,7 @@ void Server::Impl::tree(Call& call, const RepoKey& key, const std::string& revis
   if (!commit) return;
   std::string folder;
   if (!raw_path.empty()) {
-    auto normalized = normalize_folder_path(raw_path);
+    auto normalized = hub_names::normalize_folder_path(raw_path);
     if (!normalized) return send_error(call.res, 400, "BadRequest", normalized.error().message);
     folder = *normalized;
     if (!is_directory(*commit, folder)) {
@@ -214,7 +214,7 @@ void Server::Impl::paths_info(Call& call, const RepoKey& key, const std::string&
   }
   json out = json::array();
   for (const std::string& raw : paths) {
-    auto path = normalize_folder_path(raw);
+    auto path = hub_names::normalize_folder_path(raw);
     if (!path) return send_error(call.res, 400, "BadRequest", path.error().message);
     json e;
     bool is_dir = false;
@@ -488,7 +488,7 @@ void Server::Impl::update_settings(Call& call, const RepoKey& key) {
 void Server::Impl::create_branch(Call& call, const RepoKey& key, const std::string& branch) {
   auto repo = writable_repo(call, key);
   if (!repo) return;
-  if (auto valid = validate_ref_name(branch); !valid)
+  if (auto valid = hub_names::validate_ref_name(branch); !valid)
     return send_error(call.res, 400, "BadRequest", valid.error().message);
   std::string start = "main";
   if (!call.body.empty()) {
@@ -519,7 +519,7 @@ void Server::Impl::create_tag(Call& call, const RepoKey& key, const std::string&
   // The revision is checked first, as on the Hub: a bad tag on a missing revision is a 404.
   auto commit = commit_at(call, *repo, revision);
   if (!commit) return;
-  if (auto valid = validate_ref_name(tag); !valid)
+  if (auto valid = hub_names::validate_ref_name(tag); !valid)
     return send_error(call.res, 400, "BadRequest", valid.error().message);
   auto changed = store->set_ref(key, Store::RefKind::kTag, tag, commit->id, /*must_not_exist=*/true);
   if (!changed) return send_error(call.res, 500, "InternalError", changed.error().message);

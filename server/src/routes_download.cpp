@@ -1,6 +1,6 @@
 // Download routes: /resolve (regular files served directly, LFS files redirected to the storage
 // host) and the storage host's GET. Mirrors what huggingface_hub `file_download.py`
-// `get_hf_file_metadata` / `_httpx_follow_relative_redirects` read (hub-protocol.md §2.3, §9).
+// `get_hf_file_metadata` / `_httpx_follow_relative_redirects` read.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -9,8 +9,8 @@
 
 #include "digest_text.hpp"
 #include "http_text.hpp"
+#include "kernelhub/base/hub_names.hpp"
 #include "kernelhub/base/unique_fd.hpp"
-#include "kernelhub/server/repo_path.hpp"
 #include "server_impl.hpp"
 
 namespace kernelhub::server {
@@ -103,7 +103,7 @@ void Server::Impl::resolve_file(Call& call, const RepoKey& key, const std::strin
   auto commit = commit_at(call, *repo, revision);
   if (!commit) return;
   auto& res = call.res;
-  auto it = validate_repo_path(path) ? commit->files.find(path) : commit->files.end();
+  auto it = hub_names::validate_repo_path(path) ? commit->files.find(path) : commit->files.end();
   if (it == commit->files.end()) {
     // X-Repo-Commit lets huggingface_hub write its `.no_exist/<commit>/<path>` marker.
     send_error(res, 404, "EntryNotFound",

@@ -10,7 +10,6 @@
 #include "http_text.hpp"
 #include "kernelhub/base/percent_encoding.hpp"
 #include "kernelhub/base/sha1.hpp"
-#include "kernelhub/server/repo_path.hpp"
 #include "request_json.hpp"
 #include "server_impl.hpp"
 #include "upload_requests.hpp"

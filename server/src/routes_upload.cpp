@@ -1,5 +1,5 @@
 // Upload routes: preupload, the git-lfs batch API (basic + multipart + verify), the storage
-// host's PUT/complete endpoints and the NDJSON commit (hub-protocol.md §3.9, §9 items 10-12).
+// host's PUT/complete endpoints and the NDJSON commit (docs/SERVER.md).
 //
 // Note [Validate before writing]: a commit request is parsed and checked completely before the
 // store is touched, and the store re-checks blobs and the parent under its write lock, so a bad

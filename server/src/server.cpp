@@ -11,7 +11,6 @@
 #include "digest_text.hpp"
 #include "http_text.hpp"
 #include "kernelhub/base/random_name.hpp"
-#include "kernelhub/server/repo_path.hpp"
 #include "server_impl.hpp"
 
 namespace kernelhub::server {
@@ -182,7 +181,7 @@ Status Server::start() {
   if (!s.options.storage_url.empty()) {
     s.storage_url = s.options.storage_url;
   } else {
-    // A different host name for the same listener (hub-protocol.md §9 pitfalls): clients decide
+    // A different host name for the same listener: clients decide
     // from the host name whether a redirect may carry the Hub token.
     const std::string public_host = host_of(s.public_url);
     const std::string other = public_host == "localhost" ? "127.0.0.1" : "localhost";

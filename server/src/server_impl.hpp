@@ -38,7 +38,8 @@ struct Call {
   std::string query_value(const std::string& key) const;
 };
 
-// Hub-style error answers (hub-protocol.md §6): status, X-Error-Code, X-Error-Message, JSON.
+// Hub-style error answers (what huggingface_hub `hf_raise_for_status` reads): status, X-Error-Code, X-Error-Message,
+// JSON.
 void send_error(httplib::Response& res, int status, std::string_view code, std::string_view message,
                 std::string_view repo_commit = {});
 void send_json(httplib::Response& res, int status, const json& body);
@@ -164,7 +165,7 @@ struct Server::Impl {
 
 void drop_ranges_unless_file(const httplib::Request& req, const httplib::Response& res);
 
-// The tree/paths-info entry for a file (hub-protocol.md §3.2).
+// The tree/paths-info entry for a file.
 json file_entry_json(const std::string& path, const FileEntry& entry);
 std::string lfs_pointer_text(std::string_view sha256, std::uint64_t size);
 

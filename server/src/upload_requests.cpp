@@ -5,8 +5,8 @@
 #include "digest_text.hpp"
 #include "http_text.hpp"
 #include "kernelhub/base/base64.hpp"
+#include "kernelhub/base/hub_names.hpp"
 #include "kernelhub/base/sha256.hpp"
-#include "kernelhub/server/repo_path.hpp"
 #include "request_json.hpp"
 
 namespace kernelhub::server {
@@ -38,12 +38,12 @@ Result<PendingChange> parse_change(const std::string& kind, const json& value) {
   PendingChange change;
   const std::string path = value["path"].get<std::string>();
   if (kind == "deletedFolder") {
-    auto folder = normalize_folder_path(path);
+    auto folder = hub_names::normalize_folder_path(path);
     if (!folder) return unexpected(folder.error());
     change.op = CommitOperation{CommitOperation::Kind::kDeleteFolder, *folder, {}, false, {}};
     return change;
   }
-  KH_RETURN_IF_ERROR(validate_repo_path(path));
+  KH_RETURN_IF_ERROR(hub_names::validate_repo_path(path));
   if (kind == "deletedFile") {
     change.op = CommitOperation{CommitOperation::Kind::kDeleteFile, path, {}, false, {}};
   } else if (kind == "file") {
@@ -246,7 +246,7 @@ Result<PreuploadRequest> parse_preupload(std::string_view body) {
       return invalid("each file needs a string `path`");
     PreuploadFile file;
     file.path = f["path"].get<std::string>();
-    KH_RETURN_IF_ERROR(validate_repo_path(file.path));
+    KH_RETURN_IF_ERROR(hub_names::validate_repo_path(file.path));
     const auto size = json_size(f, "size");
     if (!size) return invalid("`size` of `" + file.path + "` must be a non-negative integer");
     file.size = *size;

@@ -1,6 +1,6 @@
 // The bodies of upload requests, parsed and validated before anything is written: the NDJSON (or
 // JSON) commit, the git-lfs batch call, LFS verify, multipart completion and preupload
-// (hub-protocol.md §3.9, §9 items 10-12). Untrusted text in, plain checked values out; no HTTP and
+// (docs/SERVER.md). Untrusted text in, plain checked values out; no HTTP and
 // no store here, so fuzz/commit_body_fuzzer.cpp and fuzz/lfs_batch_fuzzer.cpp drive them directly.
 //
 // Every parser refuses JSON nested deeper than a body of its kind can be (request_json.hpp) and

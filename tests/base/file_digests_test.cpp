@@ -1,8 +1,7 @@
 #include "kernelhub/base/file_digests.hpp"
 
 #include "kernelhub/base/git_blob_sha1.hpp"
-
-#include <unistd.h>
+#include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -13,11 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("kh_digests_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-};
+using testing::TempDir;
 
 void write(const fs::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc)
@@ -26,11 +21,11 @@ void write(const fs::path& path, const std::string& bytes) {
 
 TEST_CASE("FileDigests reads a file once, also through another path to it, and equals sha256_file") {
   TempDir dir;
-  const fs::path file = dir.path / "lib.so";
+  const fs::path file = dir.path() / "lib.so";
   const std::string bytes(2 * (1 << 20) + 5, 'k');
   write(file, bytes);
-  fs::create_symlink(file, dir.path / "link.so");  // a cache snapshot links to its blob
-  fs::create_directories(dir.path / "sub");
+  fs::create_symlink(file, dir.path() / "link.so");  // a cache snapshot links to its blob
+  fs::create_directories(dir.path() / "sub");
 
   FileDigests digests;
   const auto first = digests.sha256(file);
@@ -38,8 +33,8 @@ TEST_CASE("FileDigests reads a file once, also through another path to it, and e
   CHECK(*first == sha256(bytes));
   CHECK(digests.bytes_read() == bytes.size());
 
-  const auto again = digests.sha256(dir.path / "sub" / ".." / "lib.so");
-  const auto linked = sha256_file(dir.path / "link.so", &digests);
+  const auto again = digests.sha256(dir.path() / "sub" / ".." / "lib.so");
+  const auto linked = sha256_file(dir.path() / "link.so", &digests);
   REQUIRE(again.has_value());
   REQUIRE(linked.has_value());
   CHECK(*again == *first);
@@ -47,7 +42,7 @@ TEST_CASE("FileDigests reads a file once, also through another path to it, and e
   CHECK(digests.bytes_read() == bytes.size());  // not read again
 
   // hash(): the remembered digest with the bytes it covers.
-  const auto hash = hash_file(dir.path / "link.so", &digests);
+  const auto hash = hash_file(dir.path() / "link.so", &digests);
   REQUIRE(hash.has_value());
   CHECK(hash->digest == *first);
   CHECK(hash->size == bytes.size());
@@ -56,7 +51,7 @@ TEST_CASE("FileDigests reads a file once, also through another path to it, and e
 
 TEST_CASE("FileDigests gives a small file's git blob sha1 from the read that gave its sha256") {
   TempDir dir;
-  const fs::path small = dir.path / "__init__.py";
+  const fs::path small = dir.path() / "__init__.py";
   write(small, "hello\n");
   FileDigests digests;
   REQUIRE(digests.sha256(small).has_value());
@@ -66,7 +61,7 @@ TEST_CASE("FileDigests gives a small file's git blob sha1 from the read that gav
   CHECK(digests.bytes_read() == 6);                            // one read served both
 
   // Asked for the sha1 first, the sha256 comes from the same read.
-  const fs::path other = dir.path / "metadata.json";
+  const fs::path other = dir.path() / "metadata.json";
   write(other, "{}");
   FileDigests fresh;
   REQUIRE(fresh.git_sha1(other).has_value());
@@ -76,7 +71,7 @@ TEST_CASE("FileDigests gives a small file's git blob sha1 from the read that gav
 
 TEST_CASE("FileDigests reads a file above the git blob limit again only when its git sha1 is asked for") {
   TempDir dir;
-  const fs::path large = dir.path / "lib.so";
+  const fs::path large = dir.path() / "lib.so";
   const std::string bytes(FileDigests::kGitBlobLimit + 1, 'x');
   write(large, bytes);
   FileDigests digests;
@@ -92,7 +87,7 @@ TEST_CASE("FileDigests reads a file above the git blob limit again only when its
 
 TEST_CASE("FileDigests reads a file again once its size or modification time changed") {
   TempDir dir;
-  const fs::path file = dir.path / "lib.so";
+  const fs::path file = dir.path() / "lib.so";
   write(file, "original bytes");
   FileDigests digests;
   REQUIRE(digests.sha256(file).has_value());
@@ -120,8 +115,8 @@ TEST_CASE("FileDigests on a missing file is kNotFound naming it, and sha256_file
   CHECK(digests.bytes_read() == 0);
 
   TempDir dir;
-  write(dir.path / "a", "abc");
-  const auto direct = sha256_file(dir.path / "a", nullptr);
+  write(dir.path() / "a", "abc");
+  const auto direct = sha256_file(dir.path() / "a", nullptr);
   REQUIRE(direct.has_value());
   CHECK(to_hex(*direct) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }

@@ -1,6 +1,6 @@
 // FakeHub: a small Hub on loopback for client tests (cpp-httplib), with a storage host on
 // another address (127.0.0.2) for LFS files, and a fault-injecting mode. Stand-in until the
-// tests move to `kernelhub serve`; it speaks hub-protocol.md §9's minimum.
+// tests move to `kernelhub serve`; it speaks the minimum of the Hub protocol a client needs.
 #pragma once
 
 #include <httplib.h>

@@ -61,7 +61,7 @@ TEST_CASE("Settings: endpoint, offline, telemetry and timeouts") {
 }
 
 TEST_CASE("Settings: token from HF_TOKEN, the legacy name, then the token file") {
-  testing::TempDir dir;
+  client::testing::TempDir dir;
   { std::ofstream(dir.path() / "token") << "  hf_fromfile\r\n"; }
   const std::string home = dir.path().string();
   auto s = Settings::from_env(map_environment({{"HF_HOME", home}}));

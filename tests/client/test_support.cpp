@@ -1,7 +1,5 @@
 #include "test_support.hpp"
 
-#include <stdlib.h>
-
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -12,16 +10,6 @@
 namespace kernelhub::client::testing {
 
 namespace fs = std::filesystem;
-
-TempDir::TempDir() {
-  std::string pattern = (fs::temp_directory_path() / "kh-client-XXXXXX").string();
-  path_ = ::mkdtemp(pattern.data());
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
 
 Settings test_settings(const fs::path& cache, const std::string& endpoint) {
   Settings s;

@@ -7,18 +7,11 @@
 #include <vector>
 
 #include "kernelhub/client/settings.hpp"
+#include "support/temp_dir.hpp"
 
 namespace kernelhub::client::testing {
 
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using kernelhub::testing::TempDir;
 
 // Fast retries, 1 s timeouts, no fsync, a token.
 Settings test_settings(const std::filesystem::path& cache, const std::string& endpoint);

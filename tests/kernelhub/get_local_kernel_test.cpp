@@ -127,6 +127,22 @@ TEST_CASE("bad local kernels give typed errors and load nothing") {
     CHECK(r.error().code == ErrorCode::kNoCompatibleVariant);
     CHECK_THAT(r.error().message, Catch::Contains("torch29-cxx11-cu126-aarch64-linux: "));
   }
+  SECTION("only a build for another torch: the error leads with it, and what would make it run") {
+    const auto root = fresh_dir("other-torch");
+    const auto here = cpu_env();
+    resolver::Variant other = *here.native_variant();
+    other.framework_version.minor += 1;
+    std::filesystem::create_directories(root / "build" / other.to_string());
+    const auto r = load_local(root, here, env);
+    REQUIRE(r.error().code == ErrorCode::kNoCompatibleVariant);
+    const std::string wanted = other.framework_version.to_string();
+    CHECK_THAT(
+        r.error().message,
+        Catch::StartsWith("no variant of `" + root.string() + "` runs here: the closest is `" + other.to_string() +
+                          "`, which needs torch " + wanted + " (here: torch " + here.torch->to_string() +
+                          "); install torch " + wanted + ", or ask the publisher for a `" +
+                          here.native_variant()->to_string() + "` build\n\n" + other.to_string() + ": "));
+  }
   SECTION("a tampered file fails the digest") {
     const auto variant = copy_variant(fresh_dir("tampered"));
     std::ofstream(variant / "__init__.py", std::ios::app) << "\nimport os\n";

@@ -1,32 +1,22 @@
 #include "kernelhub/lockfile.hpp"
 
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <fstream>
 
 #include "kernelhub/base/json_nesting.hpp"
+#include "support/temp_dir.hpp"
 
 namespace kernelhub {
 namespace {
 
 const std::string kCommit(40, 'a');
 
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "kh-lock-XXXXXX").string();
-    path = mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  void write(const std::string& name, const std::string& text) const {
-    std::filesystem::create_directories((path / name).parent_path());
-    std::ofstream(path / name, std::ios::binary) << text;
-  }
-};
+using testing::TempDir;
+
+void write_in(const std::filesystem::path& dir, const std::string& name, const std::string& text) {
+  std::filesystem::create_directories((dir / name).parent_path());
+  std::ofstream(dir / name, std::ios::binary) << text;
+}
 
 TEST_CASE("both kernels lock formats are read, and written back identically") {
   const std::string current = R"([
@@ -153,27 +143,28 @@ TEST_CASE("kernelhub.lock beside kernels.lock supplies the hashes, and must lock
   TempDir dir;
   const std::string current =
       R"([{"dependency": {"repo-id": "acme/x", "version": 1}, "lock": {"commit": ")" + kCommit + R"("}}])";
-  dir.write("kernels.lock", current);
-  CHECK(LockFile::read(dir.path / "kernels.lock").value().locks.at(0).variants.empty());
+  write_in(dir.path(), "kernels.lock", current);
+  CHECK(LockFile::read(dir.path() / "kernels.lock").value().locks.at(0).variants.empty());
 
   const std::string hash = "sha256-" + std::string(64, 'c');
-  dir.write("kernelhub.lock",
-            R"([{"repo_id": "acme/x", "sha": ")" + kCommit + R"(", "variants": {"v": {"hash": ")" + hash + R"("}}}])");
-  CHECK(LockFile::read(dir.path / "kernels.lock").value().locks.at(0).variants.at("v") == hash);
+  write_in(dir.path(), "kernelhub.lock",
+           R"([{"repo_id": "acme/x", "sha": ")" + kCommit + R"(", "variants": {"v": {"hash": ")" + hash + R"("}}}])");
+  CHECK(LockFile::read(dir.path() / "kernels.lock").value().locks.at(0).variants.at("v") == hash);
 
-  dir.write("kernelhub.lock", R"([{"repo_id": "acme/x", "sha": ")" + std::string(40, 'b') + R"(", "variants": {}}])");
-  const auto stale = LockFile::read(dir.path / "kernels.lock");
+  write_in(dir.path(), "kernelhub.lock",
+           R"([{"repo_id": "acme/x", "sha": ")" + std::string(40, 'b') + R"(", "variants": {}}])");
+  const auto stale = LockFile::read(dir.path() / "kernels.lock");
   REQUIRE_FALSE(stale.has_value());
   CHECK_THAT(stale.error().message, Catch::Contains("written apart"));
 
-  const auto missing = LockFile::read(dir.path / "nope.lock");
+  const auto missing = LockFile::read(dir.path() / "nope.lock");
   REQUIRE_FALSE(missing.has_value());
   CHECK(missing.error().code == ErrorCode::kNotFound);
 }
 
 TEST_CASE("dependency lists: the table only, quoted repo ids, versions or revisions, errors with their line") {
   TempDir dir;
-  dir.write("pyproject.toml", R"([project]
+  write_in(dir.path(), "pyproject.toml", R"([project]
 name = "demo"
 description = """
 [tool.kernels.dependencies]
@@ -187,13 +178,13 @@ description = """
 [tool.other]
 "acme/z" = 3
 )");
-  const auto deps = read_dependencies(dir.path / "pyproject.toml").value();
+  const auto deps = read_dependencies(dir.path() / "pyproject.toml").value();
   REQUIRE(deps.size() == 2);
   CHECK(deps[0].repo_id == "acme/x");
   CHECK(deps[0].version == std::optional<int>(1));
   CHECK(deps[1].repo_id == "acme/y");
   CHECK(deps[1].revision == std::optional<std::string>("main"));
-  CHECK(find_dependency_file(dir.path).value() == dir.path / "pyproject.toml");
+  CHECK(find_dependency_file(dir.path()).value() == dir.path() / "pyproject.toml");
 
   struct Case {
     const char* text;
@@ -213,29 +204,29 @@ description = """
         Case{"[dependencies]\nacme = 1\n", "line 2: expected a quoted repo id"},
         Case{"dependencies = 3\n", "must be a table"}}) {
     INFO(text);
-    dir.write("kernels.toml", text);
-    const auto bad = read_dependencies(dir.path / "kernels.toml");
+    write_in(dir.path(), "kernels.toml", text);
+    const auto bad = read_dependencies(dir.path() / "kernels.toml");
     REQUIRE_FALSE(bad.has_value());
     CHECK(bad.error().code == ErrorCode::kInvalidArgument);
     CHECK_THAT(bad.error().message, Catch::Contains(why));
   }
-  dir.write("kernels.toml", "[other]\n");
-  CHECK(read_dependencies(dir.path / "kernels.toml").error().code == ErrorCode::kNotFound);
+  write_in(dir.path(), "kernels.toml", "[other]\n");
+  CHECK(read_dependencies(dir.path() / "kernels.toml").error().code == ErrorCode::kNotFound);
 }
 
 TEST_CASE("dependency lists are full TOML: any spelling of the table, in the order written") {
   TempDir dir;
-  dir.write("pyproject.toml", R"([tool.kernels]
+  write_in(dir.path(), "pyproject.toml", R"([tool.kernels]
 dependencies = { "acme/zeta" = 2, 'acme/alpha' = """v1""" }
 )");
-  auto deps = read_dependencies(dir.path / "pyproject.toml").value();
+  auto deps = read_dependencies(dir.path() / "pyproject.toml").value();
   REQUIRE(deps.size() == 2);
   CHECK(deps[0].repo_id == "acme/zeta");  // as written, not sorted
   CHECK(deps[0].version == std::optional<int>(2));
   CHECK(deps[1].revision == std::optional<std::string>("v1"));
 
-  dir.write("kernels.toml", "dependencies.\"acme/x\" = 0x10 # a hex version is a version\n");
-  deps = read_dependencies(dir.path / "kernels.toml").value();
+  write_in(dir.path(), "kernels.toml", "dependencies.\"acme/x\" = 0x10 # a hex version is a version\n");
+  deps = read_dependencies(dir.path() / "kernels.toml").value();
   REQUIRE(deps.size() == 1);
   CHECK(deps[0].version == std::optional<int>(16));
 }

@@ -1,4 +1,4 @@
-// Download and read API routes, checked header by header against hub-protocol.md §2, §3, §6, §9.
+// Download and read API routes, checked header by header against what huggingface_hub reads.
 #include "kernelhub/server/server.hpp"
 
 #include <catch2/catch.hpp>

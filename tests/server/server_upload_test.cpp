@@ -1,5 +1,5 @@
 // The upload protocol as huggingface_hub drives it without Xet: preupload → LFS batch → PUT to
-// the storage host (no token) → verify → NDJSON commit (hub-protocol.md §3.9, §12).
+// the storage host (no token) → verify → NDJSON commit.
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <thread>

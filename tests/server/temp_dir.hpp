@@ -1,30 +1,16 @@
-// A fresh directory for one test, removed afterwards.
+// The tests' TempDir (tests/support/temp_dir.hpp), and what server tests check in one.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
-#include <random>
 #include <string>
+#include <vector>
+
+#include "support/temp_dir.hpp"
 
 namespace kernelhub::server::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() / ("kh-server-test-" + std::to_string(rd()) + std::to_string(rd()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using kernelhub::testing::TempDir;
 
 // Every regular file below `dir`, relative, sorted: used to prove a request wrote nothing.
 inline std::vector<std::string> list_files(const std::filesystem::path& dir) {

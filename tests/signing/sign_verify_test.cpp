@@ -1,4 +1,4 @@
-// The attacks of variants-and-trust.md §4.2, each against a signed variant directory: every one
+// The attacks docs/SIGNING.md defends against, each against a signed variant directory: every one
 // must fail closed with a typed error that says what was found.
 #include <sys/stat.h>
 #include <unistd.h>

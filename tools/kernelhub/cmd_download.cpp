@@ -13,6 +13,7 @@
 #include "dependency_download.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/lockfile.hpp"
+#include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 #include "locked_download.hpp"
@@ -126,9 +127,10 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
       const auto decisions = resolver::select(*names, selection->environment);
       const resolver::Decision* best = resolver::chosen(decisions);
       if (!best) {
-        return failed(Error{ErrorCode::kNoCompatibleVariant, "no variant of `" + repo->to_string() + "` at revision `" +
-                                                                 revision + "` runs here:\n" +
-                                                                 resolver::format_trace(decisions)});
+        return failed(
+            Error{ErrorCode::kNoCompatibleVariant,
+                  resolver::no_variant_message("`" + repo->to_string() + "` at revision `" + revision + "`", decisions,
+                                               selection->environment, resolver::Loadable::python_process())});
       }
       variants.push_back(best->name);
     }

@@ -7,8 +7,9 @@
 // --version, --revision or --all-versions says otherwise; --json prints kernels' object
 // ({"repo_id", "revisions": [{"version", "revision", "variants": [{"variant", "compatible",
 // "preferred", "reason"}]}]}) with the environment, each revision's commit and chosen variant and
-// each decision's reason code added. DIR is a directory whose subdirectories are variants, or one
-// whose build/ is; its --json is {"chosen", "environment", "decisions"}.
+// each decision's reason code added, and "closest" (the closest miss when none runs here, else
+// null). DIR is a directory whose subdirectories are variants, or one whose build/ is; its --json
+// is {"chosen", "environment", "decisions", "closest"}.
 //
 // Exit 0 when a variant was chosen (for a repo: in at least one revision listed), 4 when none fits
 // (the trace is printed all the same), else the status of the failure's kind (cli_app.hpp; 2 for
@@ -35,6 +36,7 @@
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/fetch.hpp"
+#include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
 #include "selection_environment.hpp"
 
@@ -78,14 +80,33 @@ std::optional<std::vector<std::string>> candidate_names(const std::filesystem::p
   return names;
 }
 
-nlohmann::json to_json(const std::vector<resolver::Decision>& decisions, const resolver::Environment& env) {
+// When no variant runs here, the closest miss (resolver/closest_miss.hpp): {"variant", "codes" (each
+// blocking check's reason code), "for_here" (the build to ask the publisher for, or null),
+// "message"}; else null.
+nlohmann::json closest_json(const std::vector<resolver::Decision>& decisions, const resolver::Environment& env,
+                            const resolver::Loadable& loadable) {
+  const auto miss = resolver::closest_miss(decisions, env, loadable);
+  if (!miss) return nullptr;
+  nlohmann::json codes = nlohmann::json::array();
+  for (const auto& r : miss->blocking) codes.push_back(std::string(resolver::code_name(resolver::reason_code(r))));
+  return {{"variant", miss->name},
+          {"codes", std::move(codes)},
+          {"for_here", miss->for_here ? nlohmann::json(miss->for_here->to_string()) : nlohmann::json(nullptr)},
+          {"message", resolver::to_string(*miss)}};
+}
+
+// `shown`: the decisions to list (the compatible ones alone with --only-compatible); `all`: every
+// decision, for the closest miss.
+nlohmann::json to_json(const std::vector<resolver::Decision>& shown, const std::vector<resolver::Decision>& all,
+                       const resolver::Environment& env, const resolver::Loadable& loadable) {
   nlohmann::json environment = environment_to_json(env);
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& d : decisions) list.push_back(decision_to_json(d));
-  const resolver::Decision* best = resolver::chosen(decisions);
+  for (const auto& d : shown) list.push_back(decision_to_json(d));
+  const resolver::Decision* best = resolver::chosen(all);
   return {{"chosen", best ? nlohmann::json(best->name) : nlohmann::json(nullptr)},
           {"environment", std::move(environment)},
-          {"decisions", std::move(list)}};
+          {"decisions", std::move(list)},
+          {"closest", closest_json(all, env, loadable)}};
 }
 
 void print_environment(const resolver::Environment& env) {
@@ -100,8 +121,10 @@ void print_environment(const resolver::Environment& env) {
   if (!env.backend_reason.empty()) std::printf("backend:     %s\n", env.backend_reason.c_str());
 }
 
-// The trace, one decision a line, then the choice. `decisions` may be the compatible ones only.
-void print_decisions(const std::string& where, const std::vector<resolver::Decision>& decisions, bool only_compatible) {
+// The trace, one decision a line, then the choice, or the closest miss (`closest`, empty when there
+// is none). `decisions` may be the compatible ones only.
+void print_decisions(const std::string& where, const std::vector<resolver::Decision>& decisions, bool only_compatible,
+                     const std::string& closest) {
   if (decisions.empty()) {
     std::printf("  %s\n", only_compatible ? "No compatible variants found." : "No build variants found.");
   }
@@ -116,15 +139,24 @@ void print_decisions(const std::string& where, const std::vector<resolver::Decis
   if (best) {
     std::printf("chosen: %s\n", best->name.c_str());
   } else {
-    std::printf("chosen: none; no variant in %s runs here\n", where.c_str());
+    std::printf("chosen: none; no variant in %s runs here%s\n", where.c_str(),
+                closest.empty() ? "" : (": " + closest).c_str());
   }
 }
 
+// "the closest is ..." when no decision is accepted and one comes close; else empty.
+std::string closest_text(const std::vector<resolver::Decision>& decisions, const resolver::Environment& env,
+                         const resolver::Loadable& loadable) {
+  const auto miss = resolver::closest_miss(decisions, env, loadable);
+  return miss ? resolver::to_string(*miss) : std::string();
+}
+
 void print_trace(const std::string& dir, const std::vector<resolver::Decision>& decisions,
-                 const resolver::Environment& env, bool only_compatible) {
+                 const resolver::Environment& env, const resolver::Loadable& loadable, bool only_compatible) {
   print_environment(env);
   std::printf("variants in %s, best first:\n", dir.c_str());
-  print_decisions(dir, only_compatible ? compatible(decisions) : decisions, only_compatible);
+  print_decisions(dir, only_compatible ? compatible(decisions) : decisions, only_compatible,
+                  closest_text(decisions, env, loadable));
 }
 
 // One revision of a repo to list: a version (branch vN) or a revision as given.
@@ -222,12 +254,14 @@ int run_repo(const client::RepoId& repo, const VariantsArguments& args, const re
                            {"revision", item.revision},
                            {"commit", resolved->commit},
                            {"chosen", best ? nlohmann::json(best->name) : nlohmann::json(nullptr)},
-                           {"variants", std::move(variants)}});
+                           {"variants", std::move(variants)},
+                           {"closest", closest_json(resolved->decisions, env, request.loadable)}});
       continue;
     }
     const std::string label = item.version ? "Version " + std::to_string(*item.version) : "Revision " + item.revision;
     std::printf("%s (commit %s):\n", label.c_str(), resolved->commit.c_str());
-    print_decisions(repo.to_string() + " at " + item.revision, shown, args.only_compatible);
+    print_decisions(repo.to_string() + " at " + item.revision, shown, args.only_compatible,
+                    closest_text(resolved->decisions, env, request.loadable));
   }
   if (args.json) {
     const nlohmann::json out{{"repo_id", repo.to_string()},
@@ -287,8 +321,9 @@ int run_cases(const std::string& file, const SelectionFlags& flags) {
       answers.push_back({{"error", "not a directory: " + c.value("dir", std::string())}});
       continue;
     }
-    const auto decisions = resolver::select(*names, env, loadable_of(c));
-    nlohmann::json answer = to_json(decisions, env);
+    const resolver::Loadable loadable = loadable_of(c);
+    const auto decisions = resolver::select(*names, env, loadable);
+    nlohmann::json answer = to_json(decisions, decisions, env, loadable);
     answer["trace"] = resolver::format_trace(decisions);
     answers.push_back(std::move(answer));
   }
@@ -327,9 +362,12 @@ int run_variants(const VariantsArguments& args, const CLI::App& app) {
   say_fallbacks(kCommand, resolved->fallbacks);
   const auto& decisions = resolved->decisions;
   if (args.json) {
-    std::printf("%s\n", to_json(args.only_compatible ? compatible(decisions) : decisions, env).dump(2).c_str());
+    std::printf("%s\n",
+                to_json(args.only_compatible ? compatible(decisions) : decisions, decisions, env, request.loadable)
+                    .dump(2)
+                    .c_str());
   } else {
-    print_trace(target, decisions, env, args.only_compatible);
+    print_trace(target, decisions, env, request.loadable, args.only_compatible);
   }
   return resolver::chosen(decisions) ? kExitOk : kExitNoVariant;
 }
@@ -349,9 +387,10 @@ CommandRun define_variants(CLI::App& app) {
   app.add_flag("--json", args->json,
                "print one JSON object. A repo: {\"repo_id\", \"environment\", \"revisions\": [{\"version\", "
                "\"revision\", \"commit\", \"chosen\", \"variants\": [{\"variant\", \"compatible\", \"preferred\", "
-               "\"reason\", \"code\"}]}]}; a DIR: {\"chosen\", \"environment\", \"decisions\": [{\"variant\", "
-               "\"accepted\", \"reason\", \"code\"}]} (code: a stable name for the reason, e.g. \"torch_version\", "
-               "\"no_code_for_gpu\")");
+               "\"reason\", \"code\"}], \"closest\"}]}; a DIR: {\"chosen\", \"environment\", \"decisions\": "
+               "[{\"variant\", \"accepted\", \"reason\", \"code\"}], \"closest\"} (code: a stable name for the "
+               "reason, e.g. \"torch_version\", \"no_code_for_gpu\"; closest: when no variant runs here, the nearest "
+               "{\"variant\", \"codes\", \"for_here\", \"message\"}, else null)");
   auto* all_versions =
       app.add_flag("--all-versions", args->all_versions, "every version of a Hub repo (default: the latest)");
   auto* version = app.add_option("--version", args->version, "a version of a Hub repo (branch vN), or `latest`")

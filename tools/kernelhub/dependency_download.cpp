@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernelhub/metadata.hpp"
+#include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
 
 namespace kernelhub::cli {
@@ -65,8 +66,9 @@ class Downloader {
         const auto decisions = resolver::select(names, *request_.environment);
         const resolver::Decision* best = resolver::chosen(decisions);
         if (best == nullptr) {
-          return unexpected(ErrorCode::kNoCompatibleVariant, "no variant of `" + dependency.describe() +
-                                                                 "` runs here:\n" + resolver::format_trace(decisions));
+          return unexpected(ErrorCode::kNoCompatibleVariant,
+                            resolver::no_variant_message("`" + dependency.describe() + "`", decisions,
+                                                         *request_.environment, resolver::Loadable::python_process()));
         }
         variants.push_back(best->name);
       }

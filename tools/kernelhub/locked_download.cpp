@@ -5,6 +5,7 @@
 
 #include "checked_download.hpp"
 #include "kernelhub/lockfile.hpp"
+#include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 
@@ -24,11 +25,12 @@ Result<std::vector<std::string>> variants_to_fetch(const LockedDownload& request
   const auto decisions = resolver::select(names, *request.environment);
   const resolver::Decision* best = resolver::chosen(decisions);
   if (best == nullptr) {
-    return unexpected(ErrorCode::kNoCompatibleVariant,
-                      "no variant of `" + repo.to_string() + "` at its locked commit `" + lock.commit +
-                          "` runs on this machine:\n" + resolver::format_trace(decisions) +
-                          "\nA login node unlike the compute nodes can fetch them all with --all-variants, "
-                          "or one with --variant");
+    return unexpected(
+        ErrorCode::kNoCompatibleVariant,
+        resolver::no_variant_message("`" + repo.to_string() + "` at its locked commit `" + lock.commit + "`", decisions,
+                                     *request.environment, resolver::Loadable::python_process()) +
+            "\nA login node unlike the compute nodes can fetch them all with --all-variants, "
+            "or one with --variant");
   }
   return std::vector<std::string>{best->name};
 }

@@ -35,7 +35,7 @@ class NotFoundError : public KernelhubError {
     using Base::Base;               \
   }
 KERNELHUB_ERROR(InvalidArgumentError, KernelhubError);      // malformed input: a repo id, an option
-KERNELHUB_ERROR(NoCompatibleVariantError, KernelhubError);  // variants exist, none runs here: the trace
+KERNELHUB_ERROR(NoCompatibleVariantError, KernelhubError);  // none runs here: the closest miss, then the trace
 KERNELHUB_ERROR(CorruptFileError, KernelhubError);          // a file is not what it claims
 KERNELHUB_ERROR(IntegrityError, KernelhubError);            // bytes differ from their digest
 KERNELHUB_ERROR(IncompatibleBinaryError, KernelhubError);   // cannot load here: cpu, glibc, torch

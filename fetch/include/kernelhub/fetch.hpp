@@ -13,7 +13,7 @@
 // from the bytes that were hashed. A variant verified before is not hashed again while its files
 // are provably unchanged: in this process (the same files, stamps unchanged), and across
 // processes through a verification stamp (device, inode, size, change time of every file, kept in
-// kernelhub's state directory, never in the shared cache; verified_variants.hpp). A file that
+// kernelhub's state directory, never in the shared cache; verification_stamps.hpp). A file that
 // changed on disk is always hashed again before it is trusted.
 //
 // The CLI's torch-free commands and the Python binding call this directly; get_kernel adds the

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "kernelhub/base/hub_names.hpp"
 #include "kernelhub/client/progress.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/fetch.hpp"
@@ -466,6 +467,17 @@ py::dict environment(std::optional<std::string> backend, const resolver::TorchRu
   return out;
 }
 
+// The Hub's repo id rules (base/hub_names.hpp), as a verdict: None for a valid id, else why not.
+// `kernel`: as a kernel repo's id (client::RepoId), which also needs an org.
+std::optional<std::string> repo_id_error(const std::string& repo_id, bool kernel) {
+  if (kernel) {
+    if (auto repo = client::RepoId::parse(repo_id); !repo) return repo.error().message;
+  } else if (auto parts = hub_names::split_repo_id(repo_id); !parts) {
+    return parts.error().message;
+  }
+  return std::nullopt;
+}
+
 std::string describe(const resolver::TorchRuntime& torch) {
   if (!torch.version) return "TorchRuntime(no torch)";
   std::string abi = torch.cxx11_abi ? (*torch.cxx11_abi ? "cxx11" : "cxx98") : "abi unknown";
@@ -533,6 +545,9 @@ PYBIND11_MODULE(_core, m) {
         py::arg("variant_path"),
         "Raises unless a build whose metadata id is already imported is the build imported (their digests agree).");
   m.attr("KERNELS_COMPATIBLE_VERSION") = std::string(kernelhub::kKernelsCompatibleVersion);
+  m.def("repo_id_error", &repo_id_error, py::arg("repo_id"), py::kw_only(), py::arg("kernel") = false,
+        "None when repo_id is a valid Hub repo id (huggingface_hub's validate_repo_id; with kernel=True, also "
+        "under an org), else why it is not.");
   m.def("environment", &environment, py::arg("backend") = py::none(), py::kw_only(), py::arg("torch") = no_torch,
         "This process as variant selection sees it, with the torch given.");
 }

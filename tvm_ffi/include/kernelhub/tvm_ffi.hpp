@@ -20,7 +20,7 @@
 // tensors' devices, restored after the call), else on the stream this thread last set through
 // TVM-FFI, by default CUDA's default stream.
 //
-// Errors are the exceptions of errors.hpp. get_kernel may be called from several threads; a Kernel
+// Errors are the exceptions of kernelhub/errors.hpp (fetch/). get_kernel may be called from several threads; a Kernel
 // is immutable and its functions may be called from any thread.
 #pragma once
 

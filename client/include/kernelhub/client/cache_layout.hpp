@@ -1,7 +1,7 @@
 // CacheLayout: the one module that knows the huggingface_hub cache layout. It builds every path
 // and performs the small atomic writes (refs, snapshot links, CACHEDIR.TAG) so that a Python
 // process sharing the cache sees exactly what huggingface_hub itself would have written
-// (mirrors `file_download.py` `hf_hub_download` docstring @ee0a451; hub-protocol.md §4):
+// (mirrors huggingface_hub `file_download.py` `hf_hub_download` docstring @ee0a451):
 //
 //   <cache>/
 //     CACHEDIR.TAG
@@ -50,11 +50,6 @@ class CacheLayout {
   };
   static Result<Parsed> parse_repo_folder(std::string_view folder);
 
-  // True for a repo-relative path that stays inside the snapshot: not empty, not absolute, no
-  // `\`, no empty, `.` or `..` segment (hub-protocol.md §4.6).
-  static bool is_safe_repo_path(std::string_view path);
-  // True for a revision usable as a refs/ path: the same rules as a repo path.
-  static bool is_safe_revision(std::string_view revision) { return is_safe_repo_path(revision); }
   // "../../blobs/<etag>" with one more "../" per directory level of `path_in_repo`.
   static std::string blob_link_target(std::string_view path_in_repo, std::string_view etag);
 
@@ -71,7 +66,7 @@ class CacheLayout {
   // [Partial downloads]); huggingface_hub keeps and continues its own under the same name.
   std::filesystem::path partial_path(std::string_view etag) const;
   std::filesystem::path snapshot_dir(std::string_view commit) const;
-  // REQUIRES: is_safe_repo_path(path).
+  // REQUIRES: hub_names::validate_repo_path(path) (base/hub_names.hpp).
   std::filesystem::path snapshot_path(std::string_view commit, std::string_view path) const;
   std::filesystem::path ref_path(std::string_view revision) const;
   std::filesystem::path no_exist_path(std::string_view commit, std::string_view path) const;

@@ -1,7 +1,7 @@
 // EnvVars: every environment variable the client layer reads, in one place, each with its
 // default. Only Settings::from_env reads them (through an EnvironmentSource); nothing else in
 // the client looks at the environment. Names and fallback chains mirror huggingface_hub
-// `constants.py` @ee0a451 (see shared/reference/hub-protocol.md §5).
+// `constants.py` @ee0a451.
 //
 // Thread safety: constants only.
 #pragma once

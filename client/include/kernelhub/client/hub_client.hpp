@@ -74,7 +74,7 @@ struct Snapshot {
   std::map<std::filesystem::path, FileHash> downloaded_sha256;
 };
 
-// What a metadata HEAD says about a file (hub-protocol.md §2.3).
+// What a metadata HEAD says about a file (the headers huggingface_hub `get_hf_file_metadata` reads).
 struct FileMetadata {
   std::string commit;  // X-Repo-Commit
   std::string etag;    // X-Linked-Etag or ETag, normalized: 40 or 64 hex

@@ -1,9 +1,6 @@
-// RepoId: a Hub repository id, "org/name", validated the way huggingface_hub's
-// `validate_repo_id` does, so that a hostile id can never become a path outside the cache.
-//
-// Rules (huggingface_hub utils/_validators.py): one `/` at most (we require exactly one: kernels
-// always live under an org or user), 1..96 characters, [A-Za-z0-9] plus `-`, `_`, `.`; no
-// `--` or `..`; no leading or trailing `-` or `.`; not ending in `.git`.
+// RepoId: a Hub kernel repo's id, "org/name": the Hub's repo id rules (base/hub_names.hpp, those
+// of huggingface_hub's `validate_repo_id`), and an org, since kernels always live under one. A
+// hostile id can never become a path outside the cache.
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // HubUploader: the write side of the Hub API, as huggingface_hub's create_commit speaks it
-// without Xet (hub-protocol.md §3.7–3.9): create a repo, read and create branches, classify files
+// without Xet (docs/SERVER.md lists the routes): create a repo, read and create branches, classify files
 // with `preupload`, send LFS content through the git-lfs batch API (basic PUT, or multipart parts
 // plus a completion call, then `verify`), and make one NDJSON commit.
 //

@@ -1,7 +1,7 @@
 // Fatbin: the CUDA device code a shared library carries, listed from its `.nv_fatbin` section
 // without a CUDA toolkit or a GPU.
 //
-// Container layout (variants-and-trust.md §2.3; NVIDIA does not document it, this is what
+// Container layout (NVIDIA does not document it; this is what
 // open-source parsers agree on and what nvcc 13.0 writes, checked against cuobjdump):
 //   section   one or more fatbins back to back, zero padding allowed between them
 //   fatbin    u32 magic 0xBA55ED50, u16 version (1), u16 header size (16), u64 size of the

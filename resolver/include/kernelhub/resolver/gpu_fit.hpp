@@ -2,7 +2,7 @@
 // passes what the binary carries (CudaTarget, from the fatbinary or from metadata.json) and what
 // the machine has (Environment::gpus, Environment::cuda_driver).
 //
-// Rules (variants-and-trust.md §2.2), for a GPU of compute capability M.m:
+// Rules, for a GPU of compute capability M.m:
 //   SASS   sm_Mk runs when k <= m (same major only: 8.0 → 8.6 yes, → 9.0 no). An `a` target
 //          (sm_90a) runs only when k == m. An `f` target (sm_100f) follows the plain rule.
 //          Integrated (Tegra) GPUs 5.3, 6.2, 7.2 and 8.7 share SASS with no other compute

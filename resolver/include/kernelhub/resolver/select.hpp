@@ -55,6 +55,9 @@
 
 namespace kernelhub::resolver {
 
+// Metal kernels are built with -std=metal4.0, which needs macOS 26 (variants.py).
+inline constexpr Version kMetalMinMacos{26, 0};
+
 struct Decision {
   std::string name;                // the directory name as listed
   std::optional<Variant> variant;  // none when the name does not parse
@@ -65,6 +68,10 @@ struct Decision {
 
 std::vector<Decision> select(const std::vector<std::string>& names, const Environment& env,
                              const Loadable& loadable = Loadable::python_process());
+
+// Why `v` can or cannot run in `env` for this process: select()'s checks of one parsed variant,
+// in the `kernels` package's order; the first that fails is the reason.
+Reason check_variant(const Variant& v, const Environment& env, const Loadable& loadable);
 
 // The first accepted decision, if any.
 const Decision* chosen(const std::vector<Decision>& decisions);

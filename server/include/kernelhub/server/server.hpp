@@ -1,7 +1,7 @@
 // Server: `kernelhub serve`, a Hugging Face Hub-compatible HTTP server over a Store.
 //
 // It speaks the part of the Hub protocol that huggingface_hub, the `kernels` package and our
-// own client use (see shared/reference/hub-protocol.md §2, §3, §9), for model, dataset, space
+// own client use (docs/SERVER.md), for model, dataset, space
 // and kernel repos:
 //   HEAD|GET /{prefix}{repo}/resolve/{rev}/{path}   files; LFS files 302 to the storage host
 //   GET  /api/{T}/{repo}[/revision/{rev}]          repo info

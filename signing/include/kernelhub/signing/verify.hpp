@@ -1,5 +1,4 @@
-// Verifying a variant directory before anything in it is parsed or loaded (docs/SIGNING.md,
-// reference variants-and-trust.md §4.2):
+// Verifying a variant directory before anything in it is parsed or loaded (docs/SIGNING.md):
 //
 //   1. the trusted keys for the repo (its own and its org's) come from local configuration;
 //   2. the signature file (`<variant>.kernelhub.sig` beside the folder, else a legacy
