@@ -8,7 +8,8 @@
 #      same results, bit for bit: tests/python/test_tvm_ffi_variant.py) and the op time of each
 #      (CUDA graph replay and eager); `kernelhub get` in a new process, cold and warm, torch path
 #      against tvm-ffi path.
-# Carry the wheels the image lacks (apache-tvm-ffi, kernels 0.19.1, tomlkit) in the folder named by
+# Carry the wheels the image lacks (apache-tvm-ffi, kernels 0.19.1, tomlkit, huggingface_hub 2.4.0 and
+# its dependencies: bench/tvm_ffi/NOTES.md says how) in the folder named by
 # KERNELHUB_WHEELS (default .whl). Writes tvm_ffi.csv, tvm_ffi_bench.txt and the build log to $OUT.
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
