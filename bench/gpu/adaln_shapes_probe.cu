@@ -1,5 +1,5 @@
 // AdaLN at batched video shapes: how close do the product's kernels come to a copy, and does another
-// tile, register budget or cache hint come closer? (bench/gpu/NOTES.md, 2026-12-04)
+// tile, register budget or cache hint come closer? (bench/gpu/NOTES.md, "AdaLN")
 //
 // Includes kernels/kernel_src/adaln/adaln_cuda.cu itself (its kernels only: KH_ADALN_KERNELS_ONLY), so
 // the variants are the product's kernel templates, launched as its host code launches them at each

@@ -6,8 +6,8 @@
 Each shape compiles bench_ops.py's eager function with static shapes (as --compile-per-shape does)
 in a process of its own, with fresh inductor and Triton caches under DIR/OP-TxH/, then calls it once.
 Those caches then hold the generated module (the kernel, its launch grid and every candidate config),
-the autotuner's `.best_config`, and each candidate's PTX and cubin, to read beside ours (issue 8,
-bench/gpu/NOTES.md, 2026-12-02).
+the autotuner's `.best_config`, and each candidate's PTX and cubin, to read beside ours
+(bench/gpu/NOTES.md, "128-wide rows").
 """
 
 from __future__ import annotations

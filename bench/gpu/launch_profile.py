@@ -34,7 +34,7 @@ def candidates(case: bench_ops.Case, impls: dict, peers: set[str]):
     if case.op == "rope":  # also in place, the form Liger's kernel takes
         ours += [(f"{name}-inplace", case.ours_inplace(k)[0]) for name, k in impls.items()]
     # Static shapes: a dynamic recompile would keep the reduction tile inductor timed at the first
-    # shape, not the one it picks for this case (bench/gpu/NOTES.md, 2026-12-02).
+    # shape, not the one it picks for this case (bench/gpu/NOTES.md, "Timing").
     return ours + bench_ops.peer_calls(case, peers, torch.compile(bench_ops.EAGER[case.op], dynamic=False))
 
 

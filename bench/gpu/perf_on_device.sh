@@ -8,7 +8,7 @@
 # --alt-flags builds the same sources again with CMAKE_CUDA_FLAGS=FLAGS (e.g. -DKH_ROW_MAX_PACKS=8)
 # and times it as impl "alt" (then "alt2", ...: the option repeats) in the same process as ours, shape
 # by shape (the flags are part of the op namespace's hash, so the builds load side by side: a
-# comparison across processes moved AdaLN by 12% with identical code, bench/gpu/NOTES.md, 2026-11-30).
+# comparison across processes moved AdaLN by 12% with identical code, bench/gpu/NOTES.md, "Timing").
 # With $BENCH_ALT_ARGS set, each alt runs instead in its own process with those arguments, into
 # bench-alt.csv, bench-alt2.csv, .... Every build is for sm_90 alone (KERNELHUB_KERNEL_ARCHS=9.0: a
 # quarter of the compile time). $BENCH_SPOT_ARGS, when set, runs a

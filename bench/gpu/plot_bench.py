@@ -32,7 +32,7 @@ PEERS = ("eager", "F.rms_norm", "compile", "liger")
 # taken against our in-place form (IMPL-inplace), the same semantics. Liger rotates q and k in place;
 # transformers' apply_rotary_pos_emb, and so eager, compile and our default form, return new tensors.
 # An out-of-place output costs a write-back per line it allocates under the flush's dirty L2
-# (bench/gpu/NOTES.md, 2026-12-01), which an in-place one does not.
+# (bench/gpu/NOTES.md, "Timing"), which an in-place one does not.
 IN_PLACE_PEERS = {"rope": {"liger"}}
 
 
@@ -64,7 +64,7 @@ def with_best_peers(rows, others):
 def copy_ceiling(rows):
     """bytes -> GB/s: the fastest copy of that size or less in the run. As CUDA graphs the copy of some
     sizes runs at ~2.7 TB/s where its neighbours reach 4.2 (65536 x 4096; bench/gpu/NOTES.md,
-    2026-12-01), which would put an op over 1.0 of "the copy"; a copy's bandwidth only grows with its size."""
+    "Timing"), which would put an op over 1.0 of "the copy"; a copy's bandwidth only grows with its size."""
     ceiling, fastest = {}, 0.0
     for nbytes, gbps in sorted({(r["bytes"], r["copy_gbps"]) for r in rows}):
         fastest = max(fastest, gbps)

@@ -4,13 +4,14 @@
 #include <chrono>
 #include <fstream>
 
-#include "fake_hub.hpp"
 #include "kernelhub/client/hub_client.hpp"
+#include "support/fake_hub.hpp"
 #include "test_support.hpp"
 
 using namespace kernelhub;
 using namespace kernelhub::client;
 using namespace kernelhub::client::testing;
+using namespace kernelhub::testing;
 namespace fs = std::filesystem;
 
 namespace {

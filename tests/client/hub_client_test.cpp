@@ -3,13 +3,14 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 
-#include "fake_hub.hpp"
 #include "kernelhub/client/cache_layout.hpp"
+#include "support/fake_hub.hpp"
 #include "test_support.hpp"
 
 using namespace kernelhub;
 using namespace kernelhub::client;
 using namespace kernelhub::client::testing;
+using namespace kernelhub::testing;
 namespace fs = std::filesystem;
 
 namespace {

@@ -3,22 +3,22 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <catch2/catch.hpp>
 #include <fstream>
-#include <thread>
 
-#include "fake_hub.hpp"
 #include "kernelhub/base/git_blob_sha1.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/client/cache_layout.hpp"
 #include "kernelhub/client/cached_blob.hpp"
 #include "kernelhub/client/hub_client.hpp"
+#include "support/counting_transport.hpp"
+#include "support/fake_hub.hpp"
 #include "test_support.hpp"
 
 using namespace kernelhub;
 using namespace kernelhub::client;
 using namespace kernelhub::client::testing;
+using namespace kernelhub::testing;
 namespace fs = std::filesystem;
 
 namespace {
@@ -26,36 +26,6 @@ namespace {
 const RepoId kRepo{"org", "kern"};
 const std::string kBig = random_bytes(2'500'000, 11);  // LFS, through the storage host
 const std::string kSmall = random_bytes(20'000, 12);   // a regular (git) file
-
-// Counts what reaches the network.
-class CountingTransport final : public TransportWrapper {
- public:
-  CountingTransport() : TransportWrapper(make_curl_transport()) {}
-  void run(Workload& work, int max_parallel) override {
-    Counted counted(work, count_);
-    target().run(counted, max_parallel);
-  }
-  int count() const { return count_; }
-
- private:
-  class Counted final : public Workload {
-   public:
-    Counted(Workload& inner, std::atomic<int>& count) : inner_(inner), count_(count) {}
-    std::optional<Item> next() override {
-      auto item = inner_.next();
-      if (item) ++count_;
-      return item;
-    }
-    void finished(std::uint64_t id, Result<Response> result) override { inner_.finished(id, std::move(result)); }
-    bool done() const override { return inner_.done(); }
-    std::chrono::milliseconds idle_wait() const override { return inner_.idle_wait(); }
-
-   private:
-    Workload& inner_;
-    std::atomic<int>& count_;
-  };
-  std::atomic<int> count_{0};
-};
 
 // A port nothing listens on (bound, then closed).
 std::string refused_endpoint() {
@@ -69,28 +39,6 @@ std::string refused_endpoint() {
   ::close(fd);
   return "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
 }
-
-// Accepts every connection and never answers (a hung Hub).
-class SilentServer {
- public:
-  SilentServer() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    ::listen(fd_, 64);
-    socklen_t length = sizeof addr;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &length);
-    port_ = ntohs(addr.sin_port);
-  }
-  ~SilentServer() { ::close(fd_); }  // connections wait in the backlog, unanswered
-  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
 
 struct Fixture {
   FakeHub hub;
@@ -156,9 +104,11 @@ TEST_CASE("a refused connection with nothing cached says what was tried and what
 TEST_CASE("a server that accepts and never answers is given up on after one read timeout, once") {
   Fixture f;
   f.warm();
-  SilentServer silent;
+  Faults silent;
+  silent.silent = true;
+  f.hub.set_faults(silent);
   auto transport = std::make_shared<CountingTransport>();
-  const HubClient client(f.settings(silent.endpoint()), transport);
+  const HubClient client(f.settings(f.hub.endpoint()), transport);
   auto snap = client.download_variant(kRepo, RepoType::kKernel, "main", "torch-cpu");
   REQUIRE(snap);  // from the cache
   CHECK(transport->count() == 1);
@@ -167,7 +117,7 @@ TEST_CASE("a server that accepts and never answers is given up on after one read
   // Without the cache: the error says the host accepted and sent nothing.
   TempDir empty;
   auto cold_transport = std::make_shared<CountingTransport>();
-  const HubClient cold(test_settings(empty.path() / "hub", silent.endpoint()), cold_transport);
+  const HubClient cold(test_settings(empty.path() / "hub", f.hub.endpoint()), cold_transport);
   auto missing = cold.download_variant(kRepo, RepoType::kKernel, "v1", "torch-cpu");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().network == NetworkFailure::kNoAnswer);

@@ -1,4 +1,4 @@
-// Shared helpers for client tests: a temp cache, Settings pointed at a FakeHub, and a check that
+// Shared helpers for client tests: a temp cache, Settings pointed at a Hub (support/fake_hub.hpp), and a check that
 // a cache holds no partial file and no blob whose content does not match its name.
 #pragma once
 

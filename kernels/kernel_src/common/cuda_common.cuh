@@ -82,12 +82,9 @@ __device__ __forceinline__ Pack<T> load_pack_keep(const T* p) {
 
 // A 16-byte load with an L2 evict-last policy (and L1 evict-last), as inductor's Triton code loads
 // a row's first pass: for inputs read once where a kernel's traffic overflows L2, at each op's
-// measured threshold. Measured, not derived: the register-row kernels ran 3-4.5% shorter with it at
-// 134 MB-2 GB (65536 x 8192 RMSNorm 519.1 -> 501.4 us, AdaLN 525.5 -> 501.3, fused add 65536 x 4096
-// 530.4 -> 506.5; inductor's 497.8, 498.2, 530.9; H200, bf16, CUDA graphs) and 1-3% longer at 67 MB
-// (keep_reads_in_l2); GEGLU 1-2.7% shorter from 75 MB; GELU longer at every size (bench/gpu/NOTES.md,
-// 2026-12-02). The opposite, evict-first reads, cost up to 30% (2026-11-30): how long the read-once lines
-// stay in L2 against the output's dirty lines orders the DRAM traffic.
+// measured threshold (keep_reads_in_l2; GEGLU's L2_LAST; GELU, which lost with it, never). Measured,
+// not derived (bench/gpu/NOTES.md, "L2 hints"): how long the read-once lines stay in L2 against the
+// output's dirty lines orders the DRAM traffic, and evict-first reads cost far more.
 template <typename T>
 __device__ __forceinline__ Pack<T> load_pack_l2_last(const T* p) {
   int4 v;
@@ -103,9 +100,8 @@ __device__ __forceinline__ Pack<T> load_pack_l2_last(const T* p) {
 // output and the input overflow L2 (the next kernel cannot find the output there anyway), so that the
 // output stops evicting the rows a kernel re-reads; .wb (the default) otherwise. Written in PTX so
 // that the compiler cannot split it: as a plain store in one branch of an if, it became four 4-byte
-// stores (AdaLN's PTX, 2026-11-30). AdaLN bf16 with evict-last modulation loads and .cs stores: 0.61-0.64
-// -> 0.88-0.98 of the copy bandwidth in the probe, 0.79-0.98 in the kernel (bench/gpu/adaln_probe.cu,
-// bench/gpu/NOTES.md).
+// stores (AdaLN's PTX). With evict-last modulation loads, .cs stores took AdaLN close to the copy
+// bandwidth (bench/gpu/NOTES.md, "AdaLN").
 template <typename T>
 __device__ __forceinline__ void store_pack_hinted(T* p, const Pack<T>& pack, bool evict_first) {
   const int4 v = *reinterpret_cast<const int4*>(&pack);
@@ -149,7 +145,7 @@ inline int device_attribute(int fallback) {
 
 // Whether a grid of `blocks`, at one 16-byte pack a thread, holds at most four blocks an SM: there
 // the elementwise kernels split packs between threads (load_elements), so that more threads share
-// the bytes (LTX RoPE's half packs, 2026-12-02).
+// the bytes (LTX RoPE's half packs, GELU's 8-byte chunks).
 inline bool small_pack_grid(unsigned blocks) {
   return blocks <= 4u * static_cast<unsigned>(device_attribute<cudaDevAttrMultiProcessorCount>(132));
 }
@@ -184,7 +180,8 @@ inline bool exceeds_l2(int64_t bytes) {
 }
 
 // Whether a kernel moving `bytes` (every input read and output written) should read its inputs
-// with load_pack_l2_last: more than twice the L2 (134 MB and more gained on the H200, 67 MB lost).
+// with load_pack_l2_last: more than twice the L2 (above it the hint gained, at 1-2 times it lost;
+// bench/gpu/NOTES.md, "L2 hints").
 inline bool keep_reads_in_l2(int64_t bytes) { return exceeds_l2(bytes / 2); }
 
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }

@@ -24,9 +24,9 @@ constexpr int kRowMaxPacks = KH_ROW_MAX_PACKS;
 constexpr int kPairRowMaxPacks = KH_ROW_MAX_PACKS > 2 ? KH_ROW_MAX_PACKS / 2 : 2;
 
 // Problems whose rows all fit in one wave of the streaming kernels' blocks (a block of 512 threads
-// per wide row, up to `rows_per_sm` per SM) take those, unless launch_bound_rows: measured 2-4 us
-// faster than the register kernels with four packs a thread at 1-128 tokens on the H200 (2026-11-30).
-// Larger problems take the register kernels (one read of each row).
+// per wide row, up to `rows_per_sm` per SM) take those, unless launch_bound_rows: there the register
+// kernels' four packs a thread measured slower (bench/gpu/NOTES.md, "Shared row kernels"). Larger
+// problems take the register kernels (one read of each row).
 inline bool few_rows(int64_t rows, int64_t hidden, int rows_per_sm = 4) {
   const int sms = device_attribute<cudaDevAttrMultiProcessorCount>(132);
   return hidden > 1024 && rows <= int64_t(rows_per_sm) * sms;
@@ -35,12 +35,10 @@ inline bool few_rows(int64_t rows, int64_t hidden, int rows_per_sm = 4) {
 // Launch-bound row problems (up to rows_per_sm rows per SM, rows of 129-1024 packs) take the register
 // kernels with one or two packs a thread in blocks of 256-512 threads (with_launch_bound_tile): a
 // row's loads spread over all of them instead of queueing four deep, and the row's other inputs
-// (weight, scale, shift) load with x. CUPTI kernel time against the streaming kernels (H200, bf16):
-// RMSNorm 1 x 5120 3.12 -> 1.87 us, 1 x 8192 3.47 -> 2.10, 128 x 8192 4.10 -> 3.25 (torch.compile's:
-// 3.14, 4.06, 4.08); AdaLN 1 x 8192 4.29 -> 2.56, 16 x 2048 2.75 -> 2.11 (2026-11-30). Up to 8 rows
-// per SM they also beat the register kernels' four-pack tiles, whose few blocks leave most of each SM
-// idle while x is still L2-sized: Nsight Compute, 1024 x 2048, RMSNorm 5.22 -> 4.32 us, AdaLN 5.41 ->
-// 4.58 (Liger's 4.51 and 4.38; bench/gpu/NOTES.md, 2026-12-01). Each op passes its own bound.
+// (weight, scale, shift) load with x. They ran shorter than the streaming kernels, and up to 8 rows
+// per SM also than the register kernels' four-pack tiles, whose few blocks leave most of each SM
+// idle while x is still L2-sized (bench/gpu/NOTES.md, "Shared row kernels"). Each op passes its own
+// bound.
 inline bool launch_bound_rows(int64_t rows, int64_t packs, int rows_per_sm) {
   return rows <= int64_t(rows_per_sm) * device_attribute<cudaDevAttrMultiProcessorCount>(132) && packs > 128 &&
          packs <= 1024;
@@ -52,16 +50,13 @@ inline bool launch_bound_rows(int64_t rows, int64_t packs, int rows_per_sm) {
 //   shortest path per row.
 // - Rows of up to 512 packs may take MidP packs a thread. RMSNorm takes 2: above one row per SM
 //   (128 x 2, two rows a block, or 256 x 2), half the warps, so half the per-warp instructions that
-//   the SMs' schedulers issue, and the grid still fits one wave (Nsight Compute, 1024 x 4096: 6.24 us
-//   with 256 x 4, 6.59 with 512 x 1, 5.63 with 256 x 2); at 257-512 packs also below it, as Liger
-//   runs them (256 x 2 against 512 x 1, 2026-12-01: RMSNorm 1 x 4096 2.72 -> 2.46 us, 16 x 4096 2.91 ->
-//   2.59; with warm caches 128 x 4096 2.85 -> 2.72, 128 x 3072 2.75 -> 2.62). Fused add, which also
-//   holds the residual, takes 1 (512 x 3072 5.34 -> 5.82 us with two packs; bench/gpu/NOTES.md,
-//   2026-12-01); AdaLN takes 2 only at rows of 385-512 packs (adaln_cuda.cu).
+//   the SMs' schedulers issue, and the grid still fits one wave; at 257-512 packs also below it, as
+//   Liger runs them. Fused add, which also holds the residual, takes 1 (two packs measured longer);
+//   AdaLN takes 2 only at rows of 385-512 packs (adaln_cuda.cu).
 // - Longer rows: 512 x 2 takes 38-42 registers, so 3 blocks per SM: beyond 3 rows per SM that grid
-//   needs a second wave, and 256 x 4 keeps RMSNorm in one (64 registers and 4 blocks on 2026-11-30,
-//   48 and 5 since bf16 pairs stay packed: packed_math.cuh): 512 x 5120 7.6 -> 6.2 us, 512 x 8192
-//   8.5 -> 7.8. Fused add (70 registers, still 3 blocks) measured the same either way (2026-11-30).
+//   needs a second wave, and 256 x 4 keeps RMSNorm in one. Fused add (more registers, still 3
+//   blocks) measured the same either way.
+// The numbers: bench/gpu/NOTES.md, "Shared row kernels".
 template <int MidP, typename F>
 void with_launch_bound_tile(int64_t packs, int64_t rows, F&& f) {
   static_assert(MidP == 1 || MidP == 2);
@@ -99,9 +94,7 @@ inline RowTile row_tile_for(int64_t packs, int max_packs) {
 
 // A row's 1/hidden and epsilon in the accumulation type A, converted once on the host: the mean is
 // then one product in the kernel, where an fp32 division is a subroutine of about a dozen
-// instructions on its fast path (AdaLN's sm_90 SASS: 250 instructions a warp against Liger's 212,
-// 2026-12-01). Nsight Compute: 3-10% fewer warp instructions, 2-4% shorter kernels (RMSNorm 128 x 4096
-// 3.58 -> 3.49 us, AdaLN 128 x 5120 4.00 -> 3.87; within the noise as CUDA graphs; 2026-12-02). The
+// instructions on its fast path (measured: bench/gpu/NOTES.md, "Shared row kernels"). The
 // product differs from the quotient by about an ulp, and not at all where hidden is a power of two.
 template <typename A>
 struct RowNorm {
@@ -213,10 +206,9 @@ void with_row_tile(int64_t packs, F&& f) {
 // For bandwidth-bound rows (x and the output overflow L2): G threads of P = 5 or 6 packs that hold
 // the row exactly, {0, 0} where none does (rows of 4 x G packs already fit row_tile_for exactly).
 // Bytes in flight per SM set the bandwidth, and a partly empty last pack spends registers without
-// adding any: AdaLN at 5120 wide (640 packs) on G = 256 x P = 4 holds 2.5 packs a thread, 40 KB in
-// flight per SM at 4 blocks (63 registers), 0.79 of the copy bandwidth; 128 x 5 holds 60 KB at 3
-// blocks (72 registers), 0.95. At 3072 wide 64 x 6 took 0.90 to 0.98. Where x stays in L2 the
-// regular tiles measured faster (1024 x 5120: 12.7 against 14.6 us; bench/gpu/NOTES.md, 2026-11-30).
+// adding any: at 5120 wide (640 packs) G = 256 x P = 4 holds 2.5 packs a thread, 128 x 5 exactly 5,
+// more bytes in flight per SM. Where x stays in L2 the regular tiles measured faster
+// (bench/gpu/NOTES.md, "AdaLN").
 inline RowTile full_row_tile(int64_t packs) {
   for (int p : {5, 6}) {
     for (int g = 32; g <= kRowBlock; g *= 2) {
@@ -263,7 +255,7 @@ inline unsigned row_blocks(int64_t rows) {
 // long as its arithmetic, and at grids past early_loads_pay the kernels hold several rows a thread
 // (each op's R), all their loads issued before the first reduction, as inductor's and Liger's
 // kernels for these rows do (two to eight rows a thread). Measured per op (bench/gpu/NOTES.md,
-// 2026-12-02).
+// "128-wide rows").
 template <int G, int P>
 constexpr bool kOnePackRowTile = G == 16 && P == 1;
 
@@ -277,11 +269,7 @@ constexpr int kExactRows = KH_EXACT_ROWS;
 #define KH_EXACT_ROW_BLOCK 128
 #endif
 // Threads a block of those kernels: 128 rather than kRowBlock's 256, so that the grid's last wave
-// ends in finer steps. Standalone probe (bench/gpu/rms128_probe.cu, H200, bf16 RMSNorm on 128-wide
-// rows, two rows a thread, three rounds): after the memset flush, 65536 rows 13.06-13.12 -> 12.90-12.96
-// us and 8192-32768 within 0.06; after a read flush (clean L2), 16384-32768 rows 0.13-0.22 us shorter.
-// Under Nsight Compute, 65536 rows 9.63 -> 9.28 us (inductor 9.18), 32768 6.05 -> 5.66 (6.11). As
-// CUDA graphs the block size (64, 128 or 256) moves 65536 x 128 by at most 0.1 us (2026-12-02).
+// ends in finer steps (bench/gpu/NOTES.md, "128-wide rows").
 constexpr int kExactRowBlock = KH_EXACT_ROW_BLOCK;
 
 // Rows a block of the exact-row kernels: R rows a thread, G threads a row.
@@ -305,8 +293,8 @@ inline bool early_loads_pay(unsigned blocks) {
 }
 
 // Row tiles of up to kNarrowRowPacks packs (rows of up to 1024 bf16 elements): the tiles that are
-// also instantiated with EARLY loads, for the few-row grids of early_loads_pay (Nsight Compute, H200,
-// bf16, 1 x 128: RMSNorm 2.59 -> 2.30 us, fused add 2.66 -> 2.30; torch.compile's 2.24; 2026-12-01).
+// also instantiated with EARLY loads, for the few-row grids of early_loads_pay (bench/gpu/NOTES.md,
+// "Shared row kernels").
 // Longer rows with few of them take with_launch_bound_tile, which loads early anyway.
 constexpr int kNarrowRowPacks = 128;
 

@@ -176,8 +176,8 @@ void launch(at::Tensor& x, at::Tensor& r, const at::Tensor& w, double eps) {
                                        r.stride(0), norm, l2_last);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   };
-  // Up to 4 rows per SM: at 8, as RMSNorm takes them, 1024 x 3072 measured 11.4 us against 10.8 as
-  // CUDA graphs (bench/gpu/NOTES.md, 2026-12-01).
+  // Up to 4 rows per SM: at 8, as RMSNorm takes them, it measured longer (bench/gpu/NOTES.md, "Fused
+  // add + RMSNorm").
   if (vec && kh::cuda::launch_bound_rows(rows, packs, 4)) {
     kh::cuda::with_launch_bound_tile<1>(packs, rows, [&](auto g, auto p) {
       constexpr int G = decltype(g)::value, P = decltype(p)::value;
@@ -186,10 +186,9 @@ void launch(at::Tensor& x, at::Tensor& r, const at::Tensor& w, double eps) {
     return;
   }
   // Rows of 129-256 packs (2048 wide) whose x and r overflow L2: a row per block of 256 threads, one
-  // pack each, as Liger runs them, rather than two rows per block of 128 x 2. Nsight Compute, H200,
-  // bf16, best of two: 65536 x 2048 263.6 -> 254.5 us (DRAM 82 -> 85% of peak; Liger 252.2),
-  // 16384 x 2048 65.8 -> 64.1. Where x and r stay in L2, 128 x 2 measured shorter (4096 x 2048: 16.5
-  // against 17.4 us), and at 3072-4096 wide 512 x 1 was no better (bench/gpu/NOTES.md, 2026-12-01).
+  // pack each, as Liger runs them, rather than two rows per block of 128 x 2: more of DRAM's peak.
+  // Where x and r stay in L2, 128 x 2 measured shorter, and at 3072-4096 wide 512 x 1 was no better
+  // (bench/gpu/NOTES.md, "Fused add + RMSNorm").
   if (vec && packs > 128 && packs <= 256 && kh::cuda::exceeds_l2(2 * rows * hidden * static_cast<int64_t>(sizeof(T)))) {
     go(fused_add_rms_norm_rows_kernel<T, 256, 1>, kh::cuda::row_blocks<256>(rows), kh::cuda::block_threads<256>());
     return;
@@ -203,9 +202,8 @@ void launch(at::Tensor& x, at::Tensor& r, const at::Tensor& w, double eps) {
                     kh::cuda::block_threads<G>());
         }
       }
-      // Four rows a thread (kOnePackRowTile; 61 registers). CUDA graphs, H200, bf16, two runs:
-      // 32768 x 128 13.2-13.7 -> 12.7-12.9 us (inductor 12.9-13.3), 8192 and 65536 rows within
-      // 0.2 us; two rows a thread 13.1 at 32768 (2026-12-02).
+      // Four rows a thread (kOnePackRowTile; 61 registers): shorter than one or two
+      // (bench/gpu/NOTES.md, "128-wide rows").
       if constexpr (kh::cuda::kOnePackRowTile<G, P>) {
         return go(fused_add_rms_norm_rows_kernel<T, G, P, false, 4>, kh::cuda::row_blocks<G, 4>(rows),
                   kh::cuda::block_threads<G>());

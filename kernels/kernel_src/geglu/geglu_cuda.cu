@@ -25,15 +25,14 @@ __device__ __forceinline__ T gated(T gate, T up) {
   return static_cast<T>(g * static_cast<A>(up));
 }
 
-// One thread per 16-byte output chunk: measured at 0.96-0.98 of the copy bandwidth; two chunks a
-// thread (all loads first) took 80 registers and ran slower (bench/gpu/NOTES.md). VEC kernels run
-// only where every row is whole chunks, so they hold no element-by-element tail. TANH is a template
-// argument so that a kernel holds one gelu: the bf16 vector kernel is 7.4 KB of code instead of
-// 18.3, one straight path (GELU's kernel at 1 x 3072: 2.69 -> 2.40 us under Nsight Compute).
+// One thread per 16-byte output chunk, near the copy bandwidth; two chunks a thread (all loads
+// first) took more registers and ran slower. VEC kernels run only where every row is whole chunks,
+// so they hold no element-by-element tail. TANH is a template argument so that a kernel holds one
+// gelu: less than half the code, one straight path, and a shorter launch-bound kernel.
 // L2_LAST (VEC only): gate and up read with an L2 evict-last policy (load_pack_l2_last), where the
-// input and the output overflow L2: 1-3% shorter at 75 MB-1.6 GB (65536 x 2048: 190.7 -> 184.9 us;
-// neutral at 50 MB), while GELU, one input, lost 0.5-9% with it (H200, bf16; bench/gpu/NOTES.md,
-// 2026-12-02). A template argument, not a flag: the launch-bound kernels keep their code.
+// input and the output overflow L2, which measured shorter there (GELU, one input, lost with it).
+// A template argument, not a flag: as a run-time flag the launch-bound kernels lost time.
+// The numbers: bench/gpu/NOTES.md, "GEGLU and GELU-tanh".
 template <typename T, bool VEC, bool TANH, typename I, bool L2_LAST = false>
 __global__ void geglu_kernel(T* __restrict__ out, const T* __restrict__ in, I d, int64_t in_stride, int64_t out_stride,
                              kh::cuda::Divider<I> chunks_per_row, I chunks, bool gate_first) {

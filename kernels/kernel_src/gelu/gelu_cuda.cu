@@ -53,11 +53,9 @@ __global__ void gelu_small_grid_kernel(T* __restrict__ out, const T* __restrict_
   kh::cuda::store_elements<T, W>(out + chunk * W, v);
 }
 
-// Bytes a thread on small grids: 8 (four 16-bit elements), as LTX RoPE's half packs. Timed in turns
-// against one pack a thread (CUDA graphs, best of three, H200, bf16 tanh): 1-16 x 2048-8192 0.06-0.41
-// us shorter (16 x 4096 5.66 -> 5.25, eager 5.46), 128 x 2048 5.57 -> 5.41, 512 x 2048 6.45 -> 6.35,
-// 128 x 8192 6.45 -> 6.32; 128 x 4096 5.79 -> 5.89. Four bytes a thread was as short at 1-16 tokens
-// but longer at 512 x 2048 (6.80) and 128 x 8192 (6.58) (bench/gpu/NOTES.md, 2026-12-03).
+// Bytes a thread on small grids: 8 (four 16-bit elements), as LTX RoPE's half packs: shorter than a
+// whole pack a thread at nearly every such shape; four bytes was longer at the larger ones
+// (bench/gpu/NOTES.md, "GEGLU and GELU-tanh").
 #ifndef KH_GELU_SMALL_GRID_BYTES  // a build option only for the benchmark's comparison: 0 (off), 4 or 8
 #define KH_GELU_SMALL_GRID_BYTES 8
 #endif

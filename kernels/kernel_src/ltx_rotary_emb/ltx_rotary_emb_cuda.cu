@@ -111,8 +111,7 @@ __global__ void ltx_rotary_kernel(Bsc qy, Bsc qx, Bsc ky, Bsc kx, const float* _
     load_tables<VEC, CH>(cv, sv, cp, sp);
     // Both rows' loads go out before either store: the outputs may alias the inputs (in place), so
     // the compiler keeps a load of k after a store of q, and a launch-bound call (one row) then waits
-    // for two memory round trips instead of one (1 x 128, Nsight Compute: 2.91 -> 2.53 us, inductor's
-    // 2.27; 40 -> 48 registers, the same time at 134 MB-2 GB; 2026-12-01).
+    // for two memory round trips instead of one (bench/gpu/NOTES.md, "LTX RoPE").
     T qv[CH], kv[CH];
     load_chunk<T, VEC, CH>(qv, static_cast<const T*>(qx.data) + b * qx.sb + s * qx.ss + c0);
     if (has_k) load_chunk<T, VEC, CH>(kv, static_cast<const T*>(kx.data) + b * kx.sb + s * kx.ss + c0);
@@ -124,11 +123,9 @@ __global__ void ltx_rotary_kernel(Bsc qy, Bsc qx, Bsc ky, Bsc kx, const float* _
 // The common layout (diffusers' LTX blocks): q, k, their outputs and both tables contiguous [B, S, C]
 // with the tables per sample (or B = 1), so that chunk i is at element i x CH of every tensor: one
 // multiply-add an address, no division and no loop, a chunk of CH elements of q and of k a thread
-// (CH: a 16-byte pack, 120 SASS instructions against ltx_rotary_kernel's 241, bf16; or half a pack
-// for small grids, see the launch). CUDA graphs, H200, bf16, best of three: 4096 tokens 0.3-1.0%
-// shorter at 2048-8192 wide (4096 x 5120 84.4 -> 83.6 us). At 1-512 tokens, where inductor's kernel
-// stayed 0.2-0.4 us shorter, neither the index math, nor loading q and k before the tables, nor a
-// clean L2 changed that; half packs did (bench/gpu/NOTES.md, 2026-12-02).
+// (CH: a 16-byte pack, half ltx_rotary_kernel's instructions; or half a pack for small grids, see
+// the launch). At few tokens half packs, not the index math, closed the gap to inductor
+// (bench/gpu/NOTES.md, "LTX RoPE").
 template <typename T, int CH>
 __global__ void ltx_rotary_flat_kernel(T* qy, const T* qx, T* ky, const T* kx, const float* __restrict__ cos,
                                        const float* __restrict__ sin, int chunks) {
@@ -212,12 +209,8 @@ void ltx_rotary_emb(at::Tensor& q_out, const std::optional<at::Tensor>& k_out, c
       };
       // 16-bit q and k in half packs while a grid of whole packs would hold at most 4 blocks an SM:
       // twice the threads, each with half the bytes in flight, finish sooner (inductor's grid at these
-      // sizes gives a thread 1-2 elements). Standalone probe (bench/gpu/ltx_grid_probe.cu, H200, bf16,
-      // memset flush): 1-16 tokens x 2048-8192 0.3-0.6 us shorter (1 x 4096 4.19 -> 3.74 us), 128 x
-      // 2048-8192 0.1-0.4; at 512 x 4096 (8 blocks an SM) 0.1-0.2 us longer. Nsight Compute: 1 x 4096
-      // 2.98 -> 2.34 us (inductor 2.27), 16 x 4096 3.01 -> 2.59 (2.75), 128 x 4096 4.86 -> 4.42 (4.38).
-      // CUDA graphs, two runs: 1-128 tokens 0.1-0.6 us shorter, within -0.35..+0.34 us of inductor
-      // (was 0.2-0.5 behind; 2026-12-02).
+      // sizes gives a thread 1-2 elements); on larger grids half packs ran longer
+      // (bench/gpu/NOTES.md, "LTX RoPE").
       // (Not `if constexpr`: the dispatch's lambda is no template, so both branches are compiled.)
       constexpr int kSmallGridChunk = sizeof(scalar_t) == 2 ? KH_LTX_SMALL_GRID_BYTES / 2 : N;
       if (kh::cuda::small_pack_grid(grid)) {  // grid: the whole packs' blocks (far below its cap)

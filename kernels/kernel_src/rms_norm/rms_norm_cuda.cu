@@ -84,14 +84,9 @@ __global__ __launch_bounds__(kh::cuda::block_threads<G>()) void rms_norm_rows_ke
 // rms_norm_rows_kernel decides per pack or per row at run time is fixed here: no per-pack guard, the
 // weight's presence a template argument and its pack loaded once for the R rows, plain loads (the
 // launch leaves grids that keep_reads_in_l2 to the generic kernel), 32-bit row offsets from the
-// block's first row, and no branch for the last block's missing rows. 146 SASS instructions (bf16,
-// with weight) against 305: 36.5 warp instructions a row at 65536 x 128, as inductor's 37, against
-// 54 (Nsight Compute). CUDA graphs, H200, bf16, two runs: 8192-65536 rows up to 0.2 us shorter (32768
-// 8.9 -> 8.7-8.8 us); at 65536 rows 13.5-14.0 against inductor's 12.9, so the instructions were not
-// what kept it behind there (bench/gpu/NOTES.md, 2026-12-02). Nor the block (kExactRowBlock: 64,
-// 128 or 256 threads, 13.70-13.81 us), the buffers' placement (ten placements: 13.76-14.13, inductor
-// 13.01-13.20) or plain loads instead of ld.global.nc (rms128_probe.cu: the same time); under Nsight
-// Compute the two kernels take 9.28 and 9.18 us (2026-12-02).
+// block's first row, and no branch for the last block's missing rows: about half the generic
+// kernel's instructions, as many a row as inductor's kernel (bench/gpu/NOTES.md, "128-wide rows",
+// also for what did not close the remaining gap at 65536 rows).
 template <typename T, int G, int R, bool WEIGHTED>
 __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void rms_norm_exact_rows_kernel(
     T* __restrict__ out, const T* __restrict__ in, const T* __restrict__ weight, int64_t rows, int in_stride,
@@ -114,11 +109,8 @@ __global__ __launch_bounds__(kh::cuda::kExactRowBlock) void rms_norm_exact_rows_
   A sum[R];
   kh::cuda::sums_of_squares<G>(sum, x);
   // With `return` past the last row the compiler issues the weight's load after the row sums'
-  // shuffles. Skipping the missing rows' stores instead keeps it with x's, which in rms128_probe.cu
-  // (a copy of this kernel) took 65536 x 128 from 12.90-12.96 to 12.42-12.51 us; in the op, as CUDA
-  // graphs (best of three), it moved 65536 rows only 13.78 -> 13.62 us and took 32768 rows from 8.86
-  // to 9.41 (fused add's four-row tile and AdaLN's exact kernel likewise: -0.5 to +0.3 us, no
-  // consistent direction; bench/gpu/NOTES.md, 2026-12-02). So `return` stays.
+  // shuffles. Skipping the missing rows' stores instead keeps it with x's, but in the op that was
+  // no consistent gain (bench/gpu/NOTES.md, "128-wide rows"). So `return` stays.
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     if (local + r * kPass > last) return;
@@ -202,9 +194,8 @@ void launch(at::Tensor& y, const at::Tensor& x, const at::Tensor& w, double eps)
           return go(rms_norm_rows_kernel<T, G, P, true>, kh::cuda::row_blocks<G>(rows));
         }
       }
-      // Two rows a thread (kOnePackRowTile). CUDA graphs, H200, bf16, three runs: 32768 x 128
-      // 9.6-9.8 -> 8.9-9.2 us (inductor 8.8-9.1), 8192-16384 rows within 0.1 us, 65536 rows
-      // 13.6-14.0 either way (inductor 13.1-13.9); four rows a thread 9.1 and 13.9 (2026-12-02).
+      // Two rows a thread (kOnePackRowTile): shorter than one, four no better (bench/gpu/NOTES.md,
+      // "128-wide rows").
       if constexpr (kh::cuda::kOnePackRowTile<G, P>) {
         constexpr int R = kh::cuda::kExactRows;
         const bool exact = packs == G * P && !x_l2_last &&

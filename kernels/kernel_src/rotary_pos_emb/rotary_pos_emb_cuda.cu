@@ -77,7 +77,8 @@ __device__ __forceinline__ void rotate_packs(kh::cuda::Pack<T>& y1, kh::cuda::Pa
 // One (token, group of HG heads, pack) item per thread over a flat index, in blocks of up to 256
 // threads whatever the head count: the thread loads its cos/sin packs once and the packs of its HG
 // heads all at once (HG * 32 bytes in flight; with one head a thread, 32 bytes, large problems
-// reached 0.74 of the copy bandwidth: bench/gpu/NOTES.md). rope_launch picks HG and the block.
+// stayed well below the copy bandwidth: bench/gpu/NOTES.md, "RoPE"). rope_launch picks HG and the
+// block.
 template <typename T, int HG>
 __global__ __launch_bounds__(256) void rotary_pos_emb_vec_kernel(Bshd qy, Bshd qx, Bshd ky, Bshd kx,
                                                                  const T* __restrict__ cos, const T* __restrict__ sin,
@@ -199,8 +200,7 @@ struct RopeLaunch {
 // Heads per thread: the most of 4, 2, 1 that divides both head counts (a group never spans q and
 // k), in 256-thread blocks. Where that leaves fewer blocks than SMs (launch-bound sizes), one head a
 // thread and blocks down to 64 threads until there are two per SM: the work spreads over more SMs
-// and each thread's loads are fewer (16 x 8192: 3.4 -> 2.8 us of kernel time). Above that the
-// grouped threads won: one head a thread cost 10-15 % at 512-1024 tokens x 3072.
+// and each thread's loads are fewer. Above that the grouped threads won (bench/gpu/NOTES.md, "RoPE").
 RopeLaunch rope_launch(int64_t tokens, int64_t hq, int64_t hk, int64_t packs_per_half) {
   const int64_t sms = kh::cuda::device_attribute<cudaDevAttrMultiProcessorCount>(132);
   const int hg = hq % 4 == 0 && hk % 4 == 0 ? 4 : hq % 2 == 0 && hk % 2 == 0 ? 2 : 1;
@@ -217,9 +217,8 @@ RopeLaunch rope_launch(int64_t tokens, int64_t hq, int64_t hk, int64_t packs_per
 #endif
 // The fewest working threads (two heads each) a token block needs. An SM holds at most 32 blocks, so
 // a token of 1 + 1 heads (8 working threads in blocks of 32) keeps 256 threads, 16 KB of q and k, in
-// flight per SM: 65536 x 128 took 44.7 us against the flat grid's 30.5 (as CUDA graphs, H200, bf16).
-// From 24 threads (5 heads: 48 KB) the token kernel was level or ahead up to 65536 tokens, by 7-10%
-// at 1024-4096 tokens with 10 heads (bench/gpu/NOTES.md, 2026-12-01). A build option for the benchmark.
+// flight per SM, far slower than the flat grid; from 24 threads (5 heads: 48 KB) the token kernel was
+// level or ahead (bench/gpu/NOTES.md, "RoPE"). A build option for the benchmark.
 #ifndef KH_ROPE_MIN_TOKEN_THREADS
 #define KH_ROPE_MIN_TOKEN_THREADS 24
 #endif
@@ -230,12 +229,10 @@ struct TokenLaunch {
   int block;
 };
 
-// The token kernel from 64 tokens, as Liger runs RoPE (bench/gpu/NOTES.md, 2026-12-01: under Nsight
-// Compute, 1024 x 3072 6.24 -> 5.79 us with clean caches and 4.99 -> 4.42 with warm ones). Two heads
-// a thread (more threads in flight: with warm caches 3-7% faster than four at 512-1024 tokens) where
-// the grid fits on the SMs at once; else four where that fits (fewer registers a block: 1024 x 4096
-// took two waves with two heads, 7.17 us, and one with four, 6.94); else two (many waves: 1024 x 8192,
-// 11.55 against 11.90). double: two only, as four spill. Blocks of whole warps, at most 1024 threads,
+// The token kernel from 64 tokens, as Liger runs RoPE. Two heads a thread (more threads in flight)
+// where the grid fits on the SMs at once; else four where that fits (fewer registers a block, so
+// one wave where two heads take two); else two (many waves either way). double: two only, as four
+// spill. The numbers: bench/gpu/NOTES.md, "RoPE". Blocks of whole warps, at most 1024 threads,
 // with at least KH_ROPE_MIN_TOKEN_THREADS working (else nullopt: the flat kernel).
 template <typename T>
 std::optional<TokenLaunch> token_launch(int64_t tokens, int64_t heads, int64_t packs_per_half) {

@@ -1,8 +1,8 @@
 // Transport: the seam between the Hub client and HTTP. A request goes out, the response head and
 // a streamed body come back to a BodySink; many requests can run at once through run(), which
 // pulls work from a Workload until it says it is done. The real transport is libcurl (easy
-// handles on a multi handle, see make_curl_transport); tests wrap it (TransportWrapper) to count
-// or break requests.
+// handles on a multi handle, see make_curl_transport); tests give the Hub client their own
+// transport to count or break requests.
 //
 // Transport never follows redirects and never retries: policy (redirects, retries, resume,
 // tokens) lives in the Hub client, so it is the same whatever the transport is.
@@ -117,17 +117,6 @@ class Transport {
 
   // One request on the calling thread (built on run()).
   Result<Response> perform(const Request& request, BodySink& sink);
-};
-
-// Forwards everything to `target`; subclass it and override what a test needs to change.
-class TransportWrapper : public Transport {
- public:
-  explicit TransportWrapper(std::shared_ptr<Transport> target) : target_(std::move(target)) {}
-  void run(Workload& work, int max_parallel) override { target_->run(work, max_parallel); }
-  Transport& target() { return *target_; }
-
- private:
-  std::shared_ptr<Transport> target_;
 };
 
 // libcurl: one multi handle per concurrent run() (pooled, so connections are reused across

@@ -1,18 +1,19 @@
-// FakeHub: a small Hub on loopback for client tests (cpp-httplib), with a storage host on
-// another address (127.0.0.2) for LFS files, and a fault-injecting mode. Stand-in until the
-// tests move to `kernelhub serve`; it speaks the minimum of the Hub protocol a client needs.
+// FakeHub: the tests' one stand-in Hub, on loopback (cpp-httplib), with a storage host on another
+// address (127.0.0.2) for LFS files and injected faults, down to a Hub that accepts and never
+// answers. It speaks the minimum of the Hub protocol a client needs; tests of the protocol itself
+// run against `kernelhub serve` (tests/server/test_hub.hpp, tests/python/conftest.py).
 #pragma once
 
 #include <httplib.h>
 
-#include <atomic>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
-namespace kernelhub::client::testing {
+namespace kernelhub::testing {
 
 struct FakeFile {
   std::string path;
@@ -33,6 +34,7 @@ struct Faults {
   bool cross_host_regular = false;    // regular files too are redirected to the storage host
   int api_hops = 0;                   // the next N API GETs answer 307 to a hop that redirects back...
   bool api_hops_via_storage = false;  // ...on the storage host instead of the Hub
+  bool silent = false;                // both hosts read every request and never answer (a hung Hub)
 };
 
 struct SeenRequest {
@@ -69,6 +71,8 @@ class FakeHub {
   };
   const Repo* find_repo(const std::string& repo) const;
   const FakeFile* find_blob(const std::string& sha256) const;
+  // Faults::silent: holds the request until the faults change or the hub stops.
+  void hold_if_silent();
   void record(const std::string& host, const httplib::Request& req);
   void serve_bytes(const httplib::Request& req, httplib::Response& res, const std::string& content);
   // Faults::api_hops: true when this API GET was answered with a redirect.
@@ -83,6 +87,8 @@ class FakeHub {
   std::size_t page_size_ = 2;
   std::string required_token_;
   mutable std::mutex mutex_;
+  std::condition_variable faults_changed_;
+  bool stopping_ = false;
   std::map<std::string, Repo> repos_;
   Faults faults_;
   std::vector<SeenRequest> seen_;
@@ -90,4 +96,4 @@ class FakeHub {
 
 std::string sha256_hex(const std::string& content);
 
-}  // namespace kernelhub::client::testing
+}  // namespace kernelhub::testing

@@ -7,7 +7,7 @@
 #include "kernelhub/base/git_blob_sha1.hpp"
 #include "kernelhub/base/sha256.hpp"
 
-namespace kernelhub::client::testing {
+namespace kernelhub::testing {
 
 std::string sha256_hex(const std::string& content) {
   return to_hex(sha256(content));
@@ -137,6 +137,12 @@ FakeHub::FakeHub() {
     }
     serve_bytes(req, res, file->content);
   });
+  for (httplib::Server* server : {&hub_, &storage_}) {
+    server->set_pre_routing_handler([this](const httplib::Request&, httplib::Response&) {
+      hold_if_silent();
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
+  }
   // The far end of Faults::api_hops, on either host: back to where the client was going.
   for (httplib::Server* server : {&hub_, &storage_}) {
     server->Get("/__hop", [this, server](const httplib::Request& req, httplib::Response& res) {
@@ -154,6 +160,11 @@ FakeHub::FakeHub() {
 }
 
 FakeHub::~FakeHub() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  faults_changed_.notify_all();
   hub_.stop();
   storage_.stop();
   hub_thread_.join();
@@ -187,8 +198,16 @@ std::string FakeHub::commit(const std::string& repo) const {
 }
 
 void FakeHub::set_faults(Faults faults) {
-  std::lock_guard lock(mutex_);
-  faults_ = std::move(faults);
+  {
+    std::lock_guard lock(mutex_);
+    faults_ = std::move(faults);
+  }
+  faults_changed_.notify_all();
+}
+
+void FakeHub::hold_if_silent() {
+  std::unique_lock lock(mutex_);
+  faults_changed_.wait(lock, [this] { return stopping_ || !faults_.silent; });
 }
 
 std::vector<SeenRequest> FakeHub::requests() const {
@@ -288,4 +307,4 @@ void FakeHub::serve_bytes(const httplib::Request& req, httplib::Response& res, c
   (void)req;
 }
 
-}  // namespace kernelhub::client::testing
+}  // namespace kernelhub::testing
