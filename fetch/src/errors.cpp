@@ -1,4 +1,4 @@
-#include "kernelhub/errors.hpp"
+#include "kernelhub/fetch/errors.hpp"
 
 namespace kernelhub {
 

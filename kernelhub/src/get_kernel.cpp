@@ -1,6 +1,6 @@
 // get_kernel and get_local_kernel: configuration read once, fetch, load, errors raised at the edge.
+#include "kernelhub/fetch/local_kernels.hpp"
 #include "kernelhub/load.hpp"
-#include "kernelhub/local_kernels.hpp"
 
 namespace kernelhub {
 

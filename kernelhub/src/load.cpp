@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "kernel_state.hpp"
-#include "kernelhub/kernel_tree.hpp"
+#include "kernelhub/fetch/kernel_tree.hpp"
 #include "kernelhub/loader/torch_libraries.hpp"
 #include "kernelhub/loader/torch_runtime.hpp"
 

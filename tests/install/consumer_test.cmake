@@ -12,7 +12,7 @@ file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 step("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component cpp)
 foreach(file lib/cmake/kernelhub/kernelhubConfig.cmake lib/cmake/kernelhub/kernelhubConfigVersion.cmake
-             include/kernelhub/kernelhub.hpp include/kernelhub/fetch.hpp lib/libkernelhub_kernelhub.a bin/kernelhub
+             include/kernelhub/kernelhub.hpp include/kernelhub/fetch/fetch.hpp lib/libkernelhub_kernelhub.a bin/kernelhub
              bin/kernelhub-get)
   if(NOT EXISTS ${prefix}/${file})
     message(FATAL_ERROR "the install has no ${file}")

@@ -1,8 +1,8 @@
-#include "kernelhub/local_kernels.hpp"
+#include "kernelhub/fetch/local_kernels.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "kernelhub/fetch.hpp"
+#include "kernelhub/fetch/fetch.hpp"
 
 namespace kernelhub {
 namespace {

@@ -1,4 +1,4 @@
-#include "kernelhub/lockfile.hpp"
+#include "kernelhub/fetch/lockfile.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>

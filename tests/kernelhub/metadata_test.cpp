@@ -1,4 +1,4 @@
-#include "kernelhub/metadata.hpp"
+#include "kernelhub/fetch/metadata.hpp"
 
 #include <unistd.h>
 

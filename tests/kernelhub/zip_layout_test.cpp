@@ -1,6 +1,6 @@
 // The zip build layout's package archive: what check_zip_package() refuses before anything
 // imports it, each a typed error naming the archive, the member and what to do.
-#include "kernelhub/zip_layout.hpp"
+#include "kernelhub/fetch/zip_layout.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>

@@ -19,9 +19,9 @@
 #include <string>
 
 #include "kernelhub/base/error.hpp"
-#include "kernelhub/errors.hpp"
-#include "kernelhub/fetch.hpp"
-#include "kernelhub/get_kernel_options.hpp"
+#include "kernelhub/fetch/errors.hpp"
+#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/get_kernel_options.hpp"
 #include "kernelhub/loader/op_library.hpp"
 #include "kernelhub/op_signature.hpp"
 

@@ -2,12 +2,12 @@
 // is selected for (this LibTorch and machine), the loader's pre-flight and dlopen, and the
 // Kernel it makes. get_kernel is fetch (fetch.hpp) then load; the CLI and tests call the stages.
 //
-// Errors are values here; raise_for() (kernelhub/errors.hpp, in fetch/) is the one place that turns them into
+// Errors are values here; raise_for() (kernelhub/fetch/errors.hpp, in fetch/) is the one place that turns them into
 // exceptions.
 #pragma once
 
 #include "kernelhub/base/environment_source.hpp"
-#include "kernelhub/fetch.hpp"
+#include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/kernelhub.hpp"
 
 namespace kernelhub {

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "kernelhub/base/environment_source.hpp"
-#include "kernelhub/fetch.hpp"
-#include "kernelhub/get_kernel_options.hpp"
+#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/get_kernel_options.hpp"
 #include "kernelhub/tvm_ffi.hpp"
 #include "kernelhub/tvm_ffi_loader/runtime.hpp"
 

@@ -47,7 +47,7 @@
 
 #include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/kernel_dependency.hpp"
+#include "kernelhub/fetch/kernel_dependency.hpp"
 
 namespace kernelhub {
 

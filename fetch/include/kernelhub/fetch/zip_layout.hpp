@@ -23,7 +23,7 @@
 #include <string_view>
 
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/metadata.hpp"
+#include "kernelhub/fetch/metadata.hpp"
 
 namespace kernelhub {
 

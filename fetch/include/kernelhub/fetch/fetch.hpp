@@ -38,12 +38,12 @@
 #include "kernelhub/client/progress.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/client/transport.hpp"
+#include "kernelhub/fetch/metadata.hpp"
+#include "kernelhub/fetch/wording.hpp"
 #include "kernelhub/loader/library_image.hpp"
-#include "kernelhub/metadata.hpp"
 #include "kernelhub/resolver/environment.hpp"
 #include "kernelhub/resolver/loadable.hpp"
 #include "kernelhub/resolver/select.hpp"
-#include "kernelhub/wording.hpp"
 
 namespace kernelhub {
 

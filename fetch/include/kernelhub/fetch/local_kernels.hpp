@@ -14,7 +14,7 @@
 
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/wording.hpp"
+#include "kernelhub/fetch/wording.hpp"
 
 namespace kernelhub {
 

@@ -27,8 +27,8 @@
 
 #include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/metadata.hpp"
-#include "kernelhub/wording.hpp"
+#include "kernelhub/fetch/metadata.hpp"
+#include "kernelhub/fetch/wording.hpp"
 
 namespace kernelhub {
 

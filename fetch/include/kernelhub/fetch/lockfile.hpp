@@ -30,8 +30,8 @@
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/client/repo_tree.hpp"
-#include "kernelhub/kernel_dependency.hpp"
-#include "kernelhub/wording.hpp"
+#include "kernelhub/fetch/kernel_dependency.hpp"
+#include "kernelhub/fetch/wording.hpp"
 
 namespace kernelhub {
 

@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "kernelhub/fetch.hpp"
-#include "kernelhub/kernel_dependency.hpp"
+#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/kernel_dependency.hpp"
 
 namespace kernelhub {
 
