@@ -2,7 +2,7 @@
 variants.py). Every rule is the C++ core's (kernelhub._core, with the GIL released): the
 revision-or-version rule, LOCAL_KERNELS, UNSTABLE_KERNELS_ALL_LATEST, lock files, revision
 resolution, variant selection and the GPU fit (`check_arch`), download, the checks of every load
-(fetch/include/kernelhub/fetch/variant_checks.hpp: kernels-minver, the digest) and metadata.json, with
+(fetch/internal/kernelhub/fetch/variant_checks.hpp: kernels-minver, the digest) and metadata.json, with
 the kernels package's words where it has its own. What stays here: reading the imported torch,
 finding the caller's package for a lock in its metadata, importing the variant (_importer.py),
 logging the core's warnings (as kernels logs them), and the signatures, return values and
