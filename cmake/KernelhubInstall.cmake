@@ -39,7 +39,7 @@ endif()
 # The headers: each layer's include/ folder, its public API, and nothing else. The libraries above
 # are all installed (they are linked), but what their internal/ folders declare is not for users: a
 # consumer compiles against kernelhub.hpp, kernelhub/fetch/, tvm_ffi.hpp and what those include
-# (tests/install/public_headers.txt lists it; the install test fails on any other header).
+# (tests/install/public_headers.cmake lists them; the install test fails on any other header).
 foreach(layer ${kh_layers})
   if(EXISTS ${PROJECT_SOURCE_DIR}/${layer}/include)
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${layer}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT cpp)

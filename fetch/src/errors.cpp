@@ -1,4 +1,4 @@
-#include "kernelhub/fetch/errors.hpp"
+#include "kernelhub/fetch/raise_for.hpp"
 
 namespace kernelhub {
 

@@ -262,7 +262,7 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
                             label + " cannot run on this machine: " + resolver::to_string(check.front().reason));
         }
       }
-      out.image = std::move(image);
+      if (image) out.image = std::make_shared<const loader::LibraryImage>(std::move(*image));
     }
   }
   timings.verify += seconds_since(verify_start);

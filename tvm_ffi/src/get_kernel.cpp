@@ -2,6 +2,7 @@
 // errors raised at the edge. Mirrors kernelhub/src/get_kernel.cpp with the selection of a process
 // that loads tvm-ffi builds only.
 #include "kernelhub/fetch/local_kernels.hpp"
+#include "kernelhub/fetch/raise_for.hpp"
 #include "kernelhub/tvm_ffi_load.hpp"
 
 namespace kernelhub::tvm_ffi {

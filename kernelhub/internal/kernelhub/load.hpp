@@ -2,8 +2,8 @@
 // is selected for (this LibTorch and machine), the loader's pre-flight and dlopen, and the
 // Kernel it makes. get_kernel is fetch (fetch.hpp) then load; the CLI and tests call the stages.
 //
-// Errors are values here; raise_for() (kernelhub/fetch/errors.hpp, in fetch/) is the one place that turns them into
-// exceptions.
+// Errors are values here; raise_for() (kernelhub/fetch/raise_for.hpp, in fetch/) is the one place that turns them
+// into exceptions.
 #pragma once
 
 #include "kernelhub/base/environment_source.hpp"
@@ -29,11 +29,5 @@ Result<Kernel> load_variant(FetchedVariant fetched, const EnvironmentSource& env
 // kernel needed it.
 Result<Kernel> load_kernel(const FetchRequest& request, const FetchContext& ctx,
                            std::optional<KernelDependency> standing_for = std::nullopt);
-
-// Builds Kernels (the only way to make one).
-struct KernelFactory {
-  static Kernel make(std::shared_ptr<const loader::OpLibrary> library, FetchedVariant fetched, double load_seconds,
-                     std::vector<Kernel> dependencies);
-};
 
 }  // namespace kernelhub

@@ -38,8 +38,11 @@
 #include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/fetch/get_kernel_options.hpp"
 #include "kernelhub/tvm_ffi_loader/argument.hpp"
-#include "kernelhub/tvm_ffi_loader/kernel_library.hpp"
 #include "kernelhub/tvm_ffi_loader/signature.hpp"
+
+namespace kernelhub::tvm_ffi_loader {
+class KernelLibrary;  // a loaded kernel library (tvm_ffi_loader/internal/kernelhub/tvm_ffi_loader/kernel_library.hpp)
+}
 
 namespace kernelhub::tvm_ffi {
 

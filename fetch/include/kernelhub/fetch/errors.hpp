@@ -1,7 +1,7 @@
 // The exceptions of kernelhub's C++ APIs (get_kernel, tvm_ffi::get_kernel): one class per failure
 // a user can act on, each carrying the ErrorCode that says the same, and a message that says what
-// was asked, what was found and what to do. raise_for() is the one place that turns an Error value
-// (base/error.hpp) into one of them.
+// was asked, what was found and what to do. The library throws them (raise_for.hpp, not installed,
+// turns its Error values into them); a program catches them.
 #pragma once
 
 #include <stdexcept>
@@ -70,8 +70,5 @@ class KernelRaisedError : public KernelhubError {
   std::string kernel_message_;
   std::string backtrace_;
 };
-
-// Throws the exception class that matches `error.code`.
-[[noreturn]] void raise_for(const Error& error);
 
 }  // namespace kernelhub

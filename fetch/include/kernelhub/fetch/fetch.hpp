@@ -37,15 +37,19 @@
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/client/progress.hpp"
 #include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/client/transport.hpp"
 #include "kernelhub/fetch/metadata.hpp"
 #include "kernelhub/fetch/wording.hpp"
-#include "kernelhub/loader/library_image.hpp"
 #include "kernelhub/resolver/environment.hpp"
 #include "kernelhub/resolver/loadable.hpp"
 #include "kernelhub/resolver/select.hpp"
 
 namespace kernelhub {
+namespace client {
+class Transport;  // the HTTP seam (client/internal/kernelhub/client/transport.hpp)
+}
+namespace loader {
+class LibraryImage;  // an op library's ELF and device code (loader/internal/kernelhub/loader/library_image.hpp)
+}
 
 struct LockFile;  // lockfile.hpp
 
@@ -117,7 +121,7 @@ struct FetchedVariant {
   std::optional<std::filesystem::path> library;  // the op library (native variants)
   // The library's ELF and device code when the fetch read them (to fit the GPUs): the load's
   // pre-flight uses the same parse. None when nothing needed them yet.
-  std::optional<loader::LibraryImage> image;
+  std::shared_ptr<const loader::LibraryImage> image;
   LoadTimings timings;  // resolve, download, verify
   // What the load should tell the user and did not stop it: no digest to verify the files by, a
   // build from a dirty tree, UNSTABLE_KERNELS_ALL_LATEST overriding the version asked for.

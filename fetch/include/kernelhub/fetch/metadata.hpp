@@ -45,11 +45,12 @@
 #include <string>
 #include <vector>
 
-#include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/fetch/kernel_dependency.hpp"
 
 namespace kernelhub {
+
+class FileDigests;  // base/internal/kernelhub/base/file_digests.hpp
 
 // The state of a git tree something was built from.
 struct GitStatus {

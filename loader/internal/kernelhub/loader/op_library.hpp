@@ -21,13 +21,9 @@
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/loader/elf_file.hpp"
+#include "kernelhub/loader/op_info.hpp"
 
 namespace kernelhub::loader {
-
-struct OpInfo {
-  std::string name;    // without the namespace, e.g. "rms_norm"
-  std::string schema;  // "_ns::rms_norm(Tensor(a!) out, Tensor input, Tensor weight, float eps) -> ()"
-};
 
 class OpLibrary {
  public:

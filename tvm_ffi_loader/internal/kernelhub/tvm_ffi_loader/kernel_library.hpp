@@ -37,12 +37,6 @@
 
 namespace kernelhub::tvm_ffi_loader {
 
-struct FunctionInfo {
-  std::string name;                    // "rms_norm_cpu": exported as __tvm_ffi_rms_norm_cpu
-  std::optional<Signature> signature;  // from __tvm_ffi__metadata_<name>, when the library has it
-  std::string metadata_problem;        // why a metadata symbol gave no signature; empty otherwise
-};
-
 struct CallOptions {
   std::optional<void*> stream;  // a cudaStream_t (hipStream_t) for the GPU tensors' devices
 };

@@ -1,4 +1,4 @@
-#include "kernelhub/load.hpp"
+#include "kernelhub/fetch/raise_for.hpp"
 
 #include <catch2/catch.hpp>
 
