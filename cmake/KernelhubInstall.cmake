@@ -35,17 +35,15 @@ if(KERNELHUB_WITH_TORCH)
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
   install(EXPORT kernelhubTorchTargets NAMESPACE kernelhub:: DESTINATION ${kh_config_dir} COMPONENT cpp)
   list(APPEND kh_layers loader kernelhub)
-else()
-  # binary_format's headers live in loader/include/kernelhub/loader/ with the loader's.
-  install(FILES ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/elf_file.hpp
-                ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/fatbin.hpp
-                ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/library_image.hpp
-                ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/file_checks.hpp
-                ${PROJECT_SOURCE_DIR}/loader/include/kernelhub/loader/torch_libraries.hpp
-          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kernelhub/loader COMPONENT cpp)
 endif()
+# The headers: each layer's include/ folder, its public API, and nothing else. The libraries above
+# are all installed (they are linked), but what their internal/ folders declare is not for users: a
+# consumer compiles against kernelhub.hpp, kernelhub/fetch/, tvm_ffi.hpp and what those include
+# (tests/install/public_headers.cmake lists them; the install test fails on any other header).
 foreach(layer ${kh_layers})
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${layer}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT cpp)
+  if(EXISTS ${PROJECT_SOURCE_DIR}/${layer}/include)
+    install(DIRECTORY ${PROJECT_SOURCE_DIR}/${layer}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT cpp)
+  endif()
 endforeach()
 install(EXPORT kernelhubTargets NAMESPACE kernelhub:: DESTINATION ${kh_config_dir} COMPONENT cpp)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/kernelhubConfig.cmake.in

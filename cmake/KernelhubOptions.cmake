@@ -21,16 +21,25 @@ function(kernelhub_target_defaults target)
 endfunction()
 
 # kernelhub_layer(<name> SOURCES ... LINK_PUBLIC ... LINK_PRIVATE ...): one folder, one target,
-# one namespace per layer: <name>/include/kernelhub/<name>/*.hpp is public, <name>/src private.
-# Installed as kernelhub::<name> (cmake/KernelhubInstall.cmake).
+# one namespace per layer. Its headers: <name>/include/ the public API, installed with the package
+# (cmake/KernelhubInstall.cmake); <name>/internal/ those the layers above use, never installed;
+# <name>/src/ the layer's own. Installed as kernelhub::<name>.
+# The include directories of a layer's target, from the layer's folder `dir`.
+function(kernelhub_layer_headers target dir)
+  foreach(kind include internal)
+    if(EXISTS ${dir}/${kind})
+      target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${dir}/${kind}>)
+    endif()
+  endforeach()
+  target_include_directories(${target} PUBLIC $<INSTALL_INTERFACE:include> PRIVATE ${dir}/src)
+endfunction()
+
 function(kernelhub_layer name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LINK_PUBLIC;LINK_PRIVATE" ${ARGN})
   add_library(kernelhub_${name} STATIC ${ARG_SOURCES})
   add_library(kernelhub::${name} ALIAS kernelhub_${name})
   set_target_properties(kernelhub_${name} PROPERTIES EXPORT_NAME ${name})
-  target_include_directories(kernelhub_${name}
-    PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>
-    PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  kernelhub_layer_headers(kernelhub_${name} ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(kernelhub_${name} PUBLIC ${ARG_LINK_PUBLIC} PRIVATE ${ARG_LINK_PRIVATE})
   # The headers are C++20: a consumer that links the target compiles as C++20 too.
   target_compile_features(kernelhub_${name} PUBLIC cxx_std_20)

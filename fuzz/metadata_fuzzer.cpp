@@ -1,4 +1,4 @@
-// libFuzzer target: Metadata::parse (kernelhub/metadata.hpp), a variant's metadata.json as the
+// libFuzzer target: Metadata::parse (kernelhub/fetch/metadata.hpp), a variant's metadata.json as the
 // Hub serves it. Beyond "no crash": what it accepts has a kernel name, an identifier `id` and a
 // version.
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "fuzz_require.hpp"
-#include "kernelhub/metadata.hpp"
+#include "kernelhub/fetch/metadata.hpp"
 
 using kernelhub::fuzz::require;
 

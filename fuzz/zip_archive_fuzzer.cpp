@@ -12,7 +12,7 @@
 #include "fuzz_require.hpp"
 #include "kernelhub/base/unique_fd.hpp"
 #include "kernelhub/base/zip_archive.hpp"
-#include "kernelhub/zip_layout.hpp"
+#include "kernelhub/fetch/zip_layout.hpp"
 
 using kernelhub::fuzz::require;
 

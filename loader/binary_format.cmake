@@ -10,9 +10,7 @@ add_library(kernelhub_binary_format STATIC
   ${CMAKE_CURRENT_LIST_DIR}/src/torch_libraries.cpp ${CMAKE_CURRENT_LIST_DIR}/src/library_paths.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/loaded_libraries.cpp)
 add_library(kernelhub::binary_format ALIAS kernelhub_binary_format)
-target_include_directories(kernelhub_binary_format
-                           PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_LIST_DIR}/include> $<INSTALL_INTERFACE:include>
-                           PRIVATE ${CMAKE_CURRENT_LIST_DIR}/src)
+kernelhub_layer_headers(kernelhub_binary_format ${CMAKE_CURRENT_LIST_DIR})
 set_target_properties(kernelhub_binary_format PROPERTIES EXPORT_NAME binary_format)
 target_link_libraries(kernelhub_binary_format PUBLIC kernelhub::base kernelhub::resolver PRIVATE ${CMAKE_DL_LIBS})
 kernelhub_target_defaults(kernelhub_binary_format)

@@ -9,7 +9,7 @@
 
 #include "kernelhub/base/read_file.hpp"
 #include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/lockfile.hpp"
+#include "kernelhub/fetch/lockfile.hpp"
 
 namespace kernelhub {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/errors.hpp"
+#include "kernelhub/fetch/raise_for.hpp"
 
 namespace kernelhub {
 

@@ -8,17 +8,17 @@
 #include "kernelhub/client/cache_layout.hpp"
 #include "kernelhub/client/cached_blob.hpp"
 #include "kernelhub/client/hub_client.hpp"
-#include "kernelhub/fetch.hpp"
+#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/lockfile.hpp"
+#include "kernelhub/fetch/publisher_trust.hpp"
+#include "kernelhub/fetch/variant_checks.hpp"
+#include "kernelhub/fetch/verification_stamps.hpp"
+#include "kernelhub/fetch/zip_layout.hpp"
 #include "kernelhub/loader/library_image.hpp"
-#include "kernelhub/lockfile.hpp"
-#include "kernelhub/publisher_trust.hpp"
 #include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/gpu_fit_step.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 #include "kernelhub/signing/verify.hpp"
-#include "kernelhub/variant_checks.hpp"
-#include "kernelhub/verification_stamps.hpp"
-#include "kernelhub/zip_layout.hpp"
 #include "request_lock.hpp"
 #include "variant_dir.hpp"
 
@@ -262,7 +262,7 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
                             label + " cannot run on this machine: " + resolver::to_string(check.front().reason));
         }
       }
-      out.image = std::move(image);
+      if (image) out.image = std::make_shared<const loader::LibraryImage>(std::move(*image));
     }
   }
   timings.verify += seconds_since(verify_start);

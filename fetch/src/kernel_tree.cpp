@@ -1,9 +1,9 @@
-#include "kernelhub/kernel_tree.hpp"
+#include "kernelhub/fetch/kernel_tree.hpp"
 
 #include <map>
 #include <utility>
 
-#include "kernelhub/local_kernels.hpp"
+#include "kernelhub/fetch/local_kernels.hpp"
 #include "request_lock.hpp"
 
 namespace kernelhub {

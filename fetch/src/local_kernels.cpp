@@ -1,4 +1,4 @@
-#include "kernelhub/local_kernels.hpp"
+#include "kernelhub/fetch/local_kernels.hpp"
 
 #include "kernelhub/client/repo_id.hpp"
 

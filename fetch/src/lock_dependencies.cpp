@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <tuple>
 
-#include "kernelhub/lockfile.hpp"
-#include "kernelhub/metadata.hpp"
-#include "kernelhub/publisher_trust.hpp"
+#include "kernelhub/fetch/lockfile.hpp"
+#include "kernelhub/fetch/metadata.hpp"
+#include "kernelhub/fetch/publisher_trust.hpp"
 
 namespace kernelhub {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/lockfile.hpp"
+#include "kernelhub/fetch/lockfile.hpp"
 
 #include <nlohmann/json.hpp>
 

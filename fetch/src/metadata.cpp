@@ -1,4 +1,4 @@
-#include "kernelhub/metadata.hpp"
+#include "kernelhub/fetch/metadata.hpp"
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,7 @@
 #include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/base/sha512.hpp"
-#include "kernelhub/variant_checks.hpp"
+#include "kernelhub/fetch/variant_checks.hpp"
 
 namespace kernelhub {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/publisher_trust.hpp"
+#include "kernelhub/fetch/publisher_trust.hpp"
 
 #include <sys/stat.h>
 
@@ -12,7 +12,7 @@
 #include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/read_file.hpp"
-#include "kernelhub/verification_stamps.hpp"
+#include "kernelhub/fetch/verification_stamps.hpp"
 
 namespace kernelhub {
 

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "kernelhub/fetch.hpp"
-#include "kernelhub/lockfile.hpp"
+#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/lockfile.hpp"
 
 namespace kernelhub {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/variant_checks.hpp"
+#include "kernelhub/fetch/variant_checks.hpp"
 
 #include <charconv>
 #include <cstdint>

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/metadata.hpp"
+#include "kernelhub/fetch/metadata.hpp"
 
 namespace kernelhub {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/verification_stamps.hpp"
+#include "kernelhub/fetch/verification_stamps.hpp"
 
 #include <sys/stat.h>
 

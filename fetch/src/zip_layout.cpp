@@ -1,4 +1,4 @@
-#include "kernelhub/zip_layout.hpp"
+#include "kernelhub/fetch/zip_layout.hpp"
 
 #include <algorithm>
 #include <set>

@@ -1,6 +1,7 @@
 // get_kernel and get_local_kernel: configuration read once, fetch, load, errors raised at the edge.
+#include "kernelhub/fetch/local_kernels.hpp"
+#include "kernelhub/fetch/raise_for.hpp"
 #include "kernelhub/load.hpp"
-#include "kernelhub/local_kernels.hpp"
 
 namespace kernelhub {
 

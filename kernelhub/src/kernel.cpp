@@ -1,4 +1,5 @@
 #include "kernel_state.hpp"
+#include "kernelhub/fetch/raise_for.hpp"
 #include "kernelhub/load.hpp"
 
 namespace kernelhub {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernelhub/kernelhub.hpp"
+#include "kernelhub/loader/op_library.hpp"
 
 namespace kernelhub {
 

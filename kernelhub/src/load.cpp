@@ -2,8 +2,10 @@
 
 #include <chrono>
 
+#include "kernel_factory.hpp"
 #include "kernel_state.hpp"
-#include "kernelhub/kernel_tree.hpp"
+#include "kernelhub/fetch/kernel_tree.hpp"
+#include "kernelhub/loader/library_image.hpp"
 #include "kernelhub/loader/torch_libraries.hpp"
 #include "kernelhub/loader/torch_runtime.hpp"
 

@@ -1,5 +1,5 @@
 # Run by ctest (tests/install/CMakeLists.txt): BUILD_DIR, SOURCE_DIR, WORK_DIR, PYTHON, GENERATOR,
-# KERNEL_DIR. Fails (FATAL_ERROR) with the step's output when a step fails.
+# KERNEL_DIR, WITH_TVM_FFI. Fails (FATAL_ERROR) with the step's output when a step fails.
 function(step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -12,12 +12,62 @@ file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 step("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component cpp)
 foreach(file lib/cmake/kernelhub/kernelhubConfig.cmake lib/cmake/kernelhub/kernelhubConfigVersion.cmake
-             include/kernelhub/kernelhub.hpp include/kernelhub/fetch.hpp lib/libkernelhub_kernelhub.a bin/kernelhub
+             include/kernelhub/kernelhub.hpp include/kernelhub/fetch/fetch.hpp lib/libkernelhub_kernelhub.a bin/kernelhub
              bin/kernelhub-get)
   if(NOT EXISTS ${prefix}/${file})
     message(FATAL_ERROR "the install has no ${file}")
   endif()
 endforeach()
+
+# The installed headers are the public API, exactly (public_headers.cmake), and each compiles alone
+# against the install, with only the component it belongs to: a public header that includes an
+# internal one, or needs another header first, fails here.
+include(${CMAKE_CURRENT_LIST_DIR}/public_headers.cmake)
+set(expected ${KERNELHUB_PUBLIC_HEADERS} ${KERNELHUB_PUBLIC_HEADERS_TORCH})
+if(WITH_TVM_FFI)
+  list(APPEND expected ${KERNELHUB_PUBLIC_HEADERS_TVM_FFI})
+endif()
+file(GLOB_RECURSE installed LIST_DIRECTORIES false RELATIVE ${prefix}/include ${prefix}/include/*)
+set(extra ${installed})
+list(REMOVE_ITEM extra ${expected})
+set(missing ${expected})
+list(REMOVE_ITEM missing ${installed})
+if(extra OR missing)
+  string(REPLACE ";" "\n  " extra "${extra}")
+  string(REPLACE ";" "\n  " missing "${missing}")
+  message(FATAL_ERROR "the installed headers are not the public API (tests/install/public_headers.cmake):\n"
+                      "installed, not public:\n  ${extra}\nmissing:\n  ${missing}")
+endif()
+set(headers_project ${WORK_DIR}/headers)
+set(headers_cmake "cmake_minimum_required(VERSION 3.25)\nproject(public_headers LANGUAGES CXX)\n")
+set(components fetch kernelhub)
+if(WITH_TVM_FFI)
+  list(APPEND components tvm_ffi)
+endif()
+string(APPEND headers_cmake "find_package(kernelhub CONFIG REQUIRED COMPONENTS ${components})\n")
+foreach(component ${components})
+  if(component STREQUAL "kernelhub")
+    set(headers ${KERNELHUB_PUBLIC_HEADERS_TORCH})
+  elseif(component STREQUAL "tvm_ffi")
+    set(headers ${KERNELHUB_PUBLIC_HEADERS_TVM_FFI})
+    list(FILTER headers INCLUDE REGEX "\\.hpp$")
+  else()
+    set(headers ${KERNELHUB_PUBLIC_HEADERS})
+  endif()
+  set(sources "")
+  foreach(header ${headers})
+    string(MAKE_C_IDENTIFIER ${header} tu)
+    file(WRITE ${headers_project}/${tu}.cpp "#include <${header}>\n#include <${header}>\n")
+    list(APPEND sources ${tu}.cpp)
+  endforeach()
+  string(APPEND headers_cmake "add_library(alone_${component} OBJECT ${sources})\n"
+                              "target_link_libraries(alone_${component} PRIVATE kernelhub::${component})\n"
+                              "target_compile_options(alone_${component} PRIVATE -Wall -Wextra -Werror)\n")
+endforeach()
+file(WRITE ${headers_project}/CMakeLists.txt "${headers_cmake}")
+step("configuring one translation unit per public header" ${CMAKE_COMMAND} -S ${headers_project}
+     -B ${headers_project}/build -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix} -DPython3_EXECUTABLE=${PYTHON})
+step("compiling each public header alone" ${CMAKE_COMMAND} --build ${headers_project}/build)
 
 step("the installed CLI" ${prefix}/bin/kernelhub --help)
 # `kernelhub get` runs the installed kernelhub-get beside it, which finds its LibTorch (INSTALL_RPATH).

@@ -199,7 +199,7 @@ def test_a_torch_free_install_builds_a_fetch_consumer(torch_free_prefix, tmp_pat
     project = tmp_path / "fetch-consumer"
     project.mkdir()
     (project / "main.cpp").write_text(
-        '#include <cstdio>\n#include "kernelhub/fetch.hpp"\n'
+        '#include <cstdio>\n#include "kernelhub/fetch/fetch.hpp"\n'
         "int main() {\n"
         "  auto status = kernelhub::require_revision_or_version(std::nullopt, std::nullopt);\n"
         '  std::puts(status ? "accepted" : status.error().message.c_str());\n'

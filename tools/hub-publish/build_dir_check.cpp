@@ -7,13 +7,13 @@
 
 #include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/fetch/metadata.hpp"
+#include "kernelhub/fetch/zip_layout.hpp"
 #include "kernelhub/loader/elf_file.hpp"
 #include "kernelhub/loader/preflight.hpp"
 #include "kernelhub/loader/torch_libraries.hpp"
-#include "kernelhub/metadata.hpp"
 #include "kernelhub/resolver/variant.hpp"
 #include "kernelhub/signing/signature_file.hpp"
-#include "kernelhub/zip_layout.hpp"
 #if defined(KERNELHUB_WITH_TVM_FFI)
 #include "kernelhub/tvm_ffi_loader/preflight.hpp"
 #include "kernelhub/tvm_ffi_loader/runtime.hpp"

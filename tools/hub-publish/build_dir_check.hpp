@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/metadata.hpp"
+#include "kernelhub/fetch/metadata.hpp"
 #include "kernelhub/resolver/environment.hpp"
 
 namespace kernelhub::publish {

@@ -10,7 +10,7 @@
 #include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/base/read_file.hpp"
 #include "kernelhub/base/zip_writer.hpp"
-#include "kernelhub/zip_layout.hpp"
+#include "kernelhub/fetch/zip_layout.hpp"
 
 namespace kernelhub::publish {
 

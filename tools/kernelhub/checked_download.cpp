@@ -4,7 +4,7 @@
 
 #include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/client/cache_layout.hpp"
-#include "kernelhub/verification_stamps.hpp"
+#include "kernelhub/fetch/verification_stamps.hpp"
 
 namespace kernelhub::cli {
 

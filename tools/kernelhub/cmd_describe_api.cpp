@@ -21,7 +21,7 @@
 #include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/read_file.hpp"
 #include "kernelhub/client/hub_client.hpp"
-#include "kernelhub/fetch.hpp"
+#include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/loader/op_schema_text.hpp"
 #include "selection_environment.hpp"
 

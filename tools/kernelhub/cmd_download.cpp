@@ -12,7 +12,7 @@
 #include "command.hpp"
 #include "dependency_download.hpp"
 #include "kernelhub/client/hub_client.hpp"
-#include "kernelhub/lockfile.hpp"
+#include "kernelhub/fetch/lockfile.hpp"
 #include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
 #include "kernelhub/signing/signature_file.hpp"

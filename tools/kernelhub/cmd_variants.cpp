@@ -35,7 +35,7 @@
 #include "kernel_target.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/fetch.hpp"
+#include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
 #include "selection_environment.hpp"

@@ -6,7 +6,7 @@
 
 #include "command.hpp"
 #include "kernelhub/base/file_digests.hpp"
-#include "kernelhub/metadata.hpp"
+#include "kernelhub/fetch/metadata.hpp"
 #include "kernelhub/signing/verify.hpp"
 
 namespace kernelhub::cli {

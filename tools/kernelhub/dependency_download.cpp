@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "kernelhub/metadata.hpp"
+#include "kernelhub/fetch/metadata.hpp"
 #include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
 

@@ -4,7 +4,7 @@
 #include <cassert>
 
 #include "checked_download.hpp"
-#include "kernelhub/lockfile.hpp"
+#include "kernelhub/fetch/lockfile.hpp"
 #include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
 #include "kernelhub/signing/signature_file.hpp"

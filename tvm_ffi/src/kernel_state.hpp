@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "kernelhub/tvm_ffi.hpp"
+#include "kernelhub/tvm_ffi_loader/kernel_library.hpp"
 
 namespace kernelhub::tvm_ffi {
 

@@ -1,6 +1,7 @@
 #include <chrono>
 
 #include "kernel_state.hpp"
+#include "kernelhub/loader/library_image.hpp"
 #include "kernelhub/resolver/cuda_probe.hpp"
 #include "kernelhub/tvm_ffi_load.hpp"
 

@@ -5,9 +5,9 @@
 // Face cache, verifies it, checks that it can load in this process and loads it, after the kernels
 // it depends on (metadata.json `kernel-depends`, fetched and loaded the same way); configuration
 // comes from the environment (LOCAL_KERNELS, KERNELHUB_*, HF_*), read once per call. The stages
-// alone: fetch.hpp, load.hpp. Errors are exceptions derived from KernelhubError, each saying what
-// was asked, what was found and what to do. get_kernel may be called from several threads; a
-// Kernel is immutable and its ops may be called from any thread.
+// alone: kernelhub/fetch/fetch.hpp, then the load stage. Errors are exceptions derived from KernelhubError, each saying
+// what was asked, what was found and what to do. get_kernel may be called from several threads; a Kernel is immutable
+// and its ops may be called from any thread.
 #pragma once
 
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -18,11 +18,10 @@
 #include <optional>
 #include <string>
 
-#include "kernelhub/base/error.hpp"
-#include "kernelhub/errors.hpp"
-#include "kernelhub/fetch.hpp"
-#include "kernelhub/get_kernel_options.hpp"
-#include "kernelhub/loader/op_library.hpp"
+#include "kernelhub/fetch/errors.hpp"
+#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/get_kernel_options.hpp"
+#include "kernelhub/loader/op_info.hpp"
 #include "kernelhub/op_signature.hpp"
 
 namespace kernelhub {
@@ -71,7 +70,7 @@ class Kernel {
   const std::vector<std::string>& fallbacks() const;
 
  private:
-  friend struct KernelFactory;  // load.hpp
+  friend struct KernelFactory;  // the load stage's, not installed (kernelhub/src/kernel_factory.hpp)
   struct State;
   explicit Kernel(std::shared_ptr<const State> state) : state_(std::move(state)) {}
   c10::OperatorHandle checked(std::string_view name, const CppSignature& signature) const;

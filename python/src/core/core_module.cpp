@@ -5,7 +5,7 @@
 // download, verification and metadata.json. It returns plain data (dicts, lists, strings).
 // Importing the variant directory as a module stays in Python (kernelhub/_importer.py), exactly as
 // the `kernels` package imports it; so do the kernels-compatible signatures and exception classes.
-// Where kernels has its own words for an error, the core uses them (kernelhub/wording.hpp).
+// Where kernels has its own words for an error, the core uses them (kernelhub/fetch/wording.hpp).
 //
 // Torch: _core links only the torch-free layers (fetch and below), so one build fits every torch.
 // The caller passes the text of the torch it imported, read as the resolver reads an installed
@@ -34,12 +34,12 @@
 #include "kernelhub/base/hub_names.hpp"
 #include "kernelhub/client/progress.hpp"
 #include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/fetch.hpp"
-#include "kernelhub/kernel_tree.hpp"
-#include "kernelhub/local_kernels.hpp"
-#include "kernelhub/lockfile.hpp"
+#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/kernel_tree.hpp"
+#include "kernelhub/fetch/local_kernels.hpp"
+#include "kernelhub/fetch/lockfile.hpp"
+#include "kernelhub/fetch/variant_checks.hpp"
 #include "kernelhub/resolver/torch_version_info.hpp"
-#include "kernelhub/variant_checks.hpp"
 
 namespace py = pybind11;
 

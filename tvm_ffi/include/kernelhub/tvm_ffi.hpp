@@ -20,8 +20,8 @@
 // tensors' devices, restored after the call), else on the stream this thread last set through
 // TVM-FFI, by default CUDA's default stream.
 //
-// Errors are the exceptions of kernelhub/errors.hpp (fetch/). get_kernel may be called from several threads; a Kernel
-// is immutable and its functions may be called from any thread.
+// Errors are the exceptions of kernelhub/fetch/errors.hpp (fetch/). get_kernel may be called from several threads; a
+// Kernel is immutable and its functions may be called from any thread.
 #pragma once
 
 #include <array>
@@ -34,12 +34,15 @@
 #include <utility>
 #include <vector>
 
-#include "kernelhub/errors.hpp"
-#include "kernelhub/fetch.hpp"
-#include "kernelhub/get_kernel_options.hpp"
+#include "kernelhub/fetch/errors.hpp"
+#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/get_kernel_options.hpp"
 #include "kernelhub/tvm_ffi_loader/argument.hpp"
-#include "kernelhub/tvm_ffi_loader/kernel_library.hpp"
 #include "kernelhub/tvm_ffi_loader/signature.hpp"
+
+namespace kernelhub::tvm_ffi_loader {
+class KernelLibrary;  // a loaded kernel library (tvm_ffi_loader/internal/kernelhub/tvm_ffi_loader/kernel_library.hpp)
+}
 
 namespace kernelhub::tvm_ffi {
 

@@ -3,7 +3,7 @@
 // An Error is a closed ErrorCode (chosen so that a caller can decide "retry, fix the input, or
 // give up" from the code alone) plus a message that says what was asked, what was found and what
 // to do. Layers return Result<T>; only the edges (get_kernel, the CLI, the Python shim) turn an
-// Error into an exception (see fetch/include/kernelhub/errors.hpp).
+// Error into an exception (see fetch/include/kernelhub/fetch/errors.hpp).
 //
 // Thread safety: a value type; copies are independent.
 #pragma once

@@ -46,4 +46,11 @@ struct Signature {
   Status check(std::string_view name, std::span<const Argument> arguments) const;
 };
 
+// One function a kernel library exports, with its signature where it has one.
+struct FunctionInfo {
+  std::string name;                    // "rms_norm_cpu": exported as __tvm_ffi_rms_norm_cpu
+  std::optional<Signature> signature;  // from __tvm_ffi__metadata_<name>, when the library has it
+  std::string metadata_problem;        // why a metadata symbol gave no signature; empty otherwise
+};
+
 }  // namespace kernelhub::tvm_ffi_loader

@@ -1,0 +1,109 @@
+// Lock files: which commit of each kernel a project loads, and what each variant's files hash to.
+//
+// Two formats are read, both as the `kernels` package writes them:
+//   kernels >= 0.17:  [{"dependency": {"repo-id": "org/name", "version": 1 | "revision": "main"},
+//                       "lock": {"commit": "<40 hex>"}}]
+//   kernels <= 0.16:  [{"repo_id": "org/name", "sha": "<40 hex>",
+//                       "variants": {"<variant>": {"hash": "sha256-<hex>", "hash_type": "git_lfs_concat"}}}]
+// kernels 0.17 rejects unknown fields, so the per-variant hashes cannot ride in its format:
+// `kernelhub lock` writes kernels.lock in the current format (kernels 0.17 loads it) and the hashes
+// beside it in `kernelhub.lock`, in the <= 0.16 format. LockFile::read() merges the two.
+//
+// The `git_lfs_concat` hash of a variant (kernels <= 0.16 `get_kernel_locks`): the files under
+// build/<variant>/ (no .pyc, no __pycache__), sorted by their variant-relative POSIX path bytes;
+// SHA-256 over, for each file, the path bytes followed by the raw bytes of its digest (the LFS
+// sha256 for LFS files, else the git blob sha1). kernels stopped checking it in 0.17; we check it
+// on every locked load (get_kernel with GetKernelOptions::lockfile).
+//
+// Thread safety: value types and free functions.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/base/file_digests.hpp"
+#include "kernelhub/base/result.hpp"
+#include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/client/repo_tree.hpp"
+#include "kernelhub/fetch/kernel_dependency.hpp"
+#include "kernelhub/fetch/wording.hpp"
+
+namespace kernelhub {
+
+inline constexpr std::string_view kLockFileName = "kernels.lock";
+inline constexpr std::string_view kLockHashesFileName = "kernelhub.lock";
+
+struct KernelLock {
+  KernelDependency dependency;
+  std::string commit;                           // 40 lower-case hex
+  std::map<std::string, std::string> variants;  // variant → "sha256-<64 hex>"; empty: no hashes known
+};
+
+enum class LockFormat {
+  kKernels,  // kernels >= 0.17 (commit only)
+  kLegacy,   // kernels <= 0.16 (commit and per-variant hashes)
+};
+
+struct LockFile {
+  std::vector<KernelLock> locks;
+
+  const KernelLock* find(std::string_view repo_id) const;
+  // The lock of exactly `dependency`: its repo and its version or revision, as kernels matches a
+  // kernel's own dependencies against a lock (its lock entries are keyed by both). An entry in
+  // the format of kernels <= 0.16, which records no version, is its repo's.
+  const KernelLock* find(const KernelDependency& dependency) const;
+  // The lock of `repo_id`. Errors: kNotFound (Missing::kLock) saying how to lock it, in `wording`
+  // (kernelhub's names `source`, the lock file).
+  Result<KernelLock> lock_of(std::string_view repo_id, std::string_view source,
+                             Wording wording = Wording::kKernelhub) const;
+  // The lock of exactly `dependency` (find() above). Errors: as lock_of(repo_id).
+  Result<KernelLock> lock_of(const KernelDependency& dependency, std::string_view source,
+                             Wording wording = Wording::kKernelhub) const;
+
+  // Errors: kCorruptFile naming `source` and what is wrong (not a list, an unknown field, a commit
+  // that is not 40 hex, a hash that is not sha256-<64 hex>, an unknown hash_type, a repo locked twice).
+  static Result<LockFile> parse(std::string_view json, std::string_view source);
+  // Reads `path` and, when it carries no hashes, merges `kernelhub.lock` beside it. Errors:
+  // kNotFound, kIo, those of parse(), and kCorruptFile when the two files lock different commits.
+  static Result<LockFile> read(const std::filesystem::path& path);
+
+  // Pretty JSON, two-space indent, locks in the order given.
+  std::string to_json(LockFormat format) const;
+};
+
+// The `git_lfs_concat` hash of every `build/torch*` variant in `tree` (see above).
+std::map<std::string, std::string> variant_lock_hashes(const client::RepoTree& tree);
+
+// Checks the files of a variant directory against `tree` (the listing at the locked commit) and
+// the lock: the same set of files (bytecode aside), each one's content matching its git or LFS
+// digest, and the listing hashing to `expected`. Errors: kIntegrityMismatch naming every file
+// that differs, or the two hashes. `digests`, when given, is shared with the load's other checks.
+Status verify_variant_lock(const std::filesystem::path& variant_dir, const client::RepoTree& tree,
+                           std::string_view variant, std::string_view expected, FileDigests* digests = nullptr);
+
+// [tool.kernels.dependencies] of a pyproject.toml, or [dependencies] of a kernels.toml: one
+// `"org/name" = <major version>` (or `= "<revision>"`) per line. Errors: kNotFound (no such file
+// or table), kInvalidArgument naming the line of anything else in that table.
+Result<std::vector<KernelDependency>> read_dependencies(const std::filesystem::path& file);
+
+// The dependency file of a project directory: pyproject.toml when it has the table, else
+// kernels.toml. Errors: kNotFound saying what was looked for.
+Result<std::filesystem::path> find_dependency_file(const std::filesystem::path& project_dir);
+
+// Locks each dependency (what `kernelhub lock` does): the publisher trust check (publisher_trust.hpp),
+// its version or revision resolved to a commit, and the hash of every build/torch* variant in the
+// listing at that commit; then, as `kernels lock` does, every kernel that any of its variants
+// depends on (metadata.json `kernel-depends`, recursively). The locks are in kernels' order: by
+// repo, versions before revisions. Network: refs, tree, org overview (once per repo),
+// metadata.json of each variant.
+// Errors: those of the client and of the trust check; kNotFound for a repo with no build/torch*
+// variant; kDependencyCycle naming the chain; kInvalidArgument for a repo needed at two versions.
+Result<LockFile> lock_dependencies(const std::vector<KernelDependency>& dependencies, const client::HubClient& hub,
+                                   bool trust_remote_code, const EnvironmentSource& env);
+
+}  // namespace kernelhub

