@@ -42,6 +42,13 @@ def pytest_configure(config):
             setattr(huggingface_hub.hf_api, name, _removed_in_this_client(name, huggingface_hub.__version__))
 
 
+def _key(nodeid: str) -> str:
+    # Parameters made of the endpoint (test_fix_hf_endpoint_in_url[http://127.0.0.1:PORT/...]) name
+    # the test alike in the stub's run and the server's, whose ports differ.
+    endpoint = os.environ.get("HF_ENDPOINT")
+    return nodeid.replace(endpoint, "{endpoint}") if endpoint else nodeid
+
+
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", "0.0.0.0", ""}
 _results: dict[str, dict] = {}
 _modules: dict[str, dict] = {}
@@ -124,7 +131,7 @@ def pytest_collection_modifyitems(session, config, items):
         marker = next((m for m in hub_suite_scope.MARKERS if item.get_closest_marker(m)), None)
         area = None if marker else hub_suite_scope.test_area(item.nodeid)
         if marker or area:
-            _results[item.nodeid] = {"left_out": f"marker {marker}" if marker else area.name}
+            _results[_key(item.nodeid)] = {"left_out": f"marker {marker}" if marker else area.name}
             dropped.append(item)
         else:
             kept.append(item)
@@ -135,14 +142,14 @@ def pytest_collection_modifyitems(session, config, items):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item, nextitem):
-    _current.append(item.nodeid)
+    _current.append(_key(item.nodeid))
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
-    entry = _results.setdefault(item.nodeid, {})
+    entry = _results.setdefault(_key(item.nodeid), {})
     entry["seconds"] = round(entry.get("seconds", 0.0) + report.duration, 2)
     # A test fails if any phase fails; it passes only if its call phase passed.
     if report.failed:
@@ -156,7 +163,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_runtest_logfinish(nodeid, location):
-    if _current and _current[-1] == nodeid:
+    if _current and _current[-1] == _key(nodeid):
         _current.pop()
 
 
