@@ -20,17 +20,6 @@ namespace {
 
 using Files = std::map<std::filesystem::path, FileDigests::Entry>;
 
-// What this process verified, by canonical variant directory.
-struct ProcessRecord {
-  std::mutex mutex;
-  std::map<std::filesystem::path, Files> dirs;
-};
-
-ProcessRecord& process_record() {
-  static ProcessRecord record;
-  return record;
-}
-
 std::filesystem::path canonical_or_same(const std::filesystem::path& path) {
   std::error_code ec;
   auto canonical = std::filesystem::canonical(path, ec);
@@ -98,9 +87,20 @@ std::string stamp_json(const std::filesystem::path& dir, const Files& files) {
 
 }  // namespace
 
-VerificationStamps::VerificationStamps(std::optional<std::filesystem::path> state_dir, bool in_process,
+std::optional<Files> VerifiedDirs::find(const std::filesystem::path& dir) const {
+  std::lock_guard lock(mutex_);
+  const auto it = dirs_.find(dir);
+  return it == dirs_.end() ? std::nullopt : std::optional(it->second);
+}
+
+void VerifiedDirs::keep(const std::filesystem::path& dir, Files files) {
+  std::lock_guard lock(mutex_);
+  dirs_.insert_or_assign(dir, std::move(files));
+}
+
+VerificationStamps::VerificationStamps(std::optional<std::filesystem::path> state_dir, VerifiedDirs* in_memory,
                                        std::chrono::nanoseconds racy_window)
-    : state_dir_(std::move(state_dir)), in_process_(in_process), racy_window_(racy_window) {}
+    : state_dir_(std::move(state_dir)), in_memory_(in_memory), racy_window_(racy_window) {}
 
 std::optional<std::filesystem::path> VerificationStamps::state_dir_from(const EnvironmentSource& env) {
   if (auto dir = env("KERNELHUB_STATE_DIR"); dir && !dir->empty()) return std::filesystem::path(*dir);
@@ -119,11 +119,9 @@ std::optional<std::filesystem::path> VerificationStamps::stamp_file(const std::f
 
 void VerificationStamps::seed(const std::filesystem::path& variant_dir, FileDigests& digests) const {
   const auto dir = canonical_or_same(variant_dir);
-  if (in_process_) {
-    auto& record = process_record();
-    std::lock_guard lock(record.mutex);
-    if (auto it = record.dirs.find(dir); it != record.dirs.end()) {
-      for (const auto& [path, entry] : it->second) digests.remember(path, entry);
+  if (in_memory_ != nullptr) {
+    if (auto files = in_memory_->find(dir)) {
+      for (const auto& [path, entry] : *files) digests.remember(path, entry);
       return;
     }
   }
@@ -136,11 +134,7 @@ void VerificationStamps::record(const std::filesystem::path& variant_dir, const 
   const auto dir = canonical_or_same(variant_dir);
   // Keyed by canonical path: in a cache snapshot, the blobs the variant's links point at.
   const Files& files = digests.used();
-  if (in_process_) {
-    auto& record = process_record();
-    std::lock_guard lock(record.mutex);
-    record.dirs.insert_or_assign(dir, files);
-  }
+  if (in_memory_ != nullptr) in_memory_->keep(dir, files);
   // Racily clean entries are not written (as git does): a file changed within the file system's
   // timestamp granularity of its hashing could be changed again without moving its times. Such a
   // file is hashed once more by a later process, then recorded.
