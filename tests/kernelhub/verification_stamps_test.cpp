@@ -97,6 +97,34 @@ TEST_CASE("in one process a verified directory is not hashed again, unless a fil
   CHECK(changed.bytes_read() == 3);
 }
 
+TEST_CASE("a repeated record of unchanged files leaves the stamp file that holds it alone") {
+  const auto root = fresh_dir("repeated");
+  const auto variant = root / "variant";
+  std::filesystem::create_directories(variant);
+  write(variant / "_ops.so", "abc");
+  VerifiedDirs in_memory;
+  const VerificationStamps stamps(root / "state", &in_memory, /*racy_window=*/std::chrono::seconds(0));
+  FileDigests first;
+  hash_all(variant, first);
+  stamps.record(variant, first);
+  const auto file = stamps.stamp_file(variant).value();
+  REQUIRE(std::filesystem::exists(file));
+  std::filesystem::remove(file);  // so that a write would show
+
+  FileDigests again;
+  stamps.seed(variant, again);
+  hash_all(variant, again);
+  stamps.record(variant, again);
+  CHECK_FALSE(std::filesystem::exists(file));
+
+  write(variant / "_ops.so", "abd");
+  FileDigests changed;
+  stamps.seed(variant, changed);
+  hash_all(variant, changed);
+  stamps.record(variant, changed);
+  CHECK(std::filesystem::exists(file));
+}
+
 TEST_CASE("a file changed just before its verification was recorded goes to no stamp file") {
   const auto root = fresh_dir("racy");
   const auto variant = root / "variant";

@@ -32,16 +32,26 @@
 namespace kernelhub {
 
 // The verifications remembered in memory, by canonical variant directory: what VerificationStamps
-// records into and seeds from before it reads a stamp file.
+// records into and seeds from before it reads a stamp file, and which stamp file already holds
+// all of a record (a repeated load of unchanged files then writes none).
 class VerifiedDirs {
  public:
+  using Files = std::map<std::filesystem::path, FileDigests::Entry>;
+
   // What was recorded for `dir`, if anything.
-  std::optional<std::map<std::filesystem::path, FileDigests::Entry>> find(const std::filesystem::path& dir) const;
-  void keep(const std::filesystem::path& dir, std::map<std::filesystem::path, FileDigests::Entry> files);
+  std::optional<Files> find(const std::filesystem::path& dir) const;
+  // Whether `files` is what was recorded for `dir`, and written, every entry, to `stamp_file`.
+  bool written(const std::filesystem::path& dir, const Files& files, const std::filesystem::path& stamp_file) const;
+  // `written_to`: the stamp file that holds every entry of `files`, if one does.
+  void keep(const std::filesystem::path& dir, Files files, std::optional<std::filesystem::path> written_to);
 
  private:
+  struct Record {
+    Files files;
+    std::optional<std::filesystem::path> written_to;
+  };
   mutable std::mutex mutex_;
-  std::map<std::filesystem::path, std::map<std::filesystem::path, FileDigests::Entry>> dirs_;
+  std::map<std::filesystem::path, Record> dirs_;
 };
 
 class VerificationStamps {
@@ -60,7 +70,7 @@ class VerificationStamps {
   void seed(const std::filesystem::path& variant_dir, FileDigests& digests) const;
 
   // Records that `digests`'s hashes verified `variant_dir`: in memory and, best effort, in its
-  // stamp file.
+  // stamp file (not written again while it holds exactly this record).
   void record(const std::filesystem::path& variant_dir, const FileDigests& digests) const;
 
   // The stamp file of `variant_dir`, when there is a state directory.
