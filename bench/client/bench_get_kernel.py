@@ -69,23 +69,28 @@ def py_run(env: dict, server, package: str, kwargs: dict, repeat: int) -> dict:
             "again_ms": got["again_s"] * 1e3, "again_requests": got["again_requests"] / max(repeat, 1)}
 
 
+def bench_tools(build: Path):
+    """get_kernel_bench of `build`, and the tests' helpers that start `kernelhub serve`, make a
+    client's environment for it and publish the reference kernel's CPU variant to it."""
+    os.environ["KERNELHUB_BUILD_DIR"] = str(build)
+    sys.path.insert(0, str(ROOT / "tests" / "python"))
+    import conftest  # noqa: E402  (the kernelhub serve launcher the tests use)
+    from shim_support import child_env, publish  # noqa: E402
+
+    return build / "bin" / "get_kernel_bench", conftest._start_server, child_env, publish
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default=str(ROOT / "build"))
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--json", help="also write the raw numbers here")
     args = parser.parse_args()
-    build = Path(args.build).resolve()
-    os.environ["KERNELHUB_BUILD_DIR"] = str(build)
-    sys.path.insert(0, str(ROOT / "tests" / "python"))
-    import conftest  # noqa: E402  (the kernelhub serve launcher the tests use)
-    from shim_support import child_env, publish  # noqa: E402
-
-    bench = build / "bin" / "get_kernel_bench"
+    bench, start_server, child_env, publish = bench_tools(Path(args.build).resolve())
     results: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        server = conftest._start_server(tmp / "server", [])
+        server = start_server(tmp / "server", [])
         try:
             commit = publish(server, REPO)
             project = tmp / "project"

@@ -6,24 +6,29 @@
 //     again by this client, so a Hub that is down costs one timeout, not one per request and
 //     retry; later requests to it fail at once with the first failure;
 //   - what was answered from the cache because of that (HubClient::fallbacks()), for the caller to
-//     say.
+//     say;
+//   - where the listings it parsed are kept (parsed_trees.hpp: its Session's, else its own).
 //
 // Thread safety: every method may be called from several threads at once.
 #pragma once
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "kernelhub/base/error.hpp"
+#include "kernelhub/client/parsed_trees.hpp"
 
 namespace kernelhub::client {
 
 class ClientState {
  public:
+  explicit ClientState(std::shared_ptr<ParsedTrees> trees) : trees_(std::move(trees)) {}
+
   void count_request() { ++requests_; }
   int requests() const { return requests_; }
 
@@ -36,7 +41,10 @@ class ClientState {
   void fallback(std::string note);
   std::vector<std::string> fallbacks() const;
 
+  ParsedTrees& trees() const { return *trees_; }
+
  private:
+  std::shared_ptr<ParsedTrees> trees_;
   std::atomic<int> requests_{0};
   mutable std::mutex mutex_;
   std::map<std::string, Error, std::less<>> given_up_;

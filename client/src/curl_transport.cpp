@@ -1,7 +1,9 @@
 // The libcurl Transport: easy handles driven by a multi handle. RAII owns every curl object.
 #include <curl/curl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <map>
@@ -28,6 +30,7 @@ using EasyHandle = std::unique_ptr<CURL, EasyDeleter>;
 using MultiHandle = std::unique_ptr<CURLM, MultiDeleter>;
 using HeaderList = std::unique_ptr<curl_slist, SlistDeleter>;
 
+// libcurl's global state is the process's: initialised once, whatever the number of transports.
 void global_init() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -219,9 +222,24 @@ Result<Response> complete(Transfer& t, CURLcode code) {
   return unexpected(std::move(error));
 }
 
+// The multi handles of finished run() calls are pooled: each keeps its connection cache, so the
+// next run() reuses the connections the last one left open (a Session's transport serves every
+// get_kernel of the process this way).
+//
+// After fork(), the pooled handles and their sockets are the parent's: a child that used them would
+// write into the parent's connections, and one that cleaned them up would close (TLS: end) them.
+// The child leaves them alone, untouched and never freed, and opens its own.
 class CurlTransport final : public Transport {
  public:
   CurlTransport() { global_init(); }
+  ~CurlTransport() override {
+    std::lock_guard lock(mutex_);
+    if (::getpid() != owner_) abandon_pool();
+  }
+  CurlTransport(const CurlTransport&) = delete;
+  CurlTransport& operator=(const CurlTransport&) = delete;
+
+  std::uint64_t connections_opened() const override { return connections_.load(); }
 
   void run(Workload& work, int max_parallel) override {
     MultiHandle multi = acquire();
@@ -247,6 +265,10 @@ class CurlTransport final : public Transport {
         if (msg->msg != CURLMSG_DONE) continue;
         CURL* e = msg->easy_handle;
         const CURLcode code = msg->data.result;
+        long connects = 0;
+        if (curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0) {
+          connections_ += static_cast<std::uint64_t>(connects);
+        }
         curl_multi_remove_handle(multi.get(), e);
         auto node = in_flight.extract(e);
         Transfer& t = *node.mapped();
@@ -261,6 +283,10 @@ class CurlTransport final : public Transport {
   MultiHandle acquire() {
     {
       std::lock_guard lock(mutex_);
+      if (::getpid() != owner_) {  // a forked child: see the class comment
+        abandon_pool();
+        owner_ = ::getpid();
+      }
       if (!pool_.empty()) {
         MultiHandle m = std::move(pool_.back());
         pool_.pop_back();
@@ -273,9 +299,16 @@ class CurlTransport final : public Transport {
     std::lock_guard lock(mutex_);
     if (pool_.size() < 8) pool_.push_back(std::move(multi));
   }
+  // REQUIRES: mutex_ held. The parent's handles, left as they are (deliberately never freed).
+  void abandon_pool() {
+    for (MultiHandle& multi : pool_) static_cast<void>(multi.release());
+    pool_.clear();
+  }
 
   std::mutex mutex_;
   std::vector<MultiHandle> pool_;
+  pid_t owner_ = ::getpid();  // the process the pooled handles belong to
+  std::atomic<std::uint64_t> connections_{0};
 };
 
 }  // namespace

@@ -246,8 +246,10 @@ std::string fallback_note(const Error& why, const std::string& used) {
 
 }  // namespace
 
-HubClient::HubClient(Settings settings, std::shared_ptr<Transport> transport)
-    : settings_(std::move(settings)), transport_(std::move(transport)), state_(std::make_shared<ClientState>()) {}
+HubClient::HubClient(Settings settings, std::shared_ptr<Transport> transport, std::shared_ptr<ParsedTrees> trees)
+    : settings_(std::move(settings)),
+      transport_(std::move(transport)),
+      state_(std::make_shared<ClientState>(trees ? std::move(trees) : std::make_shared<ParsedTrees>())) {}
 
 HubClient::HubClient(Settings settings) : HubClient(std::move(settings), make_curl_transport()) {}
 
@@ -319,44 +321,14 @@ Result<std::string> resolve_revision_impl(Call& call, const RepoId& repo, RepoTy
   return std::move(*commit);
 }
 
-// The listings read in this process, by their trees/<commit>.json path (a commit's listing is
-// immutable). Bounded: the oldest entries go first.
-class ParsedTrees {
- public:
-  std::optional<RepoTree> find(const std::filesystem::path& file) {
-    std::lock_guard lock(mutex_);
-    auto it = trees_.find(file);
-    return it == trees_.end() ? std::nullopt : std::optional(it->second);
-  }
-  void keep(const std::filesystem::path& file, const RepoTree& tree) {
-    std::lock_guard lock(mutex_);
-    if (trees_.size() >= kMaxTrees && !order_.empty()) {
-      trees_.erase(order_.front());
-      order_.erase(order_.begin());
-    }
-    if (trees_.insert_or_assign(file, tree).second) order_.push_back(file);
-  }
-
- private:
-  static constexpr std::size_t kMaxTrees = 64;
-  std::mutex mutex_;
-  std::map<std::filesystem::path, RepoTree> trees_;
-  std::vector<std::filesystem::path> order_;
-};
-
-ParsedTrees& parsed_trees() {
-  static ParsedTrees trees;
-  return trees;
-}
-
 Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::string_view commit) {
   const CacheLayout layout(call.settings.cache_dir(type), type, repo);
   const auto file = layout.tree_path(commit);
-  if (auto kept = parsed_trees().find(file)) return *kept;
+  if (auto kept = call.state.trees().find(file)) return *kept;
   if (auto text = read_file(file)) {
     auto tree = RepoTree::from_cache_json(commit, *text);
     if (tree) {
-      parsed_trees().keep(file, *tree);
+      call.state.trees().keep(file, *tree);
       return tree;
     }
   }
@@ -391,7 +363,7 @@ Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::s
   }
   std::sort(tree.files.begin(), tree.files.end(),
             [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
-  if (write_file_atomic(file, tree.to_cache_json())) parsed_trees().keep(file, tree);  // the cache: best effort
+  if (write_file_atomic(file, tree.to_cache_json())) call.state.trees().keep(file, tree);  // the cache: best effort
   return tree;
 }
 

@@ -17,6 +17,7 @@
 #include "kernelhub/loader/library_image.hpp"
 #include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/gpu_fit_step.hpp"
+#include "kernelhub/fetch/session.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 #include "kernelhub/signing/verify.hpp"
 #include "request_lock.hpp"
@@ -32,14 +33,23 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-Result<client::Settings> settings_for(const FetchRequest& request, const EnvironmentSource& env) {
-  KH_ASSIGN_OR_RETURN(client::Settings settings, client::Settings::from_env(env));
-  if (request.offline) settings.offline = true;
-  return settings;
+const Session& session_of(const FetchContext& ctx) {
+  return ctx.session ? *ctx.session : Session::process_default();
 }
 
-client::HubClient make_client(client::Settings settings, const FetchContext& ctx) {
-  return ctx.transport ? client::HubClient(std::move(settings), ctx.transport) : client::HubClient(std::move(settings));
+// A client for one fetch, on its Session's connection and listings.
+Result<client::HubClient> hub_client_for(const FetchRequest& request, const FetchContext& ctx) {
+  const Session& session = session_of(ctx);
+  KH_ASSIGN_OR_RETURN(client::Settings settings, session.settings(ctx.env));
+  if (request.offline) settings.offline = true;
+  return session.hub_client(std::move(settings));
+}
+
+// The publisher trust check, with the answers of the fetch's Session.
+Status require_trusted_publisher(const client::HubClient& hub, const client::RepoId& repo, const FetchRequest& request,
+                                 const FetchContext& ctx) {
+  return check_publisher_trust(hub, repo, request.trust_remote_code, request.trusted_repos, ctx.env,
+                               session_of(ctx).trusted_publishers());
 }
 
 std::string join_versions(const std::vector<std::string>& versions) {
@@ -343,7 +353,7 @@ Result<FetchedVariant> fetch_local(const std::filesystem::path& path, const Fetc
   KH_ASSIGN_OR_RETURN(VariantDecisions resolved, local_decisions(path, request, ctx.environment, &images));
   LoadTimings timings;
   timings.resolve = seconds_since(start);
-  const VerificationStamps stamps(VerificationStamps::state_dir_from(ctx.env));
+  const VerificationStamps stamps = session_of(ctx).verification_stamps(ctx.env);
   FileDigests digests;
   std::error_code ec;
   if (!std::any_of(resolved.decisions.begin(), resolved.decisions.end(),
@@ -404,7 +414,7 @@ Result<HubDecision> decide_on_hub(const client::HubClient& hub, const client::Re
   }
   KH_ASSIGN_OR_RETURN(out.resolved, resolve(hub, repo, effective));
   if (check_trust) {
-    KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, request.trust_remote_code, request.trusted_repos, ctx.env));
+    KH_RETURN_IF_ERROR(require_trusted_publisher(hub, repo, request, ctx));
   }
   KH_ASSIGN_OR_RETURN(out.tree, hub.tree(repo, kKernelRepo, out.resolved.commit));
   decide_from_tree(hub, repo, out.tree, effective, ctx.environment, out.resolved);
@@ -413,8 +423,7 @@ Result<HubDecision> decide_on_hub(const client::HubClient& hub, const client::Re
 
 Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest& request, const FetchContext& ctx) {
   const auto resolve_start = std::chrono::steady_clock::now();
-  KH_ASSIGN_OR_RETURN(client::Settings settings, settings_for(request, ctx.env));
-  const client::HubClient hub = make_client(std::move(settings), ctx);
+  KH_ASSIGN_OR_RETURN(const client::HubClient hub, hub_client_for(request, ctx));
   KH_ASSIGN_OR_RETURN(HubDecision decided, decide_on_hub(hub, repo, request, ctx, /*check_trust=*/false));
   const std::optional<KernelLock>& locked = decided.locked;
   const std::optional<int>& latest = decided.latest;
@@ -428,7 +437,7 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
   }
   const std::string name = best->name;
   if (request.metadata_only) {
-    KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, request.trust_remote_code, request.trusted_repos, ctx.env));
+    KH_RETURN_IF_ERROR(require_trusted_publisher(hub, repo, request, ctx));
     KH_ASSIGN_OR_RETURN(client::Snapshot file,
                         hub.download_file(repo, kKernelRepo, resolved.commit, "build/" + name + "/metadata.json"));
     return metadata_of(file.path.parent_path(), name, resolved.commit, std::move(resolved.decisions));
@@ -458,14 +467,14 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
   auto snapshot = pinned ? hub.download_variant(repo, kKernelRepo, resolved.commit, name, cached)
                          : Result<client::Snapshot>(unexpected(ErrorCode::kOfflineMiss, "not pinned"));
   if (!snapshot) {
-    KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, request.trust_remote_code, request.trusted_repos, ctx.env));
+    KH_RETURN_IF_ERROR(require_trusted_publisher(hub, repo, request, ctx));
     snapshot = hub.download_variant(repo, kKernelRepo, resolved.commit, name, options);
     if (!snapshot) return unexpected(snapshot.error());
   }
   timings.download = snapshot->seconds;
 
   const auto verify_start = std::chrono::steady_clock::now();
-  const VerificationStamps stamps(VerificationStamps::state_dir_from(ctx.env));
+  const VerificationStamps stamps = session_of(ctx).verification_stamps(ctx.env);
   FileDigests digests;  // the signature, the lock entry and the digest read the same files: once
   stamps.seed(snapshot->path, digests);
   // What this call downloaded was hashed as it streamed in: those hashes hold while the blobs
@@ -540,8 +549,7 @@ Result<VariantDecisions> variant_decisions(const FetchRequest& request, const Fe
     return local_decisions(*dir, request, ctx.environment);
   }
   const client::RepoId& repo = std::get<client::RepoId>(request.source);
-  KH_ASSIGN_OR_RETURN(client::Settings settings, settings_for(request, ctx.env));
-  const client::HubClient hub = make_client(std::move(settings), ctx);
+  KH_ASSIGN_OR_RETURN(const client::HubClient hub, hub_client_for(request, ctx));
   KH_ASSIGN_OR_RETURN(HubDecision decided, decide_on_hub(hub, repo, request, ctx, check_trust));
   decided.resolved.fallbacks = hub.fallbacks();
   return std::move(decided.resolved);

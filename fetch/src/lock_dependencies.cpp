@@ -14,8 +14,10 @@ constexpr auto kType = RepoType::kKernel;
 // Locks `dependency` and, first, every kernel that a variant of it depends on (metadata.json
 // `kernel-depends` of every variant, since the lock must serve every machine), as kernels 0.19.1's
 // `lock_kernel_tree` does. `path` is the chain from a project dependency, for cycles.
+// `trusted`: the publishers the Hub said it trusts during this lock, each asked once.
 Status lock_tree(const KernelDependency& dependency, const client::HubClient& hub, bool trust_remote_code,
-                 const EnvironmentSource& env, std::vector<std::string>& path, LockFile& out) {
+                 const EnvironmentSource& env, TrustedPublishers& trusted, std::vector<std::string>& path,
+                 LockFile& out) {
   if (out.find(dependency) != nullptr) return {};
   const std::string name = dependency.describe();
   if (std::find(path.begin(), path.end(), name) != path.end()) {
@@ -38,7 +40,7 @@ Status lock_tree(const KernelDependency& dependency, const client::HubClient& hu
   if (!commit) return unexpected(commit.error().with_context("locking `" + dependency.repo_id + "` at " + wanted));
   // As `kernels lock`: nothing is locked from a publisher that would not be loaded (asked once
   // the repo is known to exist: a repo that does not is not found, whoever publishes it).
-  KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, trust_remote_code, {}, env));
+  KH_RETURN_IF_ERROR(check_publisher_trust(hub, repo, trust_remote_code, {}, env, trusted));
   KH_ASSIGN_OR_RETURN(client::RepoTree tree, hub.tree(repo, kType, *commit));
   KernelLock lock{dependency, *commit, variant_lock_hashes(tree)};
   if (lock.variants.empty()) {
@@ -55,7 +57,7 @@ Status lock_tree(const KernelDependency& dependency, const client::HubClient& hu
     auto metadata = Metadata::read(downloaded.path.parent_path());
     if (!metadata) return unexpected(metadata.error().with_context("locking `" + name + "`, " + file));
     for (const KernelDependency& needed : metadata->kernel_depends) {
-      KH_RETURN_IF_ERROR(lock_tree(needed, hub, trust_remote_code, env, path, out));
+      KH_RETURN_IF_ERROR(lock_tree(needed, hub, trust_remote_code, env, trusted, path, out));
     }
   }
   path.pop_back();
@@ -71,9 +73,10 @@ Result<LockFile> lock_dependencies(const std::vector<KernelDependency>& dependen
     return unexpected(ErrorCode::kInvalidArgument, "there are no kernels to lock; list them as `\"org/name\" = 1`");
   }
   LockFile out;
+  TrustedPublishers trusted;
   std::vector<std::string> path;
   for (const auto& dependency : dependencies) {
-    KH_RETURN_IF_ERROR(lock_tree(dependency, hub, trust_remote_code, env, path, out));
+    KH_RETURN_IF_ERROR(lock_tree(dependency, hub, trust_remote_code, env, trusted, path, out));
   }
   // In the order kernels writes its locks (a sorted map): by repo, versions before revisions.
   std::sort(out.locks.begin(), out.locks.end(), [](const KernelLock& a, const KernelLock& b) {

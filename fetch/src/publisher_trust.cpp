@@ -5,9 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/base/json_nesting.hpp"
@@ -65,18 +63,15 @@ std::string utc_time(std::int64_t seconds) {
   return text;
 }
 
-// Whether the Hub marks `org` as a trusted kernel publisher. A yes is kept for the life of the
-// process (per endpoint), so a repeated get_kernel makes no second request for it, and on disk,
-// where it answers when the Hub cannot be reached (said through the client's fallbacks); a no is
-// asked again next time.
-Result<bool> trusted_publisher(const client::HubClient& hub, const std::string& org, const EnvironmentSource& env) {
-  static std::mutex mutex;
-  static std::set<std::string> trusted;  // "<endpoint> <org>"
-  const std::string key = hub.settings().endpoint + " " + org;
-  {
-    std::lock_guard lock(mutex);
-    if (trusted.contains(key)) return true;
-  }
+// Whether the Hub marks `org` as a trusted kernel publisher. A yes is kept in `answers` (per
+// endpoint), so a repeated get_kernel makes no second request for it, and on disk, where it
+// answers when the Hub cannot be reached (said through the client's fallbacks); a no is asked
+// again next time.
+Result<bool> trusted_publisher(const client::HubClient& hub, const std::string& org, const EnvironmentSource& env,
+                               TrustedPublishers& answers) {
+  const std::string& endpoint = hub.settings().endpoint;
+  if (answers.contains(endpoint, org)) return true;
+  const std::string key = endpoint + " " + org;
   const RememberedTrust remembered(env);
   auto answer = hub.is_trusted_publisher(org);
   if (!answer) {
@@ -95,17 +90,31 @@ Result<bool> trusted_publisher(const client::HubClient& hub, const std::string& 
   }
   if (*answer) {
     remembered.trusted_now(key);
-    std::lock_guard lock(mutex);
-    trusted.insert(key);
+    answers.add(endpoint, org);
   }
   return answer;
 }
 
 }  // namespace
 
+std::string TrustedPublishers::key(std::string_view endpoint, std::string_view org) {
+  return std::string(endpoint) + " " + std::string(org);
+}
+
+bool TrustedPublishers::contains(std::string_view endpoint, std::string_view org) const {
+  std::lock_guard lock(mutex_);
+  return trusted_.contains(key(endpoint, org));
+}
+
+void TrustedPublishers::add(std::string_view endpoint, std::string_view org) {
+  std::lock_guard lock(mutex_);
+  trusted_.insert(key(endpoint, org));
+}
+
 // The publisher trust check (kernels hf_hub.py `_check_trust_remote_code`), plus a local allowlist.
 Status check_publisher_trust(const client::HubClient& hub, const client::RepoId& repo, bool trust_remote_code,
-                             const std::vector<std::string>& trusted_repos, const EnvironmentSource& env) {
+                             const std::vector<std::string>& trusted_repos, const EnvironmentSource& env,
+                             TrustedPublishers& answers) {
   if (trust_remote_code) return {};
   const std::string id = repo.to_string();
   auto listed = [&](std::string_view entry) { return entry == id || entry == repo.org; };
@@ -120,7 +129,7 @@ Status check_publisher_trust(const client::HubClient& hub, const client::RepoId&
     }
   }
   if (hub.settings().offline) return {};  // trusted when it was downloaded, as in the kernels package
-  KH_ASSIGN_OR_RETURN(bool trusted, trusted_publisher(hub, repo.org, env));
+  KH_ASSIGN_OR_RETURN(bool trusted, trusted_publisher(hub, repo.org, env, answers));
   if (trusted) return {};
   return unexpected(ErrorCode::kUntrustedPublisher,
                     "`" + id + "` is published by `" + repo.org +

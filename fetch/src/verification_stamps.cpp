@@ -20,15 +20,12 @@ namespace {
 
 using Files = std::map<std::filesystem::path, FileDigests::Entry>;
 
-// What this process verified, by canonical variant directory.
-struct ProcessRecord {
-  std::mutex mutex;
-  std::map<std::filesystem::path, Files> dirs;
-};
-
-ProcessRecord& process_record() {
-  static ProcessRecord record;
-  return record;
+// The same files with the same stamps and hashes.
+bool same_entries(const Files& a, const Files& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+    return x.first == y.first && x.second.stamp == y.second.stamp && x.second.hash.digest == y.second.hash.digest &&
+           x.second.hash.size == y.second.hash.size && x.second.hash.git_sha1 == y.second.hash.git_sha1;
+  });
 }
 
 std::filesystem::path canonical_or_same(const std::filesystem::path& path) {
@@ -98,9 +95,28 @@ std::string stamp_json(const std::filesystem::path& dir, const Files& files) {
 
 }  // namespace
 
-VerificationStamps::VerificationStamps(std::optional<std::filesystem::path> state_dir, bool in_process,
+std::optional<Files> VerifiedDirs::find(const std::filesystem::path& dir) const {
+  std::lock_guard lock(mutex_);
+  const auto it = dirs_.find(dir);
+  return it == dirs_.end() ? std::nullopt : std::optional(it->second.files);
+}
+
+bool VerifiedDirs::written(const std::filesystem::path& dir, const Files& files,
+                           const std::filesystem::path& stamp_file) const {
+  std::lock_guard lock(mutex_);
+  const auto it = dirs_.find(dir);
+  return it != dirs_.end() && it->second.written_to == stamp_file && same_entries(it->second.files, files);
+}
+
+void VerifiedDirs::keep(const std::filesystem::path& dir, Files files,
+                        std::optional<std::filesystem::path> written_to) {
+  std::lock_guard lock(mutex_);
+  dirs_.insert_or_assign(dir, Record{std::move(files), std::move(written_to)});
+}
+
+VerificationStamps::VerificationStamps(std::optional<std::filesystem::path> state_dir, VerifiedDirs* in_memory,
                                        std::chrono::nanoseconds racy_window)
-    : state_dir_(std::move(state_dir)), in_process_(in_process), racy_window_(racy_window) {}
+    : state_dir_(std::move(state_dir)), in_memory_(in_memory), racy_window_(racy_window) {}
 
 std::optional<std::filesystem::path> VerificationStamps::state_dir_from(const EnvironmentSource& env) {
   if (auto dir = env("KERNELHUB_STATE_DIR"); dir && !dir->empty()) return std::filesystem::path(*dir);
@@ -119,11 +135,9 @@ std::optional<std::filesystem::path> VerificationStamps::stamp_file(const std::f
 
 void VerificationStamps::seed(const std::filesystem::path& variant_dir, FileDigests& digests) const {
   const auto dir = canonical_or_same(variant_dir);
-  if (in_process_) {
-    auto& record = process_record();
-    std::lock_guard lock(record.mutex);
-    if (auto it = record.dirs.find(dir); it != record.dirs.end()) {
-      for (const auto& [path, entry] : it->second) digests.remember(path, entry);
+  if (in_memory_ != nullptr) {
+    if (auto files = in_memory_->find(dir)) {
+      for (const auto& [path, entry] : *files) digests.remember(path, entry);
       return;
     }
   }
@@ -136,11 +150,9 @@ void VerificationStamps::record(const std::filesystem::path& variant_dir, const 
   const auto dir = canonical_or_same(variant_dir);
   // Keyed by canonical path: in a cache snapshot, the blobs the variant's links point at.
   const Files& files = digests.used();
-  if (in_process_) {
-    auto& record = process_record();
-    std::lock_guard lock(record.mutex);
-    record.dirs.insert_or_assign(dir, files);
-  }
+  const auto file = stamp_file(dir);
+  // A repeated load of unchanged files: its stamp file already says all of it.
+  if (in_memory_ != nullptr && file && in_memory_->written(dir, files, *file)) return;
   // Racily clean entries are not written (as git does): a file changed within the file system's
   // timestamp granularity of its hashing could be changed again without moving its times. Such a
   // file is hashed once more by a later process, then recorded.
@@ -152,15 +164,18 @@ void VerificationStamps::record(const std::filesystem::path& variant_dir, const 
       settled.emplace(path, entry);
     }
   }
-  if (auto file = stamp_file(dir); file && !settled.empty()) {
+  bool written_in_full = false;
+  if (file && !settled.empty()) {
     std::error_code ec;
     if (std::filesystem::create_directories(file->parent_path(), ec)) {
       ::chmod(state_dir_->c_str(), 0700);  // the user's own: other users may not add stamps
       ::chmod(file->parent_path().c_str(), 0700);
     }
     // Best effort: a miss only costs a hash.
-    (void)write_file_atomic(*file, stamp_json(dir, settled), {.mode = 0600});
+    const bool written = write_file_atomic(*file, stamp_json(dir, settled), {.mode = 0600}).has_value();
+    written_in_full = written && settled.size() == files.size();
   }
+  if (in_memory_ != nullptr) in_memory_->keep(dir, files, written_in_full ? file : std::nullopt);
 }
 
 void remember_downloaded(const std::map<std::filesystem::path, FileHash>& hashes, FileDigests& digests) {

@@ -13,10 +13,11 @@ T value_or_raise(Result<T> result, std::string_view context = {}) {
   return *std::move(result);
 }
 
-FetchContext context_for(const EnvironmentSource& env, const std::optional<std::string>& backend) {
+FetchContext context_for(const EnvironmentSource& env, const std::optional<std::string>& backend,
+                         std::shared_ptr<Session> session = nullptr) {
   auto environment = detect_environment(env);
   if (!environment) raise_for(environment.error());
-  return FetchContext{value_or_raise(with_backend(*std::move(environment), backend)), env, nullptr};
+  return FetchContext{value_or_raise(with_backend(*std::move(environment), backend)), env, std::move(session)};
 }
 
 }  // namespace
@@ -40,10 +41,10 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
   if (auto local = value_or_raise(local_kernel_dir(repo.to_string(), env))) {
     request.source = *std::move(local);
     const KernelDependency standing_for{repo.to_string(), options.version, options.revision};
-    return value_or_raise(load_kernel(request, context_for(env, options.backend), standing_for),
+    return value_or_raise(load_kernel(request, context_for(env, options.backend, options.session), standing_for),
                           "LOCAL_KERNELS entry for `" + repo.to_string() + "`");
   }
-  return value_or_raise(load_kernel(request, context_for(env, options.backend)));
+  return value_or_raise(load_kernel(request, context_for(env, options.backend, options.session)));
 }
 
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend) {

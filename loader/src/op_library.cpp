@@ -52,6 +52,8 @@ std::vector<OpInfo> registered_ops(const std::string& ns) {
 
 Result<std::shared_ptr<const OpLibrary>> OpLibrary::open(const std::filesystem::path& path, const std::string& ns,
                                                          const EnvironmentSource& env, const ElfFile* elf) {
+  // Process-wide: mirrors dlopen's loaded libraries and torch's op registry, both the process's;
+  // a library cannot be loaded twice, whoever asks.
   static std::mutex mutex;
   static std::map<std::filesystem::path, std::shared_ptr<const OpLibrary>> libraries;
   std::lock_guard lock(mutex);

@@ -14,9 +14,9 @@
 namespace kernelhub::loader {
 
 namespace {
-constexpr std::array<std::string_view, 6> kKnownPythonStubSymbols{
-    "PyModule_Create2",   "PyModuleDef_Init",       "PyModule_FromDefAndSpec2",
-    "PyModule_AddObject", "PyModule_AddObjectRef", "PyErr_SetString"};
+constexpr std::array<std::string_view, 6> kKnownPythonStubSymbols{"PyModule_Create2",         "PyModuleDef_Init",
+                                                                  "PyModule_FromDefAndSpec2", "PyModule_AddObject",
+                                                                  "PyModule_AddObjectRef",    "PyErr_SetString"};
 }  // namespace
 
 bool python_stub_provides(std::string_view symbol) {
@@ -26,9 +26,12 @@ bool python_stub_provides(std::string_view symbol) {
   return false;
 }
 
-bool process_has_python() { return dlsym(RTLD_DEFAULT, "Py_IsInitialized") != nullptr; }
+bool process_has_python() {
+  return dlsym(RTLD_DEFAULT, "Py_IsInitialized") != nullptr;
+}
 
 Status ensure_python_stub_loaded() {
+  // Process-wide: the stub, once dlopened, provides its symbols to the whole process.
   static std::mutex mutex;
   static bool loaded = false;
   std::lock_guard lock(mutex);

@@ -34,6 +34,7 @@ TorchLibraries TorchLibraries::at(const std::filesystem::path& lib_dir) {
 }
 
 const TorchLibraries& TorchLibraries::of_this_process() {
+  // Process-wide: the LibTorch the dynamic linker has loaded is one per process.
   static std::mutex mutex;
   static TorchLibraries cached;
   std::lock_guard lock(mutex);
@@ -67,6 +68,7 @@ bool is_torch_library_name(std::string_view soname) {
 }
 
 Status load_torch_library(const std::filesystem::path& path) {
+  // Process-wide: mirrors what dlopen holds, which is the process's, and is never closed.
   static std::mutex mutex;
   static std::set<std::filesystem::path> loaded;
   std::lock_guard lock(mutex);

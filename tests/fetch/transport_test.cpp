@@ -1,4 +1,4 @@
-// fetch_variant over the Transport seam (FetchContext::transport): a Hub held in memory serves a
+// fetch_variant over the Transport seam (SessionOptions::transport): a Hub held in memory serves a
 // repo's revision, listing, publisher overview and files; the test checks the variant the fetch
 // chose and put in the cache, and each request it made.
 #include <algorithm>
@@ -9,6 +9,7 @@
 
 #include "kernelhub/base/git_blob_sha1.hpp"
 #include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/session.hpp"
 #include "memory_hub.hpp"
 #include "support/temp_dir.hpp"
 
@@ -78,6 +79,8 @@ Repo relu_repo(const std::string& endpoint, const std::string& name) {
 struct Fetch {
   testing::TempDir tmp{"fetch-transport"};
   std::shared_ptr<MemoryHub> hub = std::make_shared<MemoryHub>();
+  // One Session, as one process has: its listings and trust answers carry from one fetch to the next.
+  std::shared_ptr<Session> session = std::make_shared<Session>(SessionOptions{.transport = hub});
 
   Result<FetchedVariant> run(const std::string& endpoint, const std::string& name) const {
     FetchRequest request;
@@ -92,7 +95,7 @@ struct Fetch {
     const auto env = map_environment({{"HF_ENDPOINT", endpoint},
                                       {"HF_HOME", (tmp.path() / "hf").string()},
                                       {"KERNELHUB_STATE_DIR", (tmp.path() / "state").string()}});
-    return fetch_variant(request, FetchContext{std::move(environment), env, hub});
+    return fetch_variant(request, FetchContext{std::move(environment), env, session});
   }
   std::filesystem::path snapshot(const std::string& name) const {
     return tmp.path() / "hf" / "hub" / ("kernels--acme--" + name) / "snapshots" / kCommit;

@@ -30,7 +30,7 @@ TEST_CASE("a later process trusts a verification stamp only while every file is 
   std::filesystem::create_directories(variant);
   write(variant / "_ops.so", std::string(100000, 'x'));
   write(variant / "metadata.json", "{}");
-  const VerificationStamps stamps(root / "state", /*in_process=*/false, /*racy_window=*/std::chrono::seconds(0));
+  const VerificationStamps stamps(root / "state", /*in_memory=*/nullptr, /*racy_window=*/std::chrono::seconds(0));
 
   FileDigests first;
   stamps.seed(variant, first);
@@ -68,7 +68,7 @@ TEST_CASE("a later process trusts a verification stamp only while every file is 
     }
   }
   SECTION("without a state directory nothing is written and nothing is trusted across processes") {
-    const VerificationStamps none(std::nullopt, /*in_process=*/false);
+    const VerificationStamps none(std::nullopt, /*in_memory=*/nullptr);
     CHECK_FALSE(none.stamp_file(variant).has_value());
     FileDigests again;
     none.seed(variant, again);
@@ -80,7 +80,8 @@ TEST_CASE("a later process trusts a verification stamp only while every file is 
 TEST_CASE("in one process a verified directory is not hashed again, unless a file changed") {
   const auto root = fresh_dir("process");
   write(root / "lib.so", "abc");
-  const VerificationStamps stamps(std::nullopt);
+  VerifiedDirs in_memory;
+  const VerificationStamps stamps(std::nullopt, &in_memory);
   FileDigests first;
   stamps.seed(root, first);
   hash_all(root, first);
@@ -96,12 +97,40 @@ TEST_CASE("in one process a verified directory is not hashed again, unless a fil
   CHECK(changed.bytes_read() == 3);
 }
 
+TEST_CASE("a repeated record of unchanged files leaves the stamp file that holds it alone") {
+  const auto root = fresh_dir("repeated");
+  const auto variant = root / "variant";
+  std::filesystem::create_directories(variant);
+  write(variant / "_ops.so", "abc");
+  VerifiedDirs in_memory;
+  const VerificationStamps stamps(root / "state", &in_memory, /*racy_window=*/std::chrono::seconds(0));
+  FileDigests first;
+  hash_all(variant, first);
+  stamps.record(variant, first);
+  const auto file = stamps.stamp_file(variant).value();
+  REQUIRE(std::filesystem::exists(file));
+  std::filesystem::remove(file);  // so that a write would show
+
+  FileDigests again;
+  stamps.seed(variant, again);
+  hash_all(variant, again);
+  stamps.record(variant, again);
+  CHECK_FALSE(std::filesystem::exists(file));
+
+  write(variant / "_ops.so", "abd");
+  FileDigests changed;
+  stamps.seed(variant, changed);
+  hash_all(variant, changed);
+  stamps.record(variant, changed);
+  CHECK(std::filesystem::exists(file));
+}
+
 TEST_CASE("a file changed just before its verification was recorded goes to no stamp file") {
   const auto root = fresh_dir("racy");
   const auto variant = root / "variant";
   std::filesystem::create_directories(variant);
   write(variant / "_ops.so", "fresh");
-  const VerificationStamps stamps(root / "state", /*in_process=*/false);  // the 2 s window
+  const VerificationStamps stamps(root / "state", /*in_memory=*/nullptr);  // the 2 s window
   FileDigests first;
   hash_all(variant, first);
   stamps.record(variant, first);

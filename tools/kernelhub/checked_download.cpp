@@ -4,6 +4,7 @@
 
 #include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/fetch/session.hpp"
 #include "kernelhub/fetch/verification_stamps.hpp"
 
 namespace kernelhub::cli {
@@ -12,7 +13,7 @@ Result<client::Snapshot> checked_download(const client::HubClient& hub, const cl
                                           const std::string& commit, const std::string& variant,
                                           client::DownloadOptions options, const EnvironmentSource& env) {
   constexpr auto kKernel = RepoType::kKernel;
-  const VerificationStamps stamps(VerificationStamps::state_dir_from(env));
+  const VerificationStamps stamps = Session::process_default().verification_stamps(env);
   FileDigests digests;
   const client::CacheLayout layout(hub.settings().cache_dir(kKernel), kKernel, repo);
   const std::filesystem::path dir =

@@ -16,9 +16,9 @@ T value_or_raise(Result<T> result, std::string_view context = {}) {
 }
 
 FetchContext context_for(const tvm_ffi_loader::Runtime& runtime, const EnvironmentSource& env,
-                         const std::optional<std::string>& backend) {
+                         const std::optional<std::string>& backend, std::shared_ptr<Session> session) {
   auto environment = value_or_raise(detect_environment(runtime, env));
-  return FetchContext{value_or_raise(with_backend(std::move(environment), backend)), env, nullptr};
+  return FetchContext{value_or_raise(with_backend(std::move(environment), backend)), env, std::move(session)};
 }
 
 FetchRequest tvm_ffi_request() {
@@ -28,9 +28,10 @@ FetchRequest tvm_ffi_request() {
 }
 
 Kernel fetch_and_load(const FetchRequest& request, const EnvironmentSource& env,
-                      const std::optional<std::string>& backend, std::string_view context = {}) {
+                      const std::optional<std::string>& backend, std::shared_ptr<Session> session,
+                      std::string_view context = {}) {
   auto runtime = value_or_raise(tvm_ffi_loader::Runtime::of_process(env));
-  const FetchContext ctx = context_for(*runtime, env, backend);
+  const FetchContext ctx = context_for(*runtime, env, backend, std::move(session));
   FetchedVariant fetched = value_or_raise(fetch_variant(request, ctx), context);
   return value_or_raise(load_variant(std::move(fetched), std::move(runtime), env), context);
 }
@@ -62,16 +63,17 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
   const EnvironmentSource env = process_environment();
   const FetchRequest request = value_or_raise(fetch_request(repo_id, options, env));
   if (std::holds_alternative<std::filesystem::path>(request.source)) {
-    return fetch_and_load(request, env, options.backend, "LOCAL_KERNELS entry for `" + std::string(repo_id) + "`");
+    return fetch_and_load(request, env, options.backend, options.session,
+                          "LOCAL_KERNELS entry for `" + std::string(repo_id) + "`");
   }
-  return fetch_and_load(request, env, options.backend);
+  return fetch_and_load(request, env, options.backend, options.session);
 }
 
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend) {
   const EnvironmentSource env = process_environment();
   FetchRequest request = tvm_ffi_request();
   request.source = path;
-  return fetch_and_load(request, env, backend);
+  return fetch_and_load(request, env, backend, nullptr);
 }
 
 }  // namespace kernelhub::tvm_ffi

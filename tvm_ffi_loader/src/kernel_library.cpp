@@ -156,6 +156,7 @@ KernelLibrary::~KernelLibrary() = default;
 Result<std::shared_ptr<const KernelLibrary>> KernelLibrary::load(
     const std::filesystem::path& path, std::shared_ptr<const Runtime> runtime, const resolver::Version& tvm_ffi_version,
     const std::string& variant, const EnvironmentSource& env, const loader::ElfFile* elf) {
+  // Process-wide: mirrors dlopen's loaded libraries, which are the process's.
   static std::mutex mutex;
   static std::map<std::filesystem::path, std::weak_ptr<const KernelLibrary>> loaded;
   std::lock_guard lock(mutex);

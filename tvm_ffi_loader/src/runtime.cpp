@@ -123,6 +123,7 @@ Result<std::shared_ptr<const Runtime>> Runtime::open(const RuntimeLocation& loca
 }
 
 Result<std::shared_ptr<const Runtime>> Runtime::of_process(const EnvironmentSource& env) {
+  // Process-wide: a process has one TVM-FFI runtime, the one dlopen loaded first.
   static std::mutex mutex;
   static std::shared_ptr<const Runtime> runtime;
   std::lock_guard lock(mutex);

@@ -47,6 +47,7 @@
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/client/cached_blob.hpp"
+#include "kernelhub/client/parsed_trees.hpp"
 #include "kernelhub/client/progress.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/client/repo_tree.hpp"
@@ -108,8 +109,9 @@ struct DownloadOptions {
 
 class HubClient {
  public:
-  // REQUIRES: transport != nullptr (use make_curl_transport()).
-  HubClient(Settings settings, std::shared_ptr<Transport> transport);
+  // REQUIRES: transport != nullptr (use make_curl_transport()). `trees`: where parsed listings are
+  // kept, shared with other clients (a Session's); none: this client's own.
+  HubClient(Settings settings, std::shared_ptr<Transport> transport, std::shared_ptr<ParsedTrees> trees = nullptr);
   // With the libcurl transport.
   explicit HubClient(Settings settings);
 
@@ -139,8 +141,8 @@ class HubClient {
 
   // trees/<commit>.json if cached (disk), else the tree API, recursive and paginated (network),
   // then cached. Offline without a tree cache: rebuilt from snapshots/<commit>/. A commit's
-  // listing never changes: once read, it is kept in this process (by cache file), so every later
-  // call for the commit, here and in download_*, parses nothing.
+  // listing never changes: once read, it is kept (by cache file, in the client's ParsedTrees), so
+  // every later call for the commit, here and in download_*, parses nothing.
   // REQUIRES: is_commit_hash(commit).
   Result<RepoTree> tree(const RepoId& repo, RepoType type, std::string_view commit) const;
 

@@ -117,10 +117,15 @@ class Transport {
 
   // One request on the calling thread (built on run()).
   Result<Response> perform(const Request& request, BodySink& sink);
+
+  // The TCP connections this transport has opened so far (a reused one counts once); 0 where the
+  // transport cannot tell.
+  virtual std::uint64_t connections_opened() const { return 0; }
 };
 
 // libcurl: one multi handle per concurrent run() (pooled, so connections are reused across
-// calls), no redirects followed, proxies as libcurl reads them from the environment.
+// calls), no redirects followed, proxies as libcurl reads them from the environment. A process
+// forked from the one that made it opens connections of its own.
 std::shared_ptr<Transport> make_curl_transport();
 
 }  // namespace kernelhub::client

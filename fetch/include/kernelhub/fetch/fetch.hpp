@@ -11,7 +11,7 @@
 // Each file is read once per fetch: the signature, the lock entry and the digest share one
 // FileDigests (sha256 and git blob sha1 from the same read), and the op library's ELF is parsed
 // from the bytes that were hashed. A variant verified before is not hashed again while its files
-// are provably unchanged: in this process (the same files, stamps unchanged), and across
+// are provably unchanged: in its Session (the same files, stamps unchanged), and across
 // processes through a verification stamp (device, inode, size, change time of every file, kept in
 // kernelhub's state directory, never in the shared cache; verification_stamps.hpp). A file that
 // changed on disk is always hashed again before it is trusted.
@@ -20,6 +20,9 @@
 // load (load.hpp). Errors are values: those of client::HubClient, plus kNoCompatibleVariant with
 // the decision trace, kIntegrityMismatch, kBadSignature/kMissingSignature, kUntrustedPublisher,
 // kInvalidArgument (neither or both of revision and version).
+//
+// What fetches share (the Hub connection, parsed listings, trust answers, verification records)
+// lives in their Session (session.hpp): FetchContext::session, else the process's.
 //
 // Thread safety: fetch_variant may run on several threads at once; the cache's locks make
 // concurrent processes download each blob once.
@@ -44,14 +47,12 @@
 #include "kernelhub/resolver/select.hpp"
 
 namespace kernelhub {
-namespace client {
-class Transport;  // the HTTP seam (client/internal/kernelhub/client/transport.hpp)
-}
 namespace loader {
 class LibraryImage;  // an op library's ELF and device code (loader/internal/kernelhub/loader/library_image.hpp)
 }
 
 struct LockFile;  // lockfile.hpp
+class Session;    // session.hpp
 
 // Where the time and the work of one get_kernel went.
 struct LoadTimings {
@@ -102,11 +103,13 @@ struct FetchRequest {
   std::string lock_source;
 };
 
-// The seams of a fetch: the configuration (read once, by the caller) and the transport.
+// The seams of a fetch: the configuration (read once, by the caller) and the Session.
 struct FetchContext {
   resolver::Environment environment;
   EnvironmentSource env = process_environment();
-  std::shared_ptr<client::Transport> transport;  // none: libcurl
+  // The transport, listings, trust answers and verification records to use (session.hpp);
+  // none: Session::process_default().
+  std::shared_ptr<Session> session;
   // Where download progress goes (not owned); none: nowhere.
   client::ProgressSink* progress = nullptr;
 };

@@ -3,11 +3,14 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kernelhub {
+
+class Session;  // session.hpp
 
 struct GetKernelOptions {
   std::optional<std::string> revision;  // branch, tag or commit ...
@@ -18,6 +21,9 @@ struct GetKernelOptions {
   std::vector<std::string> trusted_repos;
   std::optional<std::filesystem::path> lockfile;  // kernels.lock: the locked commit, its hash checked
   bool require_signature = false;                 // refuse unsigned variants (KERNELHUB_TRUSTED_KEYS)
+  // The Hub connection, parsed listings, trust answers and verification records to use; none:
+  // the process's (Session::process_default(), session.hpp).
+  std::shared_ptr<Session> session;
 };
 
 }  // namespace kernelhub

@@ -1,0 +1,31 @@
+#include "kernelhub/fetch/session.hpp"
+
+namespace kernelhub {
+
+Session::Session(SessionOptions options)
+    : transport_(options.transport ? std::move(options.transport) : client::make_curl_transport()),
+      settings_(std::move(options.settings)),
+      trees_(std::make_shared<client::ParsedTrees>(options.max_parsed_trees)),
+      trusted_(std::make_unique<TrustedPublishers>()),
+      verified_(std::make_unique<VerifiedDirs>()) {}
+
+Session& Session::process_default() {
+  // Never destroyed (session.hpp, Lifetime): released on purpose, and reachable until exit.
+  static Session* const session = std::make_unique<Session>().release();
+  return *session;
+}
+
+Result<client::Settings> Session::settings(const EnvironmentSource& env) const {
+  if (settings_) return *settings_;
+  return client::Settings::from_env(env);
+}
+
+client::HubClient Session::hub_client(client::Settings settings) const {
+  return client::HubClient(std::move(settings), transport_, trees_);
+}
+
+VerificationStamps Session::verification_stamps(const EnvironmentSource& env) const {
+  return VerificationStamps(VerificationStamps::state_dir_from(env), verified_.get());
+}
+
+}  // namespace kernelhub
