@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "kernelhub/client/env_vars.hpp"
+#include "kernelhub/base/environment_variables.hpp"
 
 namespace kernelhub::client {
 

@@ -152,7 +152,7 @@ Result<VariantDecisions> resolve(const client::HubClient& hub, const client::Rep
 Result<std::optional<int>> all_latest_version(const client::HubClient& hub, const client::RepoId& repo,
                                               const FetchRequest& request, const EnvironmentSource& env) {
   if (!request.honour_all_latest) return std::optional<int>();
-  std::string value = env("UNSTABLE_KERNELS_ALL_LATEST").value_or("");
+  std::string value = env(env_vars::kUnstableKernelsAllLatest).value_or("");
   std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::toupper(c); });
   if (value != "1" && value != "ON" && value != "YES" && value != "TRUE") return std::optional<int>();
   auto versions = hub.list_versions(repo, kKernelRepo);

@@ -30,7 +30,7 @@ Result<std::map<std::string, std::filesystem::path>> parse_local_kernels(std::st
       const std::size_t eq = entry.find('=');
       if (eq == std::string_view::npos || eq == 0 || eq + 1 == entry.size()) return malformed(entry, wording);
       auto repo = client::RepoId::parse(entry.substr(0, eq));
-      if (!repo) return unexpected(repo.error().with_context("LOCAL_KERNELS"));
+      if (!repo) return unexpected(repo.error().with_context(env_vars::kLocalKernels));
       out[repo->to_string()] = std::filesystem::path(entry.substr(eq + 1));
     }
     if (end == std::string_view::npos) break;
@@ -41,7 +41,7 @@ Result<std::map<std::string, std::filesystem::path>> parse_local_kernels(std::st
 
 Result<std::optional<std::filesystem::path>> local_kernel_dir(std::string_view repo_id, const EnvironmentSource& env,
                                                               Wording wording) {
-  const auto value = env("LOCAL_KERNELS");
+  const auto value = env(env_vars::kLocalKernels);
   if (!value) return std::optional<std::filesystem::path>();
   KH_ASSIGN_OR_RETURN(const auto map, parse_local_kernels(*value, wording));
   const auto it = map.find(std::string(repo_id));

@@ -119,7 +119,7 @@ Status check_publisher_trust(const client::HubClient& hub, const client::RepoId&
   const std::string id = repo.to_string();
   auto listed = [&](std::string_view entry) { return entry == id || entry == repo.org; };
   if (std::any_of(trusted_repos.begin(), trusted_repos.end(), listed)) return {};
-  if (auto allow = env("KERNELHUB_TRUSTED")) {
+  if (auto allow = env(env_vars::kKernelhubTrusted)) {
     std::string_view rest = *allow;
     while (!rest.empty()) {
       const std::size_t comma = rest.find(',');

@@ -119,9 +119,9 @@ VerificationStamps::VerificationStamps(std::optional<std::filesystem::path> stat
     : state_dir_(std::move(state_dir)), in_memory_(in_memory), racy_window_(racy_window) {}
 
 std::optional<std::filesystem::path> VerificationStamps::state_dir_from(const EnvironmentSource& env) {
-  if (auto dir = env("KERNELHUB_STATE_DIR"); dir && !dir->empty()) return std::filesystem::path(*dir);
-  if (auto dir = env("XDG_STATE_HOME"); dir && !dir->empty()) return std::filesystem::path(*dir) / "kernelhub";
-  if (auto home = env("HOME"); home && !home->empty()) {
+  if (auto dir = env(env_vars::kKernelhubStateDir); dir && !dir->empty()) return std::filesystem::path(*dir);
+  if (auto dir = env(env_vars::kXdgStateHome); dir && !dir->empty()) return std::filesystem::path(*dir) / "kernelhub";
+  if (auto home = env(env_vars::kHome); home && !home->empty()) {
     return std::filesystem::path(*home) / ".local" / "state" / "kernelhub";
   }
   return std::nullopt;

@@ -71,7 +71,7 @@ std::vector<std::string> search_dirs(const std::filesystem::path& path, const El
   for (const auto& entry : elf.runpath) {
     for (const std::string& dir : split_path_list(entry)) dirs.push_back(expand_origin(dir, origin));
   }
-  if (auto ld = env("LD_LIBRARY_PATH")) {
+  if (auto ld = env(env_vars::kLdLibraryPath)) {
     for (auto& dir : split_path_list(*ld)) dirs.push_back(dir);
   }
   for (auto& dir : ld_so_conf_dirs()) dirs.push_back(dir);

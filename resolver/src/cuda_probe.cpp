@@ -138,7 +138,7 @@ using NvmlDeviceGetUuid = int (*)(void*, char*, unsigned int);
 }  // namespace
 
 std::optional<std::vector<ComputeCapability>> gpus_visible_to_cuda(const std::vector<NvmlGpu>& all,
-                                                                    const char* visible) {
+                                                                   const char* visible) {
   std::vector<ComputeCapability> out;
   if (visible == nullptr) {
     for (const auto& g : all) out.push_back(g.capability);
@@ -177,7 +177,8 @@ std::optional<std::vector<ComputeCapability>> gpus_visible_to_cuda(const std::ve
 
 namespace {
 
-std::optional<std::vector<ComputeCapability>> gpus_through_nvml() {
+std::optional<std::vector<ComputeCapability>> gpus_through_nvml(
+    const std::optional<std::string>& cuda_visible_devices) {
   LibraryHandle lib(dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL));
   if (!lib) return std::nullopt;
   auto init = symbol<NvmlInit>(lib.get(), "nvmlInit_v2");
@@ -201,7 +202,7 @@ std::optional<std::vector<ComputeCapability>> gpus_through_nvml() {
   }
   shutdown();
   if (!ok) return std::nullopt;
-  return gpus_visible_to_cuda(all, std::getenv("CUDA_VISIBLE_DEVICES"));
+  return gpus_visible_to_cuda(all, cuda_visible_devices ? cuda_visible_devices->c_str() : nullptr);
 }
 
 std::optional<Version> driver_version_here() {
@@ -215,8 +216,10 @@ std::optional<Version> driver_version_here() {
 
 }  // namespace
 
-CudaDriverAccess CudaDriverAccess::real() {
-  return CudaDriverAccess{&driver_version_here, &initialised_gpus_here, &gpus_through_nvml, &query_gpus_in_child};
+CudaDriverAccess CudaDriverAccess::real(const EnvironmentSource& env) {
+  return CudaDriverAccess{&driver_version_here, &initialised_gpus_here,
+                          [visible = env(env_vars::kCudaVisibleDevices)] { return gpus_through_nvml(visible); },
+                          &query_gpus_in_child};
 }
 
 CudaProbe probe_cuda(const CudaDriverAccess& driver) {
@@ -242,8 +245,8 @@ const CudaProbe& CudaProbeOnce::get() {
   return probe_;
 }
 
-const CudaProbe& probe_cuda_once() {
-  static CudaProbeOnce once(CudaDriverAccess::real());
+const CudaProbe& probe_cuda_once(const EnvironmentSource& env) {
+  static CudaProbeOnce once(CudaDriverAccess::real(env));
   return once.get();
 }
 

@@ -72,8 +72,8 @@ Result<Environment> Environment::detect(const TorchRuntime& torch, const Environ
   e.torch_backend = torch.backend;
   e.set_python(python);
   // An explicit GPU list skips the driver probe (and its child process) entirely.
-  if (!env("KERNELHUB_GPUS") || !env("KERNELHUB_CUDA_DRIVER")) {
-    const CudaProbe& probe = probe_cuda_once();
+  if (!env(env_vars::kKernelhubGpus) || !env(env_vars::kKernelhubCudaDriver)) {
+    const CudaProbe& probe = probe_cuda_once(env);
     e.cuda_driver = probe.driver;
     e.gpus = probe.gpus;
   }
@@ -82,86 +82,88 @@ Result<Environment> Environment::detect(const TorchRuntime& torch, const Environ
 }
 
 Status Environment::apply_overrides(const EnvironmentSource& env) {
-  if (auto v = env("KERNELHUB_OS")) os = *v;
-  if (auto v = env("KERNELHUB_CPU")) cpu = normalise_cpu(*v);
-  if (auto v = env("KERNELHUB_GLIBC")) {
+  if (auto v = env(env_vars::kKernelhubOs)) os = *v;
+  if (auto v = env(env_vars::kKernelhubCpu)) cpu = normalise_cpu(*v);
+  if (auto v = env(env_vars::kKernelhubGlibc)) {
     auto parsed = Version::parse(*v);
-    if (!parsed) return bad_override("KERNELHUB_GLIBC", *v, "MAJOR.MINOR, e.g. 2.28");
+    if (!parsed) return bad_override(env_vars::kKernelhubGlibc, *v, "MAJOR.MINOR, e.g. 2.28");
     glibc = *parsed;
   }
-  if (auto v = env("KERNELHUB_PYTHON")) {
+  if (auto v = env(env_vars::kKernelhubPython)) {
     std::string text = *v;
     python_free_threaded = !text.empty() && text.back() == 't';
     if (python_free_threaded) text.pop_back();
     auto parsed = Version::parse(text);
-    if (!parsed) return bad_override("KERNELHUB_PYTHON", *v, "MAJOR.MINOR, e.g. 3.12 (3.13t: free-threaded)");
+    if (!parsed) return bad_override(env_vars::kKernelhubPython, *v, "MAJOR.MINOR, e.g. 3.12 (3.13t: free-threaded)");
     python = *parsed;
   }
   std::optional<std::string> target_torch;  // a torch built for an accelerator, named explicitly
-  if (auto v = env("KERNELHUB_TORCH")) {
+  if (auto v = env(env_vars::kKernelhubTorch)) {
     auto parsed = TorchSpec::parse(*v);
-    if (!parsed) return bad_override("KERNELHUB_TORCH", *v, "MAJOR.MINOR[+BACKEND], e.g. 2.13 or 2.13.0+cu130");
+    if (!parsed) return bad_override(env_vars::kKernelhubTorch, *v, "MAJOR.MINOR[+BACKEND], e.g. 2.13 or 2.13.0+cu130");
     torch = parsed->version;
     if (parsed->backend) {
       torch_backend = *parsed->backend;
       if (parsed->backend->kind != BackendKind::kCpu) target_torch = *v;
     }
   }
-  if (auto v = env("KERNELHUB_CXX11_ABI")) {
-    if (*v != "0" && *v != "1") return bad_override("KERNELHUB_CXX11_ABI", *v, "0 or 1");
+  if (auto v = env(env_vars::kKernelhubCxx11Abi)) {
+    if (*v != "0" && *v != "1") return bad_override(env_vars::kKernelhubCxx11Abi, *v, "0 or 1");
     cxx11_abi = *v == "1";
   }
-  if (auto v = env("KERNELHUB_TVM_FFI")) {
+  if (auto v = env(env_vars::kKernelhubTvmFfi)) {
     auto parsed = Version::parse(*v);
-    if (!parsed && !v->empty()) return bad_override("KERNELHUB_TVM_FFI", *v, "MAJOR.MINOR, e.g. 0.1 (empty: none)");
+    if (!parsed && !v->empty())
+      return bad_override(env_vars::kKernelhubTvmFfi, *v, "MAJOR.MINOR, e.g. 0.1 (empty: none)");
     tvm_ffi = parsed ? std::optional(*parsed) : std::nullopt;
   }
-  if (auto v = env("KERNELHUB_MLX")) {
-    if (*v != "0" && *v != "1") return bad_override("KERNELHUB_MLX", *v, "0 or 1");
+  if (auto v = env(env_vars::kKernelhubMlx)) {
+    if (*v != "0" && *v != "1") return bad_override(env_vars::kKernelhubMlx, *v, "0 or 1");
     mlx = *v == "1";
   }
-  if (auto v = env("KERNELHUB_MACOS")) {
+  if (auto v = env(env_vars::kKernelhubMacos)) {
     auto parsed = Version::parse(*v);
-    if (!parsed) return bad_override("KERNELHUB_MACOS", *v, "MAJOR.MINOR, e.g. 26.1");
+    if (!parsed) return bad_override(env_vars::kKernelhubMacos, *v, "MAJOR.MINOR, e.g. 26.1");
     macos = *parsed;
   }
-  if (auto v = env("KERNELHUB_CUDA_DRIVER")) {
+  if (auto v = env(env_vars::kKernelhubCudaDriver)) {
     auto parsed = Version::parse(*v);
     if (!parsed && !v->empty() && *v != "none") {
-      return bad_override("KERNELHUB_CUDA_DRIVER", *v, "MAJOR.MINOR, e.g. 13.0 (none: no driver)");
+      return bad_override(env_vars::kKernelhubCudaDriver, *v, "MAJOR.MINOR, e.g. 13.0 (none: no driver)");
     }
     cuda_driver = parsed ? std::optional(*parsed) : std::nullopt;
   }
-  if (auto v = env("KERNELHUB_GPUS")) {
+  if (auto v = env(env_vars::kKernelhubGpus)) {
     gpus.clear();
     std::string_view rest = *v;
     while (!rest.empty()) {
       const std::size_t comma = rest.find(',');
       const std::string_view item = rest.substr(0, comma);
       auto cc = ComputeCapability::parse(item);
-      if (!cc) return bad_override("KERNELHUB_GPUS", *v, "compute capabilities separated by commas, e.g. 9.0,8.0");
+      if (!cc)
+        return bad_override(env_vars::kKernelhubGpus, *v, "compute capabilities separated by commas, e.g. 9.0,8.0");
       gpus.push_back(*cc);
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 1);
     }
   }
-  if (auto v = env("KERNELHUB_BACKEND")) {
+  if (auto v = env(env_vars::kKernelhubBackend)) {
     auto parsed = Backend::parse_environment(*v);
-    if (!parsed) return bad_override("KERNELHUB_BACKEND", *v, "cpu, cuda12.8, rocm7.1, xpu2025.3, metal, ...");
+    if (!parsed) return bad_override(env_vars::kKernelhubBackend, *v, "cpu, cuda12.8, rocm7.1, xpu2025.3, metal, ...");
     torch_backend = *parsed;
     // An explicit backend is what the user wants selected, driver or not.
     backend = *parsed;
     backend_reason = "set by KERNELHUB_BACKEND";
     return {};
   }
-  if (target_torch && !env("KERNELHUB_CUDA_DRIVER")) {
+  if (target_torch && !env(env_vars::kKernelhubCudaDriver)) {
     // A torch build named explicitly (a login node preparing a cache for GPU nodes, an image
     // build stage) is the target machine's, not this one's: its backend is selected whatever this
     // machine has, and this machine's driver and GPUs say nothing about the target's. (With the
     // target's driver named too, KERNELHUB_CUDA_DRIVER, the target is described whole and its
     // backend chosen as on any machine: no driver, CPU variants.)
     cuda_driver.reset();
-    if (!env("KERNELHUB_GPUS")) gpus.clear();
+    if (!env(env_vars::kKernelhubGpus)) gpus.clear();
     backend = torch_backend;
     backend_reason = "torch " + *target_torch + " (KERNELHUB_TORCH or --torch) names the target machine, so its " +
                      torch_backend.to_token() + " variants are selected whatever this machine has; " +

@@ -16,8 +16,6 @@
 #include "kernelhub/base/unique_fd.hpp"
 #include "kernelhub/resolver/version.hpp"
 
-extern char** environ;
-
 namespace kernelhub::resolver {
 
 namespace {
@@ -86,9 +84,9 @@ std::vector<fs::path> installation_dirs(const fs::path& prefix, const std::optio
                                         const EnvironmentSource& env) {
   std::vector<fs::path> dirs;
   const auto folders = lib_folders(prefix, named);
-  const auto home = env("HOME");
+  const auto home = env(env_vars::kHome);
   for (const std::string& folder : folders) {
-    if (home && !env("PYTHONNOUSERSITE"))
+    if (home && !env(env_vars::kPythonNoUserSite))
       add_if_directory(dirs, fs::path(*home) / ".local" / "lib" / folder / "site-packages");
     if (prefix == "/usr") add_if_directory(dirs, fs::path("/usr/local/lib") / folder / "dist-packages");
     add_if_directory(dirs, prefix / "lib" / folder / "site-packages");
@@ -211,7 +209,7 @@ Result<fs::path> prefix_printed_by(const fs::path& script) {
   std::string program = script.string(), no_site = "-S", command = "-c", code = "import sys; print(sys.prefix)";
   char* argv[] = {program.data(), no_site.data(), command.data(), code.data(), nullptr};
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, environ);
+  const int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, inherited_environment());
   posix_spawn_file_actions_destroy(&actions);
   write_end.reset();
   if (spawned != 0) return failed("could not start");
@@ -245,13 +243,13 @@ Result<fs::path> prefix_printed_by(const fs::path& script) {
 }  // namespace
 
 Result<PythonEnvironment> find_python_environment(const EnvironmentSource& env) {
-  if (auto venv = env("VIRTUAL_ENV")) {
+  if (auto venv = env(env_vars::kVirtualEnv)) {
     if (!directory_exists(*venv)) {
       return unexpected(ErrorCode::kNotFound, "VIRTUAL_ENV=`" + *venv + "` is not a directory");
     }
-    return environment_at(*venv, "VIRTUAL_ENV", std::nullopt, env);
+    return environment_at(*venv, std::string(env_vars::kVirtualEnv), std::nullopt, env);
   }
-  const std::string path_variable = env("PATH").value_or("");
+  const std::string path_variable = env(env_vars::kPath).value_or("");
   const auto python = find_on_path(path_variable, "python3");
   if (!python) {
     return unexpected(ErrorCode::kNotFound,

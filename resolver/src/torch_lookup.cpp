@@ -37,10 +37,10 @@ Result<FoundTorch> find_python_torch(const EnvironmentSource& env) {
 }  // namespace
 
 Result<FoundTorch> find_torch(const EnvironmentSource& env) {
-  if (auto text = env("KERNELHUB_TORCH")) {
+  if (auto text = env(env_vars::kKernelhubTorch)) {
     auto spec = TorchSpec::parse(*text);
-    if (!spec) return unexpected(spec.error().with_context("KERNELHUB_TORCH"));
-    return FoundTorch{spec->runtime(), "KERNELHUB_TORCH", std::nullopt};
+    if (!spec) return unexpected(spec.error().with_context(env_vars::kKernelhubTorch));
+    return FoundTorch{spec->runtime(), std::string(env_vars::kKernelhubTorch), std::nullopt};
   }
   return find_python_torch(env);
 }

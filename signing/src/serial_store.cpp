@@ -28,10 +28,10 @@ std::string file_part(std::string_view text) {
 }  // namespace
 
 std::optional<fs::path> SerialStore::default_dir(const EnvironmentSource& env) {
-  if (auto state = env("XDG_STATE_HOME"); state && fs::path(*state).is_absolute()) {
+  if (auto state = env(env_vars::kXdgStateHome); state && fs::path(*state).is_absolute()) {
     return fs::path(*state) / "kernelhub" / "signature-serials";
   }
-  if (auto home = env("HOME")) return fs::path(*home) / ".local" / "state" / "kernelhub" / "signature-serials";
+  if (auto home = env(env_vars::kHome)) return fs::path(*home) / ".local" / "state" / "kernelhub" / "signature-serials";
   return std::nullopt;
 }
 

@@ -69,7 +69,7 @@ std::vector<TrustedKeys::Entry> TrustedKeys::for_repo(std::string_view repo) con
 }
 
 Status TrustedKeys::add_from_variable(std::string_view value) {
-  const std::string origin(kTrustedKeysVariable);
+  const std::string origin(env_vars::kKernelhubTrustedKeys);
   while (!value.empty()) {
     const std::size_t comma = value.find(',');
     const std::string_view item = trim(value.substr(0, comma));
@@ -113,10 +113,10 @@ Status TrustedKeys::add_from_config(std::string_view text, std::string_view orig
 }
 
 std::optional<fs::path> TrustedKeys::config_path(const EnvironmentSource& env) {
-  if (auto xdg = env("XDG_CONFIG_HOME"); xdg && fs::path(*xdg).is_absolute()) {
+  if (auto xdg = env(env_vars::kXdgConfigHome); xdg && fs::path(*xdg).is_absolute()) {
     return fs::path(*xdg) / "kernelhub" / "trusted_keys";
   }
-  if (auto home = env("HOME")) return fs::path(*home) / ".config" / "kernelhub" / "trusted_keys";
+  if (auto home = env(env_vars::kHome)) return fs::path(*home) / ".config" / "kernelhub" / "trusted_keys";
   return std::nullopt;
 }
 
@@ -137,7 +137,7 @@ Result<TrustedKeys> TrustedKeys::from_environment(const EnvironmentSource& env) 
       KH_RETURN_IF_ERROR(keys.add_from_config(text.str(), path->string(), path->parent_path()));
     }
   }
-  if (auto value = env(kTrustedKeysVariable)) KH_RETURN_IF_ERROR(keys.add_from_variable(*value));
+  if (auto value = env(env_vars::kKernelhubTrustedKeys)) KH_RETURN_IF_ERROR(keys.add_from_variable(*value));
   return keys;
 }
 

@@ -136,7 +136,7 @@ ExpectedVariant ExpectedVariant::for_revision(std::string repo, std::string_view
 
 Result<VerifyPolicy> VerifyPolicy::from_environment(const EnvironmentSource& env, bool require) {
   KH_ASSIGN_OR_RETURN(TrustedKeys keys, TrustedKeys::from_environment(env));
-  return VerifyPolicy{std::move(keys), require || is_truthy(env(kRequireSignatureVariable)),
+  return VerifyPolicy{std::move(keys), require || is_truthy(env(env_vars::kKernelhubRequireSignature)),
                       SerialStore::default_dir(env)};
 }
 
@@ -155,7 +155,7 @@ Result<VerifiedVariant> verify_variant(const fs::path& dir, const ExpectedVarian
                         where + " has " + no_signature + ", but a trusted key is configured for " + scopes_of(keys) +
                             ", so it must be signed. The signature was stripped or the publisher did not sign this "
                             "build; do not load it, or remove the key from " +
-                            std::string(kTrustedKeysVariable) +
+                            std::string(env_vars::kKernelhubTrustedKeys) +
                             " / the trusted_keys file if the repo is no longer signed");
     }
     if (policy.require_signature) {
@@ -163,8 +163,8 @@ Result<VerifiedVariant> verify_variant(const fs::path& dir, const ExpectedVarian
                         where + " is not signed (" + no_signature +
                             ") and a signature is required. Ask the publisher to sign it (`kernelhub sign`) and "
                             "configure their public key in " +
-                            std::string(kTrustedKeysVariable) + "=" + expected.repo.substr(0, expected.repo.find('/')) +
-                            "=KEY");
+                            std::string(env_vars::kKernelhubTrustedKeys) + "=" +
+                            expected.repo.substr(0, expected.repo.find('/')) + "=KEY");
     }
     return VerifiedVariant{};
   }
@@ -175,7 +175,7 @@ Result<VerifiedVariant> verify_variant(const fs::path& dir, const ExpectedVarian
                             expected.repo.substr(0, expected.repo.find('/')) +
                             "`, so the signature cannot be checked and a checked signature is required. Get the "
                             "publisher's public key from them (not from the repo) and add it to " +
-                            std::string(kTrustedKeysVariable) + " or the trusted_keys file");
+                            std::string(env_vars::kKernelhubTrustedKeys) + " or the trusted_keys file");
     }
     return VerifiedVariant{};
   }

@@ -4,6 +4,7 @@
 # Torch-free: kernelhub::fetch (kernelhub/fetch/fetch.hpp and what it includes).
 set(KERNELHUB_PUBLIC_HEADERS
     kernelhub/base/environment_source.hpp
+    kernelhub/base/environment_variables.hpp
     kernelhub/base/error.hpp
     kernelhub/base/result.hpp
     kernelhub/client/progress.hpp

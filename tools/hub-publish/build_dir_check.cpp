@@ -53,7 +53,8 @@ std::uint16_t machine_for_cpu(const std::string& cpu) {
 }
 
 // Why the full pre-flight cannot judge `variant` in this process, or empty when it can.
-std::string why_elf_only(const resolver::Variant& variant, const resolver::Environment* env) {
+std::string why_elf_only(const resolver::Variant& variant, const resolver::Environment* env,
+                         [[maybe_unused]] const EnvironmentSource& vars) {
   if (env == nullptr) return "no environment";
   if (variant.framework == resolver::Framework::kTvmFfi) {
 #if !defined(KERNELHUB_WITH_TVM_FFI)
@@ -61,7 +62,7 @@ std::string why_elf_only(const resolver::Variant& variant, const resolver::Envir
 #else
     if (variant.cpu != env->cpu || variant.os != env->os) return "built for " + variant.cpu + "-" + variant.os;
     // The tvm-ffi pre-flight, against the TVM-FFI runtime of this machine (opened, not made global).
-    auto runtime = tvm_ffi_loader::Runtime::of_process(process_environment());
+    auto runtime = tvm_ffi_loader::Runtime::of_process(vars);
     if (!runtime) return "no TVM-FFI runtime here (" + runtime.error().message + ")";
     if ((*runtime)->version().major_minor() != variant.framework_version) {
       return "built for TVM-FFI " + variant.framework_version.to_string() + ", the runtime here is " +
@@ -202,13 +203,14 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
   }
 
   // Pre-flight of each library.
-  const std::string elf_only = parsed ? why_elf_only(*parsed, options.environment) : "unparsable variant name";
+  const std::string elf_only =
+      parsed ? why_elf_only(*parsed, options.environment, options.env) : "unparsable variant name";
   variant.preflight = elf_only.empty() ? "full" : "elf only: " + elf_only;
   const bool tvm_ffi = parsed && parsed->framework == resolver::Framework::kTvmFfi;
   for (const auto& rel : libraries) {
     const fs::path path = dir / rel;
     if (elf_only.empty() && !tvm_ffi) {
-      auto report = loader::check_loadable(path, process_environment());
+      auto report = loader::check_loadable(path, options.env);
       if (!report) problem(rel.string() + " fails the loader pre-flight: " + report.error().message);
       continue;
     }
@@ -216,7 +218,7 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
 #if defined(KERNELHUB_WITH_TVM_FFI)
     if (elf && tvm_ffi && elf_only.empty()) {
       // Loads nothing: the runtime is open, the kernel library is only read.
-      if (auto checked = tvm_ffi_loader::preflight(path, *elf, process_environment()); !checked) {
+      if (auto checked = tvm_ffi_loader::preflight(path, *elf, options.env); !checked) {
         problem(rel.string() + " fails the tvm-ffi pre-flight: " + checked.error().message);
       }
       continue;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/fetch/metadata.hpp"
 #include "kernelhub/resolver/environment.hpp"
@@ -47,7 +48,8 @@ struct CheckOptions {
   bool write_digest = true;                            // false (dry run): report a missing digest only
   const resolver::Environment* environment = nullptr;  // this process; null: ELF checks only
   std::vector<std::string> only;                       // --variant: these folders alone; empty: all
-  bool signs = false;  // --sign-key: a legacy kernelhub.sig inside a folder will be replaced
+  bool signs = false;     // --sign-key: a legacy kernelhub.sig inside a folder will be replaced
+  EnvironmentSource env;  // the run's configuration, for the pre-flight (LD_LIBRARY_PATH, the TVM-FFI runtime)
 };
 
 // Computes the digest of a variant directory and writes it into its metadata.json, keeping every

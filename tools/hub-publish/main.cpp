@@ -59,7 +59,8 @@ int run(const PublishArguments& args, const CLI::App& app) {
   const bool json = args.json;
   const bool dry_run = args.dry_run;
 
-  auto settings = client::Settings::from_env(process_environment());
+  const EnvironmentSource env = process_environment();
+  auto settings = client::Settings::from_env(env);
   if (!settings) return fail(settings.error(), json);
   if (args.endpoint) {
     settings->endpoint = *args.endpoint;
@@ -69,10 +70,10 @@ int run(const PublishArguments& args, const CLI::App& app) {
 
   // Check everything first; nothing leaves the machine when something is wrong.
   const std::filesystem::path build_dir = args.build_dir;
-  auto environment = resolver::Environment::detect(loader::torch_runtime(), process_environment());
+  auto environment = resolver::Environment::detect(loader::torch_runtime(), env);
   // Digests are written only once every check passed, so a refused run changes nothing.
-  publish::CheckOptions options{version, /*write_digest=*/false, environment ? &*environment : nullptr, args.variants,
-                                args.sign_key.has_value()};
+  publish::CheckOptions options{version,       /*write_digest=*/false,    environment ? &*environment : nullptr,
+                                args.variants, args.sign_key.has_value(), env};
   publish::BuildDirCheck check = publish::check_build_dir(build_dir, options);
   std::string branch;
   if (args.branch) {

@@ -143,7 +143,7 @@ int run_describe(const DescribeArguments& args, const CLI::App& app) {
   auto target = kernel_target(args.target, args.revision || args.version);
   if (!target) return usage_error(app, target.error().message);
   const bool is_dir = target->dir.has_value();
-  auto selection = selection_environment(args.selection);
+  auto selection = selection_environment(process_environment(), args.selection);
   if (!selection) return failed(selection.error());
   auto settings = client::Settings::from_env(selection->env);
   if (!settings) return failed(settings.error());

@@ -59,7 +59,7 @@ int run_locked(const DownloadArguments& args) {
                          .force = args.force};
   const EnvironmentSource env = process_environment();
   if (!args.variant && !args.all_variants) {
-    auto selection = selection_environment(args.selection);
+    auto selection = selection_environment(env, args.selection);
     if (!selection) return fail(kCommand, selection.error(), args.json);
     say_selection(*selection);
     request.environment = std::move(selection->environment);
@@ -96,7 +96,7 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
   // message says to give --torch).
   std::optional<SelectionEnvironment> selection;
   if (!args.all_files && !args.variant && !args.all_variants) {
-    auto found = selection_environment(args.selection);
+    auto found = selection_environment(env, args.selection);
     if (!found) return fail(kCommand, found.error(), json);
     say_selection(*found);
     selection = std::move(*found);
@@ -166,7 +166,7 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
                                                    : DependencyVariants::kSelected,
                                selection ? std::optional(selection->environment) : std::nullopt, options.quiet};
     if (request.variants == DependencyVariants::kSelected && !request.environment) {  // --variant V
-      auto found = selection_environment(args.selection);
+      auto found = selection_environment(env, args.selection);
       if (!found) {
         return failed(found.error().with_context("`" + repo->to_string() +
                                                  "` depends on other kernels, whose variants are chosen for a torch"));

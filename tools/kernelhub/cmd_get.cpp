@@ -76,7 +76,7 @@ int run_get(const GetArguments& args) {
   const auto read_before = bytes_read_by_process();
   const auto start = std::chrono::steady_clock::now();
   const bool torch_executable = sibling_path(kTorchExecutable).has_value();
-  auto selection = selection_environment(SelectionFlags{}, /*torch_required=*/false);
+  auto selection = selection_environment(process_environment(), SelectionFlags{}, /*torch_required=*/false);
   if (!selection) return failed(selection.error(), args.json);
   const EnvironmentSource& env = selection->env;
   auto runtime = tvm_ffi_loader::Runtime::of_process(env);
@@ -85,7 +85,7 @@ int run_get(const GetArguments& args) {
 
   resolver::Environment environment = selection->environment;
   if (has_torch) {
-    if (!env("KERNELHUB_TVM_FFI")) environment.tvm_ffi = (*runtime)->version().major_minor();
+    if (!env(env_vars::kKernelhubTvmFfi)) environment.tvm_ffi = (*runtime)->version().major_minor();
   } else {
     auto machine = tvm_ffi::detect_environment(**runtime, env);
     if (!machine) return failed(machine.error(), args.json);

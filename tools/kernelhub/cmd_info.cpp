@@ -140,7 +140,7 @@ int run_info(const InfoArguments& args, const CLI::App& app) {
   if (!target) return usage_error(app, target.error().message);
   const bool is_dir = target->dir.has_value();
   const auto& repo = target->repo;
-  auto selection = selection_environment(args.selection);
+  auto selection = selection_environment(process_environment(), args.selection);
   if (!selection) return failed(selection.error());
 
   FetchRequest request;

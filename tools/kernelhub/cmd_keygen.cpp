@@ -44,7 +44,7 @@ CommandRun define_keygen(CLI::App& app) {
       "the public key to your users, who trust it with\n"
       "  KERNELHUB_TRUSTED_KEYS=ORG=<public key>   or a line `ORG <public key>` in\n"
       "  ~/.config/kernelhub/trusted_keys");
-  app.add_option("--out", *out, "where to write the private key")->option_text("PATH")->required();
+  app.add_option("--out", *out, "where to write the private key")->option_text("FILE")->required();
   return [out, &app] { return run_keygen(*out, app); };
 }
 

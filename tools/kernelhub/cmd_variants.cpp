@@ -295,7 +295,7 @@ int run_cases(const std::string& file, const SelectionFlags& flags) {
     return kExitUsage;
   }
   // Each case names its torch, so the base needs none.
-  auto detected = selection_environment(flags, /*torch_required=*/false);
+  auto detected = selection_environment(process_environment(), flags, /*torch_required=*/false);
   if (!detected) throw std::runtime_error(detected.error().message);
   resolver::Environment base = std::move(detected->environment);
   // Each case names its own torch and Python: none unless it does.
@@ -305,11 +305,18 @@ int run_cases(const std::string& file, const SelectionFlags& flags) {
   base.macos.reset();
   nlohmann::json answers = nlohmann::json::array();
   for (const auto& c : cases) {
-    std::map<std::string, std::string, std::less<>> vars;
+    EnvironmentSource::Values vars;
+    std::string unknown;
     if (const auto found = c.find("env"); found != c.end() && found->is_object()) {
       for (const auto& [key, value] : found->items()) {
+        if (!find_environment_variable(key)) unknown = key;
         if (value.is_string()) vars[key] = value.get<std::string>();
       }
+    }
+    if (!unknown.empty()) {
+      answers.push_back(
+          {{"error", "`" + unknown + "` is not an environment variable kernelhub reads (docs/ENVIRONMENT.md)"}});
+      continue;
     }
     resolver::Environment env = base;
     if (Status s = env.apply_overrides(map_environment(std::move(vars))); !s) {
@@ -349,7 +356,7 @@ int run_variants(const VariantsArguments& args, const CLI::App& app) {
        args.version->find_first_not_of("0123456789") != std::string::npos)) {
     return usage_error(app, "--version: `" + *args.version + "` is not a whole number or `latest`");
   }
-  auto detected = selection_environment(args.selection);
+  auto detected = selection_environment(process_environment(), args.selection);
   if (!detected) return fail(kCommand, detected.error(), args.json);
   const resolver::Environment& env = detected->environment;
   if (kernel->repo) return run_repo(*kernel->repo, args, env, detected->env);

@@ -17,21 +17,17 @@ void add_selection_options(CLI::App& app, SelectionFlags& flags) {
       ->option_text("X.Y");
 }
 
-Result<SelectionEnvironment> selection_environment(const SelectionFlags& flags, bool torch_required) {
+Result<SelectionEnvironment> selection_environment(const EnvironmentSource& env, const SelectionFlags& flags,
+                                                   bool torch_required) {
   SelectionEnvironment selection;
-  selection.env = process_environment();
+  selection.env = env;
   if (flags.torch) {
     if (auto spec = resolver::TorchSpec::parse(*flags.torch); !spec) {
       return unexpected(spec.error().with_context("--torch"));
     }
   }
-  if (flags.torch || flags.python) {
-    selection.env = [flags, process = selection.env](std::string_view name) -> std::optional<std::string> {
-      if (name == "KERNELHUB_TORCH" && flags.torch) return flags.torch;
-      if (name == "KERNELHUB_PYTHON" && flags.python) return flags.python;
-      return process(name);
-    };
-  }
+  if (flags.torch) selection.env = selection.env.with(env_vars::kKernelhubTorch, *flags.torch);
+  if (flags.python) selection.env = selection.env.with(env_vars::kKernelhubPython, *flags.python);
   resolver::TorchRuntime runtime;
   std::optional<resolver::PythonRuntime> python;
   auto found = resolver::find_torch(selection.env);

@@ -25,7 +25,7 @@ namespace kernelhub::cli {
 
 struct SelectionEnvironment {
   resolver::Environment environment;
-  EnvironmentSource env;      // the process environment, with --torch and --python as KERNELHUB_*
+  EnvironmentSource env;      // the command's configuration, with --torch and --python as KERNELHUB_*
   std::string torch_source;   // where the torch came from; empty when none was found
   std::string torch_missing;  // why none was found (with torch_required = false)
 };
@@ -43,6 +43,7 @@ void add_selection_options(CLI::App& app, SelectionFlags& flags);
 // differential test's --cases, whose cases each name a torch). Errors: kInvalidArgument for a
 // --torch or KERNELHUB_* value that does not parse; kNotFound when no torch is found (the
 // message says what to give); kCorruptFile for a torch whose version.py does not parse.
-Result<SelectionEnvironment> selection_environment(const SelectionFlags& flags, bool torch_required = true);
+Result<SelectionEnvironment> selection_environment(const EnvironmentSource& env, const SelectionFlags& flags,
+                                                   bool torch_required = true);
 
 }  // namespace kernelhub::cli

@@ -10,14 +10,14 @@ namespace kernelhub::tvm_ffi {
 Result<resolver::Environment> detect_environment(const tvm_ffi_loader::Runtime& runtime, const EnvironmentSource& env) {
   // No torch to say which backend: the machine's. A driver that sees no GPU runs CPU variants.
   resolver::TorchRuntime machine;
-  if (!env("KERNELHUB_BACKEND")) {
-    const resolver::CudaProbe& probe = resolver::probe_cuda_once();
+  if (!env(env_vars::kKernelhubBackend)) {
+    const resolver::CudaProbe& probe = resolver::probe_cuda_once(env);
     if (probe.driver && !probe.gpus.empty()) {
       machine.backend = resolver::Backend{resolver::BackendKind::kCuda, probe.driver};
     }
   }
   KH_ASSIGN_OR_RETURN(resolver::Environment environment, resolver::Environment::detect(machine, env));
-  if (!env("KERNELHUB_TVM_FFI")) environment.tvm_ffi = runtime.version().major_minor();
+  if (!env(env_vars::kKernelhubTvmFfi)) environment.tvm_ffi = runtime.version().major_minor();
   return environment;
 }
 

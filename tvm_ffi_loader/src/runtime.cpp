@@ -48,7 +48,7 @@ Result<RuntimeLocation> locate_runtime(const EnvironmentSource& env) {
   if (SharedLibrary loaded = SharedLibrary::if_loaded(kSoname, RTLD_LAZY)) {
     return RuntimeLocation{loaded.path(), kAlreadyLoaded};
   }
-  if (auto named = env("KERNELHUB_TVM_FFI_LIBRARY")) {
+  if (auto named = env(env_vars::kKernelhubTvmFfiLibrary)) {
     std::error_code ec;
     const std::filesystem::path path = std::filesystem::absolute(*named, ec);
     if (ec || !std::filesystem::is_regular_file(path, ec)) {
@@ -56,7 +56,7 @@ Result<RuntimeLocation> locate_runtime(const EnvironmentSource& env) {
                                                   "` names no file; set it to the path of a libtvm_ffi.so, or unset "
                                                   "it to use the apache-tvm-ffi package of the Python environment");
     }
-    return RuntimeLocation{path, "KERNELHUB_TVM_FFI_LIBRARY"};
+    return RuntimeLocation{path, std::string(env_vars::kKernelhubTvmFfiLibrary)};
   }
   std::string python_note;
   if (auto python = resolver::find_python_environment(env)) {

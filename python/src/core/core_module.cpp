@@ -467,6 +467,22 @@ py::dict environment(std::optional<std::string> backend, const resolver::TorchRu
   return out;
 }
 
+// Every environment variable kernelhub reads (base/environment_variables.hpp): the Python package
+// reads its own through python/src/kernelhub/_environment.py, which refuses a name not listed here.
+py::list environment_variables() {
+  py::list out;
+  for (const EnvironmentVariable& v : kernelhub::environment_variables()) {
+    py::dict entry;
+    entry["name"] = std::string(v.name);
+    entry["meaning"] = std::string(v.meaning);
+    entry["default"] = std::string(v.default_value);
+    entry["read_by"] = std::string(v.read_by);
+    entry["secret"] = v.secret;
+    out.append(std::move(entry));
+  }
+  return out;
+}
+
 // The Hub's repo id rules (base/hub_names.hpp), as a verdict: None for a valid id, else why not.
 // `kernel`: as a kernel repo's id (client::RepoId), which also needs an org.
 std::optional<std::string> repo_id_error(const std::string& repo_id, bool kernel) {
@@ -548,6 +564,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("repo_id_error", &repo_id_error, py::arg("repo_id"), py::kw_only(), py::arg("kernel") = false,
         "None when repo_id is a valid Hub repo id (huggingface_hub's validate_repo_id; with kernel=True, also "
         "under an org), else why it is not.");
+  m.def("environment_variables", &environment_variables,
+        "Every environment variable kernelhub reads: name, meaning, default, read_by, secret.");
   m.def("environment", &environment, py::arg("backend") = py::none(), py::kw_only(), py::arg("torch") = no_torch,
         "This process as variant selection sees it, with the torch given.");
 }

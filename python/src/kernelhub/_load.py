@@ -9,8 +9,8 @@ logging the core's warnings (as kernels logs them), and the signatures, return v
 exception types of kernels 0.19.1, so `from kernelhub import get_kernel` replaces
 `from kernels import get_kernel` unchanged.
 
-Configuration comes from the same environment variables, read by the core at call time:
-LOCAL_KERNELS, UNSTABLE_KERNELS_ALL_LATEST, HF_ENDPOINT, HF_TOKEN, HF_HOME / HF_HUB_CACHE /
+Configuration comes from the same environment variables (docs/ENVIRONMENT.md), read by the core
+once per call: LOCAL_KERNELS, UNSTABLE_KERNELS_ALL_LATEST, HF_ENDPOINT, HF_TOKEN, HF_HOME / HF_HUB_CACHE /
 KERNELS_CACHE (the same cache as kernels and huggingface_hub), HF_HUB_OFFLINE. Downloads show
 huggingface_hub's progress bars (_progress.py; HF_HUB_DISABLE_PROGRESS_BARS).
 """
@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from . import _core, errors
+from . import _core, _environment, errors
 from ._importer import RepoInfo, import_variant
 from ._progress import bar_reporter
 from ._warnings import log_load_warnings
@@ -108,16 +107,14 @@ def get_kernel(
 # get_kernel at a full commit, once imported, returns the same module for the rest of the process:
 # the commit is immutable and its module already runs, so resolving, listing and re-hashing the
 # files again (what the first call did) could not change what a caller gets. The core says whether
-# a call was pinned; the key holds the call and what could point it elsewhere: the cache location,
-# the backend override, LOCAL_KERNELS and UNSTABLE_KERNELS_ALL_LATEST.
+# a call was pinned; the key holds the call and what could point it elsewhere
+# (_environment.PINNED_CALL_VARIABLES).
 _pinned_modules: dict[tuple, ModuleType] = {}
 
 
 def _pinned_key(repo_id: str, revision: str | None, version: int | None, backend: str | None,
                 check_arch: bool) -> tuple:
-    names = ("KERNELS_CACHE", "HF_HUB_CACHE", "HF_HOME", "KERNELHUB_BACKEND", "LOCAL_KERNELS",
-             "UNSTABLE_KERNELS_ALL_LATEST")
-    return repo_id, revision, version, backend, check_arch, tuple(os.environ.get(name) for name in names)
+    return repo_id, revision, version, backend, check_arch, _environment.values(_environment.PINNED_CALL_VARIABLES)
 
 
 def get_local_kernel(

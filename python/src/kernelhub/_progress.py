@@ -12,7 +12,8 @@ HF_HUB_DISABLE_PROGRESS_BARS read here; without either, nothing is drawn.
 from __future__ import annotations
 
 import logging
-import os
+
+from . import _environment
 
 # The group huggingface_hub's snapshot_download bars belong to (what kernels downloads with).
 BAR_GROUP = "huggingface_hub.snapshot_download"
@@ -29,7 +30,7 @@ def _bar_factory():
             from tqdm.auto import tqdm
         except ImportError:
             return None
-        if os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS", "").upper() in ("1", "ON", "YES", "TRUE"):
+        if _environment.is_truthy(_environment.HF_HUB_DISABLE_PROGRESS_BARS):
             return None
         return lambda total, label: tqdm(total=total, desc=label, unit="B", unit_scale=True)
     if are_progress_bars_disabled(BAR_GROUP):

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import logging
 
+from . import _environment
+
 VALIDATE = logging.getLogger("kernels._internals.validate")
 RESOLVER = logging.getLogger("kernels._internals.resolver")
 
@@ -22,5 +24,5 @@ def log_load_warnings(fetched: dict, stacklevel: int = 4) -> None:
     """Logs what kernels would for the variant the core fetched (its dict's `warnings`).
     `stacklevel` points the record at the caller of get_kernel."""
     for warning in fetched["warnings"]:
-        logger = RESOLVER if warning.startswith("UNSTABLE_KERNELS_ALL_LATEST") else VALIDATE
+        logger = RESOLVER if warning.startswith(_environment.UNSTABLE_KERNELS_ALL_LATEST) else VALIDATE
         logger.warning(warning, stacklevel=stacklevel)

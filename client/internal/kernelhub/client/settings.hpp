@@ -1,8 +1,9 @@
-// Settings: the client's configuration, read once from the environment and passed down as data.
+// Settings: the client's configuration, made from the caller's EnvironmentSource and passed down
+// as data.
 //
-// from_env() resolves every variable in env_vars.hpp with huggingface_hub's fallback chains and
-// truthy set; tests build a Settings directly or pass a map_environment(). Nothing else in the
-// client reads the environment.
+// from_env() resolves the client's variables (base/environment_variables.hpp) with
+// huggingface_hub's fallback chains and truthy set; tests build a Settings directly or pass a
+// map_environment(). Nothing else in the client reads configuration.
 //
 // Thread safety: a value type. Ownership: plain values; Token masks itself when printed.
 #pragma once

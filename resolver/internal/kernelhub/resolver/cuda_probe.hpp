@@ -45,7 +45,9 @@ struct CudaDriverAccess {
   // The GPUs, listed in a forked child process.
   std::function<std::vector<ComputeCapability>()> gpus_in_child;
 
-  static CudaDriverAccess real();
+  // The driver of this machine; NVML's list is narrowed by `env`'s CUDA_VISIBLE_DEVICES, the
+  // value this process's CUDA reads too.
+  static CudaDriverAccess real(const EnvironmentSource& env);
 };
 
 // A GPU as NVML lists it.
@@ -59,7 +61,7 @@ struct NvmlGpu {
 // cannot be told without CUDA's own enumeration (indices over GPUs of different kinds: CUDA numbers
 // them fastest first; MIG instances).
 std::optional<std::vector<ComputeCapability>> gpus_visible_to_cuda(const std::vector<NvmlGpu>& all,
-                                                                    const char* cuda_visible_devices);
+                                                                   const char* cuda_visible_devices);
 
 // One probe with `driver`: the version, then the GPUs in this process if CUDA is initialised
 // here, else in a child.
@@ -78,7 +80,8 @@ class CudaProbeOnce {
   CudaProbe probe_;
 };
 
-// This process's probe, with the real driver.
-const CudaProbe& probe_cuda_once();
+// This process's probe, with the real driver and the configuration of the first call (GPUs and
+// CUDA_VISIBLE_DEVICES do not change under a running process's CUDA).
+const CudaProbe& probe_cuda_once(const EnvironmentSource& env);
 
 }  // namespace kernelhub::resolver

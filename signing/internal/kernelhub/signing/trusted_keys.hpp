@@ -29,8 +29,6 @@
 
 namespace kernelhub::signing {
 
-inline constexpr std::string_view kTrustedKeysVariable = "KERNELHUB_TRUSTED_KEYS";
-
 class TrustedKeys {
  public:
   struct Entry {

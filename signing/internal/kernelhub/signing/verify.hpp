@@ -32,8 +32,6 @@
 
 namespace kernelhub::signing {
 
-inline constexpr std::string_view kRequireSignatureVariable = "KERNELHUB_REQUIRE_SIGNATURE";
-
 // What the caller asked for; the signed manifest must say the same.
 struct ExpectedVariant {
   std::string repo;                          // org/name
