@@ -23,9 +23,9 @@
 
 #include "kernelhub/base/process_io.hpp"
 #include "kernelhub/client/transport.hpp"
+#include "kernelhub/fetch/session.hpp"
 #include "kernelhub/kernelhub.hpp"
 #include "kernelhub/loader/torch_libraries.hpp"
-#include "kernelhub/fetch/session.hpp"
 
 namespace {
 

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -11,13 +10,13 @@
 #include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/fetch/lockfile.hpp"
 #include "kernelhub/fetch/publisher_trust.hpp"
+#include "kernelhub/fetch/session.hpp"
 #include "kernelhub/fetch/variant_checks.hpp"
 #include "kernelhub/fetch/verification_stamps.hpp"
 #include "kernelhub/fetch/zip_layout.hpp"
 #include "kernelhub/loader/library_image.hpp"
 #include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/gpu_fit_step.hpp"
-#include "kernelhub/fetch/session.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 #include "kernelhub/signing/verify.hpp"
 #include "request_lock.hpp"
@@ -152,9 +151,7 @@ Result<VariantDecisions> resolve(const client::HubClient& hub, const client::Rep
 Result<std::optional<int>> all_latest_version(const client::HubClient& hub, const client::RepoId& repo,
                                               const FetchRequest& request, const EnvironmentSource& env) {
   if (!request.honour_all_latest) return std::optional<int>();
-  std::string value = env(env_vars::kUnstableKernelsAllLatest).value_or("");
-  std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::toupper(c); });
-  if (value != "1" && value != "ON" && value != "YES" && value != "TRUE") return std::optional<int>();
+  if (!is_truthy(env(env_vars::kUnstableKernelsAllLatest))) return std::optional<int>();
   auto versions = hub.list_versions(repo, kKernelRepo);
   const bool offline = hub.settings().offline;
   if ((versions && versions->empty()) || (!versions && versions.error().code == ErrorCode::kOfflineMiss)) {
