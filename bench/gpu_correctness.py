@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The reference kernels' correctness suite on a GPU (issue 7's CUDA check; run on the H200).
+"""The reference kernels' correctness suite on a GPU (run on the H200).
 
     python bench/gpu_correctness.py                    # the variants under build/kernels (from `make`)
     python bench/gpu_correctness.py --build /tmp/kb    # first build kernels/ alone against this

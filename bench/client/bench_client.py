@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Client benchmark on loopback (issue 4, "Speed"): not a test.
+"""Client benchmark on loopback: not a test.
 
     .venv/bin/python bench/client/bench_client.py [--mb 200] [--files 8] [--runs 3]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End to end (issue 8): Qwen3-8B in transformers and one LTX-Video block in diffusers, each in four
+"""End to end: Qwen3-8B in transformers and one LTX-Video block in diffusers, each in four
 configurations on one GPU: eager, eager + our kernels, torch.compile, torch.compile + our kernels.
 
     python3 bench/e2e/bench_e2e.py --kernels BUILD/kernels --out DIR [--parts prefill,decode,ltx] [--tiny]

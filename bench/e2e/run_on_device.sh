@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 8's end-to-end numbers in one command on the H200: build the CUDA variant of kernels/, then
+# The end-to-end numbers in one command on the H200: build the CUDA variant of kernels/, then
 # bench_e2e.py (LTX-Video block first, then Qwen3-8B prefill and decode), each part under its own
 # time limit so a slow compile cannot eat the whole call; e2e.csv grows row by row in $OUT.
 #

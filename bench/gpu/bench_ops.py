@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Times the reference kernels against their peers on one GPU, shape by shape (issue 8).
+"""Times the reference kernels against their peers on one GPU, shape by shape.
 
     python3 bench/gpu/bench_ops.py --impl ours=BUILD/kernels [--impl v0=OTHER/kernels] --out DIR
         [--ops rms_norm,...] [--tokens 1,16,...] [--hidden 128,...] [--dtypes bf16] [--check]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What each implementation launches at launch-bound sizes, and for how long each kernel runs (issue 8).
+"""What each implementation launches at launch-bound sizes, and for how long each kernel runs.
 
     python3 bench/gpu/launch_profile.py --impl ours=BUILD/kernels --out DIR [--cases adaln:1x2048,rope:16x5120]
 

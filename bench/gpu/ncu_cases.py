@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One call of each implementation per case, between cudaProfilerStart/Stop, for Nsight Compute (issue 8).
+"""One call of each implementation per case, between cudaProfilerStart/Stop, for Nsight Compute.
 
     ncu --profile-from-start off --clock-control none --cache-control all --csv --page details \\
         python3 bench/gpu/ncu_cases.py --impl ours=BUILD/kernels [--cases rms_norm:512x4096,...] > ncu.csv

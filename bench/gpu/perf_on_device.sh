@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 8 in one command on the H200: build the CUDA variant of kernels/ (and of a baseline copy,
+# The kernel benchmarks in one command on the H200: build the CUDA variant of kernels/ (and of a baseline copy,
 # when one is given), run the GPU correctness suite, then time every op and peer (bench_ops.py).
 #
 #   bash bench/gpu/perf_on_device.sh [--baseline SRC] [--alt-flags FLAGS]... [--no-correctness | --correctness-k EXPR]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load benchmark for `kernelhub serve` on loopback (issue 3, "Load"): not a test.
+# Load benchmark for `kernelhub serve` on loopback: not a test.
 #
 #   bench/server/run_bench.sh [--size-mb 1024] [--duration 10]
 #

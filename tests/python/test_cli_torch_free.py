@@ -1,4 +1,4 @@
-"""The torch-free CLI (issue 37): `kernelhub` links no LibTorch and loads none; `kernelhub get`
+"""The torch-free CLI: `kernelhub` links no LibTorch and loads none; `kernelhub get`
 runs `kernelhub-get` beside it, which does.
 
 Checked three ways: `readelf -d` (the libraries each executable needs), LD_DEBUG=libs (every

@@ -1,4 +1,4 @@
-"""One pass (issue 36): a load reads and hashes each byte once, a later process does not hash
+"""One pass: a load reads and hashes each byte once, a later process does not hash
 unchanged files again, and integrity is never weakened: a file changed on disk is hashed again
 and refused. Counted in bytes (the CLI's `bytes_hashed` and `bytes_read`) and requests, not time."""
 

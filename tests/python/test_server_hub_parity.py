@@ -1,5 +1,5 @@
 """`kernelhub serve` answers as the Hub does where huggingface_hub's own test suite looks closely
-(issue 39; bench/server/README.md has the suite's score). One test per group of that issue, each
+(bench/server/README.md has the suite's score). One test per group of behaviours, each
 through the real `huggingface_hub` client:
 
 1. LFS decided by the repo's .gitattributes, uploads filtered by .gitignore;
