@@ -20,14 +20,6 @@ namespace {
 
 using Files = std::map<std::filesystem::path, FileDigests::Entry>;
 
-// The same files with the same stamps and hashes.
-bool same_entries(const Files& a, const Files& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
-    return x.first == y.first && x.second.stamp == y.second.stamp && x.second.hash.digest == y.second.hash.digest &&
-           x.second.hash.size == y.second.hash.size && x.second.hash.git_sha1 == y.second.hash.git_sha1;
-  });
-}
-
 std::filesystem::path canonical_or_same(const std::filesystem::path& path) {
   std::error_code ec;
   auto canonical = std::filesystem::canonical(path, ec);
@@ -105,7 +97,7 @@ bool VerifiedDirs::written(const std::filesystem::path& dir, const Files& files,
                            const std::filesystem::path& stamp_file) const {
   std::lock_guard lock(mutex_);
   const auto it = dirs_.find(dir);
-  return it != dirs_.end() && it->second.written_to == stamp_file && same_entries(it->second.files, files);
+  return it != dirs_.end() && it->second.written_to == stamp_file && it->second.files == files;
 }
 
 void VerifiedDirs::keep(const std::filesystem::path& dir, Files files,

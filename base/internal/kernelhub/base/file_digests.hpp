@@ -34,6 +34,8 @@ class FileDigests {
   struct Entry {
     FileStamp stamp;  // of the file when it was hashed
     FileHash hash;
+
+    bool operator==(const Entry&) const = default;
   };
 
   // The file's SHA-256 and the bytes it covers: remembered while its stamp is unchanged, else

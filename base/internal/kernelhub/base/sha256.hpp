@@ -34,6 +34,8 @@ struct FileHash {
   Sha256Digest digest{};
   std::uint64_t size = 0;
   std::string git_sha1;
+
+  bool operator==(const FileHash&) const = default;
 };
 
 // Hashes a file in 1 MiB chunks. Errors: kNotFound, kIo.
