@@ -68,10 +68,17 @@ constexpr std::array kTable = {
     EnvironmentVariable{kKernelhubTrustedKeys,
                         "`scope=key` entries separated by `,` (scope: org or org/name; key: base64 or a file)",
                         "none (the trusted_keys file only)", "signing"},
-    EnvironmentVariable{kKernelhubRequireSignature, "truthy: refuse a variant without a trusted signature", "off",
-                        "signing"},
-    EnvironmentVariable{kXdgConfigHome, "where the trusted_keys file is: $XDG_CONFIG_HOME/kernelhub/trusted_keys",
-                        "~/.config", "signing"},
+    EnvironmentVariable{kKernelhubRequireSignature,
+                        "truthy: refuse a variant whose signature no configured signer (or the kernels package's "
+                        "default policy) accepts, or that has none",
+                        "off (warn, as the kernels package does)", "fetch, signing"},
+    EnvironmentVariable{kKernelhubSigners,
+                        "the signers file: who may sign the kernels of an org or repo (`[[signer]]` tables with "
+                        "`scope` and an identity or `public-key`; docs/SIGNING.md)",
+                        "$XDG_CONFIG_HOME/kernelhub/signers.toml", "fetch"},
+    EnvironmentVariable{kXdgConfigHome,
+                        "where the trusted_keys and signers.toml files are: $XDG_CONFIG_HOME/kernelhub/",
+                        "~/.config", "fetch, signing"},
 
     // The machine, as variant selection sees it: each overrides what is detected.
     EnvironmentVariable{kKernelhubOs, "the os", "uname", "resolver"},

@@ -11,6 +11,7 @@
 #include "kernelhub/fetch/lockfile.hpp"
 #include "kernelhub/fetch/publisher_trust.hpp"
 #include "kernelhub/fetch/session.hpp"
+#include "kernelhub/fetch/signature_check.hpp"
 #include "kernelhub/fetch/variant_checks.hpp"
 #include "kernelhub/fetch/verification_stamps.hpp"
 #include "kernelhub/fetch/zip_layout.hpp"
@@ -18,7 +19,6 @@
 #include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/gpu_fit_step.hpp"
 #include "kernelhub/signing/signature_file.hpp"
-#include "kernelhub/signing/verify.hpp"
 #include "request_lock.hpp"
 #include "variant_dir.hpp"
 
@@ -42,6 +42,13 @@ Result<client::HubClient> hub_client_for(const FetchRequest& request, const Fetc
   KH_ASSIGN_OR_RETURN(client::Settings settings, session.settings(ctx.env));
   if (request.offline) settings.offline = true;
   return session.hub_client(std::move(settings));
+}
+
+// The signature configuration of a fetch (signature_check.hpp).
+Result<std::shared_ptr<const SignatureSettings>> signature_settings_for(const FetchRequest& request,
+                                                                         const FetchContext& ctx) {
+  KH_ASSIGN_OR_RETURN(SignatureSettings settings, SignatureSettings::from_environment(ctx.env, request.require_signature));
+  return std::make_shared<const SignatureSettings>(std::move(settings));
 }
 
 // The publisher trust check, with the answers of the fetch's Session.
@@ -204,18 +211,51 @@ Result<std::vector<resolver::CudaTarget>> archs_of(const Result<Metadata>& metad
   return std::move(*targets);
 }
 
+bool tree_has(const client::RepoTree& tree, const std::string& path) {
+  return std::binary_search(tree.files.begin(), tree.files.end(), path, [](const auto& a, const auto& b) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, client::TreeEntry>) {
+      return a.path < b;
+    } else {
+      return a < b.path;
+    }
+  });
+}
+
+// metadata.json of a variant whose other files are not downloaded (a metadata-only fetch, the GPU
+// fit of a CUDA candidate), with its bundle, and the signature checked before it is parsed
+// (signature_check.hpp). Returns the folder they are in. Errors: the download's, a bundle that
+// does not verify, and a refusal where a signature is required.
+Result<std::pair<std::filesystem::path, SignatureVerdict>> signed_metadata(
+    const client::HubClient& hub, const client::RepoId& repo, const client::RepoTree& tree, const std::string& commit,
+    const std::string& revision, const std::string& variant, const SignatureSettings& settings,
+    const FetchRequest& request, const FetchContext& ctx) {
+  const std::string folder = "build/" + variant + "/";
+  if (tree_has(tree, folder + std::string(kSigstoreBundleName))) {
+    KH_RETURN_IF_ERROR(hub.download_file(repo, kKernelRepo, commit, folder + std::string(kSigstoreBundleName)));
+  }
+  KH_ASSIGN_OR_RETURN(client::Snapshot file, hub.download_file(repo, kKernelRepo, commit, folder + "metadata.json"));
+  const std::filesystem::path dir = file.path.parent_path();
+  KH_ASSIGN_OR_RETURN(SignatureVerdict verdict, check_signature(dir, repo.to_string(), variant, revision, settings,
+                                                                session_of(ctx).signature_records(ctx.env), nullptr));
+  KH_RETURN_IF_ERROR(refuse_unless_accepted(verdict, repo.to_string(), variant, request.wording));
+  return std::pair(dir, std::move(verdict));
+}
+
 // The decisions for a Hub repo at a resolved commit, from its one listing `tree`. Before
 // download, metadata.json `backend.archs` says what each CUDA variant was built for (one small
 // cached file per candidate, only when there are GPUs to fit).
 void decide_from_tree(const client::HubClient& hub, const client::RepoId& repo, const client::RepoTree& tree,
-                      const FetchRequest& request, const resolver::Environment& environment, VariantDecisions& out) {
+                      const FetchRequest& request, const FetchContext& ctx, const SignatureSettings& settings,
+                      VariantDecisions& out) {
+  const resolver::Environment& environment = ctx.environment;
   out.decisions = resolver::select(tree.subfolders("build"), environment, request.loadable);
   if (!request.check_arch) return;
   fit_to_gpus(out.decisions, environment,
               [&](const resolver::Decision& d) -> Result<std::vector<resolver::CudaTarget>> {
-                auto file = hub.download_file(repo, kKernelRepo, out.commit, "build/" + d.name + "/metadata.json");
-                if (!file) return unexpected(file.error().code, "metadata.json: " + file.error().message);
-                return archs_of(Metadata::read(file->path.parent_path()));
+                auto signed_dir =
+                    signed_metadata(hub, repo, tree, out.commit, out.revision, d.name, settings, request, ctx);
+                if (!signed_dir) return unexpected(signed_dir.error().code, "metadata.json: " + signed_dir.error().message);
+                return archs_of(Metadata::read(signed_dir->first));
               });
 }
 
@@ -398,7 +438,7 @@ struct HubDecision {
 // `check_trust`: check the publisher once the revision resolved (a repo that does not exist is
 // then not found, whoever publishes it), before the listing is read.
 Result<HubDecision> decide_on_hub(const client::HubClient& hub, const client::RepoId& repo, const FetchRequest& request,
-                                  const FetchContext& ctx, bool check_trust) {
+                                  const FetchContext& ctx, const SignatureSettings& settings, bool check_trust) {
   HubDecision out;
   KH_ASSIGN_OR_RETURN(out.locked, lock_for(repo, request));
   FetchRequest effective = request;
@@ -414,14 +454,18 @@ Result<HubDecision> decide_on_hub(const client::HubClient& hub, const client::Re
     KH_RETURN_IF_ERROR(require_trusted_publisher(hub, repo, request, ctx));
   }
   KH_ASSIGN_OR_RETURN(out.tree, hub.tree(repo, kKernelRepo, out.resolved.commit));
-  decide_from_tree(hub, repo, out.tree, effective, ctx.environment, out.resolved);
+  decide_from_tree(hub, repo, out.tree, effective, ctx, settings, out.resolved);
   return out;
 }
 
 Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest& request, const FetchContext& ctx) {
   const auto resolve_start = std::chrono::steady_clock::now();
   KH_ASSIGN_OR_RETURN(const client::HubClient hub, hub_client_for(request, ctx));
-  KH_ASSIGN_OR_RETURN(HubDecision decided, decide_on_hub(hub, repo, request, ctx, /*check_trust=*/false));
+  // The signature configuration is read before anything else: a malformed signers file or
+  // trusted root is an error before a request, not after a download.
+  KH_ASSIGN_OR_RETURN(const auto signature_settings, signature_settings_for(request, ctx));
+  KH_ASSIGN_OR_RETURN(HubDecision decided,
+                      decide_on_hub(hub, repo, request, ctx, *signature_settings, /*check_trust=*/false));
   const std::optional<KernelLock>& locked = decided.locked;
   const std::optional<int>& latest = decided.latest;
   VariantDecisions& resolved = decided.resolved;
@@ -435,9 +479,16 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
   const std::string name = best->name;
   if (request.metadata_only) {
     KH_RETURN_IF_ERROR(require_trusted_publisher(hub, repo, request, ctx));
-    KH_ASSIGN_OR_RETURN(client::Snapshot file,
-                        hub.download_file(repo, kKernelRepo, resolved.commit, "build/" + name + "/metadata.json"));
-    return metadata_of(file.path.parent_path(), name, resolved.commit, std::move(resolved.decisions));
+    KH_ASSIGN_OR_RETURN(auto signed_dir, signed_metadata(hub, repo, tree, resolved.commit, resolved.revision, name,
+                                                         *signature_settings, request, ctx));
+    auto fetched = metadata_of(signed_dir.first, name, resolved.commit, std::move(resolved.decisions));
+    if (fetched) {
+      if (auto warning =
+              signature_warning(signed_dir.second, fetched->metadata, repo.to_string(), name, request.wording)) {
+        fetched->warnings.push_back(std::move(*warning));
+      }
+    }
+    return fetched;
   }
   const std::string* locked_hash = nullptr;
   if (locked && !locked->variants.empty()) {
@@ -481,10 +532,11 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
   // before a signature, lock or digest check could blame the build for it.
   const bool kernels_words = request.wording == Wording::kKernels;
   if (!kernels_words) KH_RETURN_IF_ERROR(check_cached_blobs(*snapshot, tree, repo, name, digests));
-  // Before anything in the download is parsed: its signature, when a key is trusted or required.
-  KH_RETURN_IF_ERROR(signing::check_variant(
-      snapshot->path, signing::ExpectedVariant::for_revision(repo.to_string(), resolved.revision, name),
-      request.require_signature, ctx.env, &digests));
+  // Before anything in the download is parsed: its signature (signature_check.hpp).
+  KH_ASSIGN_OR_RETURN(const SignatureVerdict signature,
+                      check_signature(snapshot->path, repo.to_string(), name, resolved.revision, *signature_settings,
+                                      session_of(ctx).signature_records(ctx.env), &digests));
+  KH_RETURN_IF_ERROR(refuse_unless_accepted(signature, repo.to_string(), name, request.wording));
   if (locked_hash != nullptr) {
     auto checked = verify_variant_lock(snapshot->path, tree, name, *locked_hash, &digests);
     if (!checked) return unexpected(checked.error().with_context("locked load of `" + repo.to_string() + "`"));
@@ -494,6 +546,9 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
       snapshot->path, name, resolved.commit, std::move(resolved.decisions), request, ctx.environment, digests, timings,
       "`" + repo.to_string() + "` variant `" + name + "` (commit " + resolved.commit + ")");
   if (!fetched) return fetched;
+  if (auto warning = signature_warning(signature, fetched->metadata, repo.to_string(), name, request.wording)) {
+    fetched->warnings.insert(fetched->warnings.begin(), std::move(*warning));
+  }
   // A file no digest covers is still held to its blob's name.
   if (kernels_words) KH_RETURN_IF_ERROR(check_cached_blobs(*snapshot, tree, repo, name, digests));
   stamps.record(snapshot->path, digests);
@@ -547,7 +602,8 @@ Result<VariantDecisions> variant_decisions(const FetchRequest& request, const Fe
   }
   const client::RepoId& repo = std::get<client::RepoId>(request.source);
   KH_ASSIGN_OR_RETURN(const client::HubClient hub, hub_client_for(request, ctx));
-  KH_ASSIGN_OR_RETURN(HubDecision decided, decide_on_hub(hub, repo, request, ctx, check_trust));
+  KH_ASSIGN_OR_RETURN(const auto signature_settings, signature_settings_for(request, ctx));
+  KH_ASSIGN_OR_RETURN(HubDecision decided, decide_on_hub(hub, repo, request, ctx, *signature_settings, check_trust));
   decided.resolved.fallbacks = hub.fallbacks();
   return std::move(decided.resolved);
 }

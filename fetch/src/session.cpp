@@ -7,7 +7,8 @@ Session::Session(SessionOptions options)
       settings_(std::move(options.settings)),
       trees_(std::make_shared<client::ParsedTrees>(options.max_parsed_trees)),
       trusted_(std::make_unique<TrustedPublishers>()),
-      verified_(std::make_unique<VerifiedDirs>()) {}
+      verified_(std::make_unique<VerifiedDirs>()),
+      signatures_(std::make_unique<VerifiedSignatures>()) {}
 
 Session& Session::process_default() {
   // Never destroyed (session.hpp, Lifetime): released on purpose, and reachable until exit.
@@ -26,6 +27,10 @@ client::HubClient Session::hub_client(client::Settings settings) const {
 
 VerificationStamps Session::verification_stamps(const EnvironmentSource& env) const {
   return VerificationStamps(VerificationStamps::state_dir_from(env), verified_.get());
+}
+
+SignatureRecords Session::signature_records(const EnvironmentSource& env) const {
+  return SignatureRecords(VerificationStamps::state_dir_from(env), signatures_.get());
 }
 
 }  // namespace kernelhub

@@ -42,6 +42,9 @@ const std::vector<Kernel>& Kernel::dependencies() const {
 const std::vector<std::string>& Kernel::fallbacks() const {
   return state_->fetched.fallbacks;
 }
+const std::vector<std::string>& Kernel::warnings() const {
+  return state_->fetched.warnings;
+}
 
 c10::OperatorHandle Kernel::checked(std::string_view name, const CppSignature& signature) const {
   const std::string qualified = ns() + "::" + std::string(name);

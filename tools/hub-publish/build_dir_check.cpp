@@ -13,6 +13,7 @@
 #include "kernelhub/loader/preflight.hpp"
 #include "kernelhub/loader/torch_libraries.hpp"
 #include "kernelhub/resolver/variant.hpp"
+#include "kernelhub/fetch/signature_check.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 #if defined(KERNELHUB_WITH_TVM_FFI)
 #include "kernelhub/tvm_ffi_loader/preflight.hpp"
@@ -132,13 +133,17 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
   for (auto& p : file_problems) problem(std::move(p));
   const bool files_ok = out.problems.size() == before;
 
-  // A signature inside the folder (before 2026-12) makes kernels >= 0.18 refuse it.
+  // kernelhub's signature of before 2026-12 inside the folder: kernels >= 0.18 refuses the folder,
+  // and it is no longer published (docs/SIGNING.md).
   const fs::path legacy_signature(std::string(signing::kLegacySignatureFileName));
   if (std::erase(variant.files, legacy_signature) > 0 && !options.signs) {
     problem("holds " + legacy_signature.string() +
-            ", which kernels >= 0.18 refuses (its digest check knows no such file); sign again with --sign-key "
-            "(or `kernelhub sign`), which puts the signature beside the folder, or delete it");
+            ", kernelhub's signature format of before 2026-12, which kernels >= 0.18 refuses and hub-publish no "
+            "longer publishes: delete it, and sign with --sign-key KEY (a Sigstore bundle) if you sign");
   }
+  // The bundle goes with the folder, checked on its own (variant_signing.hpp); --sign-key replaces it.
+  const fs::path bundle_name(std::string(kSigstoreBundleName));
+  if (std::erase(variant.files, bundle_name) > 0 && !options.signs) variant.bundle = dir / bundle_name;
 
   auto metadata = Metadata::read(dir);
   if (!metadata) {
@@ -312,15 +317,12 @@ BuildDirCheck check_build_dir(const fs::path& dir, const CheckOptions& options) 
   for (const auto& path : entries) {
     const std::string name = path.filename().string();
     std::error_code st_ec;
-    if (name.ends_with(signing::kSignatureSuffix)) {  // a variant's signature, beside its folder
+    if (name.ends_with(signing::kSignatureSuffix)) {  // kernelhub's signature of before 2026-12, beside a folder
       const std::string variant = name.substr(0, name.size() - signing::kSignatureSuffix.size());
-      if (!is_selected(variant)) continue;
-      if (fs::is_symlink(path, st_ec) || !fs::is_regular_file(path, st_ec)) {
-        out.problems.push_back(name + ": a signature must be a regular file, not a link or anything else");
-      } else if (!fs::is_directory(dir / variant, st_ec) || fs::is_symlink(dir / variant, st_ec)) {
-        out.problems.push_back(name + ": the signature of a variant that is not here (no folder " + variant +
-                               "/); delete it");
-      }
+      if (!is_selected(variant) || options.signs) continue;
+      out.problems.push_back(name + ": kernelhub's signature format of before 2026-12, which hub-publish no longer "
+                                    "publishes: delete it, and sign with --sign-key KEY (a Sigstore bundle, "
+                                    "metadata.json.sigstore in the folder) if you sign");
       continue;
     }
     if (!is_selected(name)) continue;
@@ -330,15 +332,10 @@ BuildDirCheck check_build_dir(const fs::path& dir, const CheckOptions& options) 
     }
     if (!fs::is_directory(path, st_ec)) {
       out.problems.push_back(name +
-                             ": not a variant directory; only build/<variant>/ folders (and their "
-                             "<variant>.kernelhub.sig signatures) are published");
+                             ": not a variant directory; only build/<variant>/ folders are published");
       continue;
     }
     check_variant(dir, path, options, out);
-    std::error_code sig_ec;
-    if (const fs::path signature = signing::signature_path(path); fs::is_regular_file(signature, sig_ec)) {
-      out.variants.back().signature = signature;
-    }
   }
   if (entries.empty()) out.problems.push_back(dir.string() + ": no variant directories in it; build the kernel first");
   return out;

@@ -3,9 +3,10 @@
 // library (`id` = the op namespace the .so is named after, backend, version), its digest matches
 // the files (computed and written when absent), a zip layout's package archive is sound
 // (fetch's zip_layout.hpp), nothing leads out of DIR, and our loader's pre-flight accepts each
-// .so. A variant's signature, `DIR/<variant>.kernelhub.sig` beside its folder, goes with it; one
-// inside the folder (kernelhub.sig, written there before 2026-12) is refused unless the run signs
-// again, as kernels >= 0.18 refuses the folder holding it. Every problem is collected, so one run
+// .so. A variant's Sigstore bundle, `metadata.json.sigstore` in its folder, goes with it
+// (variant_signing.hpp checks it still signs metadata.json). kernelhub's signature of before
+// 2026-12 (`kernelhub.sig` inside the folder, `<variant>.kernelhub.sig` beside it) is no longer
+// published: refused, unless the run signs anew (--sign-key). Every problem is collected, so one run
 // lists them all.
 //
 // The full pre-flight (needed libraries, glibc, torch symbols) only means something for a variant
@@ -35,7 +36,9 @@ struct VariantDir {
   bool dirty_build = false;                        // its provenance says a tree had uncommitted changes
   std::string id;                                  // metadata.json `id`
   BuildLayout layout = BuildLayout::kFiles;        // metadata.json `build-layout`, or as staged
-  std::optional<std::filesystem::path> signature;  // `<variant>.kernelhub.sig` beside `dir`, uploaded with it
+  // The Sigstore bundle uploaded as build/<name>/metadata.json.sigstore: the folder's own, or the
+  // one --sign-key made (staged outside the build folder). Not among `files`.
+  std::optional<std::filesystem::path> bundle;
 };
 
 struct BuildDirCheck {
@@ -48,7 +51,7 @@ struct CheckOptions {
   bool write_digest = true;                            // false (dry run): report a missing digest only
   const resolver::Environment* environment = nullptr;  // this process; null: ELF checks only
   std::vector<std::string> only;                       // --variant: these folders alone; empty: all
-  bool signs = false;     // --sign-key: a legacy kernelhub.sig inside a folder will be replaced
+  bool signs = false;     // --sign-key: the variants are signed anew (an old signature is dropped)
   EnvironmentSource env;  // the run's configuration, for the pre-flight (LD_LIBRARY_PATH, the TVM-FFI runtime)
 };
 

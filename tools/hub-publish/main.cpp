@@ -13,7 +13,7 @@
 #include "kernelhub/base/read_file.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/loader/torch_runtime.hpp"
-#include "kernelhub/signing/signature_file.hpp"
+#include "kernelhub/fetch/signature_check.hpp"
 #include "publish.hpp"
 #include "variant_signing.hpp"
 #include "zip_staging.hpp"
@@ -114,16 +114,16 @@ int run(const PublishArguments& args, const CLI::App& app) {
       if (!created) return fail(created.error(), json);
       staging.emplace(std::move(*created));
     }
-    const bool was_signed = v.signature.has_value();
+    const bool was_signed = v.bundle.has_value();
     if (auto staged = publish::stage_zip_layout(v, staging->path()); !staged) {
       check.problems.push_back(staged.error().message);
     } else if (was_signed && !args.sign_key) {
       check.problems.push_back(v.name +
-                               ": the signature beside it signs the files layout, not the zip layout "
-                               "published; pass --sign-key KEY to sign what is published");
+                               ": its metadata.json.sigstore signs the files layout's metadata.json, not the zip "
+                               "layout's published; pass --sign-key KEY to sign what is published");
     }
   }
-  if (!args.sign_key) publish::check_existing_signatures(*repo, version, check.variants, check.problems);
+  if (!args.sign_key) publish::check_bundles(check.variants, env, check.problems);
   if (!check.problems.empty()) {
     std::string message = "nothing was published; " + std::to_string(check.problems.size()) + " problem(s) in " +
                           build_dir.string() + ":";
@@ -141,15 +141,22 @@ int run(const PublishArguments& args, const CLI::App& app) {
     if (dry_run) {
       std::fprintf(stderr, "hub-publish: dry run: the variants would be signed with %s\n", key->c_str());
     } else {
-      // What the branch publishes now, to keep a signature that still signs these bytes.
+      // What the branch publishes now, to keep a bundle that still signs these bytes with this key.
       const client::HubClient reader(*settings);
       const auto published = [&](const std::string& variant) -> std::optional<std::string> {
-        auto file = reader.download_file(*repo, type, branch, signing::signature_repo_path(variant));
+        auto file = reader.download_file(*repo, type, branch,
+                                         "build/" + variant + "/" + std::string(kSigstoreBundleName));
         if (!file) return std::nullopt;
         auto bytes = read_file(file->path);
         return bytes ? std::optional(std::move(*bytes)) : std::nullopt;
       };
-      auto signed_ok = publish::sign_variants(*key, *repo, version, check.variants, published);
+      // Bundles are staged outside the build folder: publishing never writes into it.
+      if (!staging) {
+        auto created = publish::StagingFolder::create();
+        if (!created) return fail(created.error(), json);
+        staging.emplace(std::move(*created));
+      }
+      auto signed_ok = publish::sign_variants(*key, staging->path(), check.variants, published);
       if (!signed_ok) return fail(signed_ok.error(), json);
     }
   }
@@ -171,7 +178,7 @@ int run(const PublishArguments& args, const CLI::App& app) {
                           {"digest_added", v.digest_added},
                           {"dirty_build", v.dirty_build},
                           {"layout", std::string(to_string(v.layout))},
-                          {"signed", v.signature.has_value()}});
+                          {"signed", v.bundle.has_value()}});
     }
     nlohmann::json out = {{"repo", repo->to_string()},   {"repo_type", std::string(to_string(type))},
                           {"branch", report->branch},    {"dry_run", dry_run},
@@ -194,7 +201,7 @@ int run(const PublishArguments& args, const CLI::App& app) {
   }
   for (const auto& v : check.variants) {
     std::printf("  %-40s %3zu files  %s layout%s  pre-flight: %s%s%s\n", v.name.c_str(), v.files.size(),
-                std::string(to_string(v.layout)).c_str(), v.signature ? ", signed" : "", v.preflight.c_str(),
+                std::string(to_string(v.layout)).c_str(), v.bundle ? ", signed" : "", v.preflight.c_str(),
                 v.digest_added ? "  (digest added)" : "",
                 v.dirty_build ? "  (built from a dirty tree: kernels warns on load)" : "");
   }
@@ -252,8 +259,9 @@ int main(int argc, char** argv) {
   app.add_flag("--private", args.is_private, "create the repo private (with --create)");
   app.add_flag("--create", args.create, "create the repo when it does not exist");
   app.add_option("--sign-key", args.sign_key,
-                 "sign each variant with this Ed25519 private key (<variant>.kernelhub.sig beside its folder, "
-                 "docs/SIGNING.md)")
+                 "sign each variant's metadata.json with this private key (PEM: Ed25519 from `kernelhub keygen`, or "
+                 "ECDSA as cosign's): a Sigstore bundle, build/<variant>/metadata.json.sigstore, staged outside DIR "
+                 "(docs/SIGNING.md)")
       ->option_text("KEY");
   app.add_option("--layout", args.layout,
                  "publish the variants in this build layout: files (the Python package's files in the folder) or "

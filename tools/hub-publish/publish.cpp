@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "kernelhub/fetch/signature_check.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 
 namespace kernelhub::publish {
@@ -73,9 +74,9 @@ Result<PublishReport> publish(const PublishRequest& request, const client::HubUp
       report.bytes_total += f.size;
       local.push_back(std::move(f));
     }
-    if (v.signature) {
-      KH_ASSIGN_OR_RETURN(UploadFile f,
-                          client::describe_upload_file(*v.signature, signing::signature_repo_path(v.name)));
+    if (v.bundle) {
+      KH_ASSIGN_OR_RETURN(UploadFile f, client::describe_upload_file(
+                                            *v.bundle, "build/" + v.name + "/" + std::string(kSigstoreBundleName)));
       report.bytes_total += f.size;
       local.push_back(std::move(f));
     }
@@ -134,8 +135,9 @@ Result<PublishReport> publish(const PublishRequest& request, const client::HubUp
         {f.path_in_repo, f.size, unchanged ? "unchanged" : (it == remote_by_path.end() ? "add" : "update")});
     if (!unchanged) to_send.push_back(&f);
   }
-  // A variant is replaced whole: files of an earlier build that this one lacks are deleted, and
-  // so is a signature beside it when this build is not signed (it would sign other bytes).
+  // A variant is replaced whole: files of an earlier build that this one lacks are deleted (a
+  // bundle when this build is not signed: it would sign other bytes), and so is kernelhub's
+  // signature of before 2026-12 beside it.
   std::vector<CommitChange> deletions;
   for (const VariantDir& v : request.variants) {
     std::vector<const client::TreeEntry*> earlier = remote.under("build/" + v.name + "/");

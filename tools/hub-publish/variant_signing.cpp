@@ -1,84 +1,100 @@
 #include "variant_signing.hpp"
 
-#include <algorithm>
-
 #include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/base/read_file.hpp"
-#include "kernelhub/signing/keys.hpp"
-#include "kernelhub/signing/sign.hpp"
-#include "kernelhub/signing/signature_file.hpp"
-#include "kernelhub/signing/variant_files.hpp"
+#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/fetch/signature_check.hpp"
+#include "kernelhub/sigstore/artifact.hpp"
+#include "kernelhub/sigstore/bundle.hpp"
+#include "kernelhub/sigstore/sign.hpp"
+#include "kernelhub/sigstore/verify.hpp"
 
 namespace kernelhub::publish {
 
 namespace {
 
-// `dir`'s signature beside it, as written (its signature is not checked: this is the publisher's
-// own file, read to tell whether it is still current). nullopt: none or unreadable.
-std::optional<signing::SignatureFile> signature_beside(const std::filesystem::path& dir) {
-  auto text = read_file(signing::signature_path(dir));
-  if (!text) return std::nullopt;
-  auto file = signing::SignatureFile::parse(*text);
-  return file ? std::optional(std::move(*file)) : std::nullopt;
+// The digest a bundle states it signs (`messageSignature.messageDigest`), if it states one.
+std::optional<std::string> stated_digest(const sigstore::Bundle& bundle) {
+  const auto* message = std::get_if<sigstore::MessageSignature>(&bundle.content);
+  if (message == nullptr || !message->message_digest || message->message_digest->algorithm != "SHA2_256") {
+    return std::nullopt;
+  }
+  return message->message_digest->digest;
 }
 
-// Why the signature beside `dir` does not sign `identity` over exactly the files there now, or
-// empty when it does.
-std::string why_stale(const std::filesystem::path& dir, const signing::SignatureFile& file,
-                      const signing::VariantIdentity& identity) {
-  auto manifest = signing::Manifest::parse(file.manifest_bytes);
-  if (!manifest) return "its manifest does not parse";
-  auto signed_for = manifest->identity;
-  signed_for.source_commit.clear();  // `kernelhub sign --commit` may name one; publishing does not
-  if (signed_for != identity) {
-    return "it signs " + manifest->identity.repo + " version " +
-           (manifest->identity.version ? std::to_string(*manifest->identity.version) : std::string("none")) +
-           " variant " + manifest->identity.variant;
-  }
-  auto files = signing::hash_variant_files(dir);
-  if (!files || !files->problems.empty() || files->files != manifest->files) {
-    return "the files changed after it was made";
-  }
-  return {};
+// Whether `published` is a keyed bundle of the same key (by its hint) over the same metadata.json
+// as `fresh`, which this run just made.
+bool same_signing(const std::string& published, const std::string& fresh) {
+  auto a = sigstore::Bundle::parse(published);
+  auto b = sigstore::Bundle::parse(fresh);
+  return a && b && !a->has_certificate() && a->public_key_hint && a->public_key_hint == b->public_key_hint &&
+         stated_digest(*a) && stated_digest(*a) == stated_digest(*b);
 }
 
 }  // namespace
 
-Status sign_variants(const std::filesystem::path& key_path, const client::RepoId& repo, std::optional<int> version,
-                     std::vector<VariantDir>& variants, const PublishedSignature& published) {
-  KH_ASSIGN_OR_RETURN(signing::PrivateKey key, signing::PrivateKey::read(key_path));
-  const auto public_key = key.public_key();
+Status sign_variants(const std::filesystem::path& key_path, const std::filesystem::path& staging,
+                     std::vector<VariantDir>& variants, const PublishedBundle& published) {
+  KH_ASSIGN_OR_RETURN(const std::string key, read_file(key_path));
   for (VariantDir& v : variants) {
-    const signing::VariantIdentity identity{repo.to_string(), version, v.name, ""};
-    const auto current = [&](const std::optional<signing::SignatureFile>& file) {
-      return file && file->key_id == public_key.key_id() && public_key.verify(file->manifest_bytes, file->signature) &&
-             why_stale(v.dir, *file, identity).empty();
-    };
-    v.signature = signing::signature_path(v.dir);
-    if (current(signature_beside(v.dir))) continue;
-    if (auto bytes = published ? published(v.name) : std::nullopt) {
-      auto file = signing::SignatureFile::parse(*bytes);
-      if (current(file ? std::optional(std::move(*file)) : std::nullopt)) {
-        KH_RETURN_IF_ERROR(write_file_atomic(*v.signature, *bytes));
-        continue;
-      }
+    KH_ASSIGN_OR_RETURN(const std::string metadata, read_file(v.dir / "metadata.json"));
+    auto made = sigstore::sign_with_key(key, metadata);
+    if (!made) return unexpected(made.error().with_context("signing " + v.name + " with `" + key_path.string() + "`"));
+    std::string bundle = std::move(*made);
+    if (auto current = published ? published(v.name) : std::nullopt; current && same_signing(*current, bundle)) {
+      bundle = std::move(*current);
     }
-    auto made = signing::sign_variant(v.dir, identity, key);
-    if (!made) return unexpected(made.error().with_context("signing " + v.name));
+    const std::filesystem::path path = staging / "signed" / v.name / kSigstoreBundleName;
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) return unexpected(os_error("cannot create `" + path.parent_path().string() + "`", ec.value()));
+    KH_RETURN_IF_ERROR(write_file_atomic(path, bundle));
+    v.bundle = path;
   }
   return {};
 }
 
-void check_existing_signatures(const client::RepoId& repo, std::optional<int> version,
-                               const std::vector<VariantDir>& variants, std::vector<std::string>& problems) {
+void check_bundles(const std::vector<VariantDir>& variants, const EnvironmentSource& env,
+                   std::vector<std::string>& problems) {
+  std::optional<Result<SignatureSettings>> settings;  // read only when a bundle needs the root
   for (const VariantDir& v : variants) {
-    if (!v.signature) continue;
-    const auto existing = signature_beside(v.dir);
-    const std::string why =
-        existing ? why_stale(v.dir, *existing, {repo.to_string(), version, v.name, ""}) : "it is not a signature file";
-    if (!why.empty()) {
-      problems.push_back(v.name + ": the signature beside it (" + v.signature->filename().string() +
-                         ") is stale: " + why + "; sign again (--sign-key KEY) or delete it");
+    if (!v.bundle) continue;
+    const std::string label = v.name + ": its `" + std::string(kSigstoreBundleName) + "` ";
+    if (v.digest_added) {
+      problems.push_back(label + "signs metadata.json without a digest, and publishing adds one (which changes the "
+                                 "bytes it signs): sign after the digest is written (kernel-builder's hash step), or "
+                                 "pass --sign-key KEY");
+      continue;
+    }
+    auto text = read_file(*v.bundle);
+    auto metadata = read_file(v.dir / "metadata.json");
+    if (!text || !metadata) {
+      problems.push_back(label + "or metadata.json cannot be read: " +
+                         (!text ? text.error().message : metadata.error().message));
+      continue;
+    }
+    auto bundle = sigstore::Bundle::parse(*text);
+    if (!bundle) {
+      problems.push_back(label + "is not a Sigstore bundle: " + bundle.error().message);
+      continue;
+    }
+    const Sha256Digest digest = sha256(*metadata);
+    if (auto stated = stated_digest(*bundle); !stated || *stated != std::string(digest.begin(), digest.end())) {
+      problems.push_back(label + "does not sign this metadata.json (it was signed before metadata.json last "
+                                 "changed, or over something else): sign again, or pass --sign-key KEY");
+      continue;
+    }
+    if (!bundle->has_certificate()) continue;  // a keyed bundle: only its users hold the key
+    if (!settings) settings = SignatureSettings::from_environment(env, false);
+    if (!*settings) {
+      problems.push_back(label + "cannot be checked: " + (*settings).error().message);
+      continue;
+    }
+    auto verified = sigstore::verify(*bundle, sigstore::Artifact::bytes(*metadata), *(**settings).root);
+    if (!verified) {
+      problems.push_back(label + "does not verify against the trusted root (" + (**settings).root->source() +
+                         "): " + verified.error().message +
+                         "; a bundle of another Sigstore instance needs KERNELHUB_SIGSTORE_TRUSTED_ROOT");
     }
   }
 }

@@ -1,10 +1,17 @@
-// Signing the variants before upload with signing/ (docs/SIGNING.md): each DIR/<variant>/ gets a
-// `<variant>.kernelhub.sig` beside it, over its files and identity, uploaded as
-// `build/<variant>.kernelhub.sig` (signing/signature_file.hpp, Note [Signature location]). A
-// signature that already covers exactly these files and this identity with the same key is kept,
-// the one beside the folder or else the one the branch already publishes (a zip layout is staged
-// afresh on every run), so re-publishing identical content stays a no-op (a fresh signature would
-// carry a new serial and make a new commit).
+// The signatures hub-publish publishes: each variant's Sigstore bundle, uploaded as
+// `build/<variant>/metadata.json.sigstore`, the name the Hub's own kernels and the kernels
+// package use (docs/SIGNING.md). A bundle signs metadata.json's exact bytes, whose digest covers
+// every other file.
+//
+//   - A bundle in the folder (kernel-builder's CI signing with cosign, `kernelhub sign`) goes with
+//     it, if it still signs the folder's metadata.json (check_bundles); a stale one would make the
+//     variant fail to load.
+//   - --sign-key KEY signs with the publisher's own key (a cosign-compatible keyed bundle, no
+//     transparency log: sigstore/sign.hpp), staged outside the build folder, never written into
+//     it. A bundle the branch already publishes that signs this metadata.json with this key is
+//     kept, so publishing identical content makes no commit (an ECDSA signature differs each time).
+//
+// Thread safety: free functions; they touch disk.
 #pragma once
 
 #include <filesystem>
@@ -14,24 +21,25 @@
 #include <vector>
 
 #include "build_dir_check.hpp"
+#include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/client/repo_id.hpp"
 
 namespace kernelhub::publish {
 
-// The signature the branch publishes now for a variant (its bytes), or nullopt (none, or unknown).
-using PublishedSignature = std::function<std::optional<std::string>(const std::string& variant)>;
+// The bundle the branch publishes now for a variant (its bytes), or nullopt (none, or unknown).
+using PublishedBundle = std::function<std::optional<std::string>(const std::string& variant)>;
 
-// Signs every variant with the private key at `key_path` and sets its `signature`.
-// `version` nullopt: published to a plain branch. Errors: kInvalidArgument when the key does not
-// parse, kNotFound/kIo for the key file, and sign_variant's errors.
-Status sign_variants(const std::filesystem::path& key_path, const client::RepoId& repo, std::optional<int> version,
-                     std::vector<VariantDir>& variants, const PublishedSignature& published = {});
+// Signs every variant's metadata.json with the private key at `key_path` (PEM: Ed25519, or ECDSA
+// as cosign's `--key`) into `<staging>/<variant>/metadata.json.sigstore` and sets its `bundle`.
+// Errors: kInvalidArgument when the key does not parse, kNotFound/kIo for the key file.
+Status sign_variants(const std::filesystem::path& key_path, const std::filesystem::path& staging,
+                     std::vector<VariantDir>& variants, const PublishedBundle& published = {});
 
-// Without --sign-key, a signature already beside a variant (`kernelhub sign`) is published with it
-// only if it still signs this repo, version and variant over exactly its files now: a problem for
-// each one that does not (it would be published stale), in `problems`.
-void check_existing_signatures(const client::RepoId& repo, std::optional<int> version,
-                               const std::vector<VariantDir>& variants, std::vector<std::string>& problems);
+// Without --sign-key: each bundle a variant carries must be a Sigstore bundle over its
+// metadata.json as it will be published (not changed by a digest hub-publish adds), and a bundle
+// with a certificate must verify against the trusted root (KERNELHUB_SIGSTORE_TRUSTED_ROOT, else
+// the public-good one). A problem for each one that does not, in `problems`.
+void check_bundles(const std::vector<VariantDir>& variants, const EnvironmentSource& env,
+                   std::vector<std::string>& problems);
 
 }  // namespace kernelhub::publish

@@ -125,7 +125,7 @@ Status stage_zip_layout(VariantDir& variant, const fs::path& staging) {
   variant.dir = staged;
   variant.files = std::move(files);
   variant.layout = BuildLayout::kZip;
-  variant.signature.reset();  // a signature of the files layout does not sign this
+  variant.bundle.reset();  // a bundle of the files layout's metadata.json does not sign this one
   return {};
 }
 

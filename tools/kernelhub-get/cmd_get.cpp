@@ -60,7 +60,8 @@ int run_get(const GetArguments& args) {
                           {"ops", ops},
                           {"dependencies", dependencies_json(kernel)},
                           {"decisions", decisions},
-                          {"fallbacks", kernel.fallbacks()}};
+                          {"fallbacks", kernel.fallbacks()},
+                          {"warnings", kernel.warnings()}};
       j.update(load_statistics_json(kernel.timings(), ms, read_before));
       std::printf("%s\n", j.dump(2).c_str());
       return kExitOk;

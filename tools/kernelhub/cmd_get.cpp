@@ -56,7 +56,8 @@ void print_kernel(const GetArguments& args, const tvm_ffi::Kernel& kernel, doubl
                          {{"version", kernel.runtime_version()},
                           {"path", kernel.runtime_path().string()},
                           {"found_by", kernel.runtime_found_by()}}},
-                        {"decisions", decisions}};
+                        {"decisions", decisions},
+                        {"warnings", kernel.warnings()}};
     j.update(load_statistics_json(kernel.timings(), ms, read_before));
     std::printf("%s\n", j.dump(2).c_str());
     return;

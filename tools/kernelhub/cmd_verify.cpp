@@ -1,100 +1,126 @@
 // kernelhub verify DIR --repo ORG/NAME [--version N] [--commit C] [--key PUB] [--require]: check
-// a variant directory the way get_kernel does: its files against metadata.json's digest, and its
-// signature (docs/SIGNING.md). With neither a digest nor a key to check, it fails: nothing was
+// a variant directory the way get_kernel does: its signature first (metadata.json.sigstore, or
+// kernelhub's kernelhub.sig of before 2026-12; docs/SIGNING.md), then its files against
+// metadata.json's digest. With neither a digest nor an accepted signature, it fails: nothing was
 // verified.
 #include <cstdio>
 
 #include "command.hpp"
 #include "kernelhub/base/file_digests.hpp"
+#include "kernelhub/base/read_file.hpp"
 #include "kernelhub/fetch/metadata.hpp"
-#include "kernelhub/signing/verify.hpp"
+#include "kernelhub/fetch/signature_check.hpp"
+#include "kernelhub/signing/keys.hpp"
 
 namespace kernelhub::cli {
 
 namespace {
 
+constexpr std::string_view kCommand = "kernelhub verify";
+
 struct VerifyArguments {
   std::string dir;
-  signing::ExpectedVariant expected;
+  std::string repo;
+  std::optional<int> version;
+  std::optional<std::string> commit;
   std::optional<std::string> key;
   bool require = false;
 };
 
-int run_verify(const VerifyArguments& args) {
-  constexpr std::string_view kCommand = "kernelhub verify";
-  const std::filesystem::path dir = std::filesystem::path(args.dir).lexically_normal();
-  signing::ExpectedVariant expected = args.expected;
-  expected.variant = (dir.has_filename() ? dir : dir.parent_path()).filename().string();
-  auto policy = signing::VerifyPolicy::from_environment(process_environment(), args.require);
-  if (!policy) return fail(kCommand, policy.error(), false);
-  if (const auto& key_text = args.key) {
-    std::error_code ec;
-    auto key = std::filesystem::exists(*key_text, ec) ? signing::PublicKey::read(*key_text)
-                                                      : signing::PublicKey::parse(*key_text);
-    if (!key) return fail(kCommand, key.error(), false);
-    if (auto added = policy->trusted_keys.add(expected.repo, *key, "--key"); !added) {
-      return fail(kCommand, added.error(), false);
+// --key PUB: a file (PEM or base64) or the base64 itself, accepted for the repo like a trusted key.
+Status add_key(SignatureSettings& settings, const std::string& repo, const std::string& text) {
+  std::error_code ec;
+  const bool file = std::filesystem::exists(text, ec);
+  auto key = file ? signing::PublicKey::read(text) : signing::PublicKey::parse(text);
+  if (key) {
+    KH_RETURN_IF_ERROR(settings.legacy_keys.add(repo, *key, "--key"));
+    settings.signers.add(Signer{repo, SigningKey{key->to_pem()}, "--key"});
+    return {};
+  }
+  // Not Ed25519: an ECDSA key as cosign writes it (PEM), for a bundle only.
+  if (file) {
+    if (auto pem = read_file(text); pem && pem->find("-----BEGIN PUBLIC KEY-----") != std::string::npos) {
+      settings.signers.add(Signer{repo, SigningKey{*pem}, "--key"});
+      return {};
     }
   }
-  // The build's own digest (metadata.json), then the signature: each file read once for both.
-  FileDigests digests;
+  return unexpected(key.error().with_context("--key"));
+}
+
+int run_verify(const VerifyArguments& args) {
+  const std::filesystem::path dir = std::filesystem::path(args.dir).lexically_normal();
+  const std::string variant = (dir.has_filename() ? dir : dir.parent_path()).filename().string();
+  auto settings = SignatureSettings::from_environment(process_environment(), args.require);
+  if (!settings) return fail(kCommand, settings.error(), false);
+  if (args.key) {
+    if (auto added = add_key(*settings, args.repo, *args.key); !added) return fail(kCommand, added.error(), false);
+  }
+  // What a kernelhub.sig must name: the version, else the commit.
+  const std::string revision = args.version ? "v" + std::to_string(*args.version) : args.commit.value_or("");
+  FileDigests digests;  // the signature and the digest read the same files: once
+  const SignatureRecords fresh(std::nullopt, nullptr);
+  auto verdict = check_signature(dir, args.repo, variant, revision, *settings, fresh, &digests);
+  if (!verdict) return fail(kCommand, verdict.error(), false);
+  if (auto refused = refuse_unless_accepted(*verdict, args.repo, variant, Wording::kKernelhub); !refused) {
+    return fail(kCommand, refused.error(), false);
+  }
   auto metadata = Metadata::read(dir);  // an older build without metadata.json has no digest
   if (!metadata && metadata.error().code != ErrorCode::kNotFound) return fail(kCommand, metadata.error(), false);
   const bool has_digest = metadata && metadata->has_digest;
   if (has_digest) {
     if (auto checked = verify_digest(dir, *metadata, &digests); !checked) return fail(kCommand, checked.error(), false);
   }
-  auto verified = signing::verify_variant(dir, expected, *policy, &digests);
-  if (!verified) return fail(kCommand, verified.error(), false);
+  const bool accepted = verdict->status == SignatureVerdict::Status::kAccepted;
+  if (!accepted && !has_digest) {
+    return fail(kCommand,
+                Error{ErrorCode::kMissingSignature,
+                      "nothing to check `" + dir.string() +
+                          "` against: metadata.json has no digest, and it has no signature accepted for " + args.repo +
+                          "; sign it (`kernelhub sign`) and give --key PUB, or set KERNELHUB_TRUSTED_KEYS / the "
+                          "signers file (docs/SIGNING.md)"},
+                false);
+  }
   const std::string digest_text =
       has_digest ? "digest OK (" + std::to_string(metadata->digest.size()) + " files, metadata.json)"
                  : "no digest in metadata.json";
-  if (!verified->signature_checked) {
-    if (!has_digest) {
-      return fail(kCommand,
-                  Error{ErrorCode::kMissingSignature, "nothing to check `" + dir.string() +
-                                                          "` against: metadata.json has no digest, and there is "
-                                                          "no key trusted for " +
-                                                          expected.repo +
-                                                          " to check a signature with; give --key PUB or set "
-                                                          "KERNELHUB_TRUSTED_KEYS (docs/SIGNING.md)"},
-                  false);
-    }
-    std::printf("%s: %s; signature not checked (no key trusted for %s: give --key PUB or set KERNELHUB_TRUSTED_KEYS)\n",
-                dir.c_str(), digest_text.c_str(), expected.repo.c_str());
-    return kExitOk;
+  std::string signature_text;
+  switch (verdict->status) {
+    case SignatureVerdict::Status::kAccepted:
+      signature_text = "signature OK (" + verdict->signer + ", accepted for " + args.repo + ")";
+      break;
+    case SignatureVerdict::Status::kNotAccepted:
+      signature_text = "signed by " + verdict->signer + ", which is not accepted for " + args.repo + ": " +
+                       verdict->why_not + " (get_kernel warns; --require refuses)";
+      break;
+    default: signature_text = "not signed (get_kernel warns; --require refuses)"; break;
   }
-  std::printf("%s: %s; signature OK (key %s trusted for %s), %zu files, serial %llu\n", dir.c_str(),
-              digest_text.c_str(), verified->key_id.c_str(), verified->key_scope.c_str(),
-              verified->manifest->files.size(), static_cast<unsigned long long>(verified->manifest->serial));
+  std::printf("%s: %s; %s\n", dir.c_str(), digest_text.c_str(), signature_text.c_str());
   return kExitOk;
 }
 
 CommandRun define_verify(CLI::App& app) {
   auto args = std::make_shared<VerifyArguments>();
   app.description(
-      "Check the variant directory DIR as get_kernel does: its files must match metadata.json's\n"
-      "digest, and its signature, <variant>.kernelhub.sig beside DIR (or, signed before 2026-12,\n"
-      "DIR/kernelhub.sig), must verify with a key trusted for ORG or ORG/NAME (KERNELHUB_TRUSTED_KEYS,\n"
-      "~/.config/kernelhub/trusted_keys, or --key), sign this repo, variant (DIR's name) and version,\n"
-      "and cover exactly DIR's files. Without a key the signature is not checked (said so); with\n"
-      "neither a digest nor a key, nothing is, and verify fails.");
+      "Check the variant directory DIR as get_kernel does: its signature, DIR/metadata.json.sigstore,\n"
+      "must verify (against KERNELHUB_SIGSTORE_TRUSTED_ROOT, else Sigstore's public-good root) and be\n"
+      "by a signer accepted for ORG/NAME (the signers file, KERNELHUB_TRUSTED_KEYS or --key; else the\n"
+      "kernels package's default policy); a variant signed before 2026-12 (<variant>.kernelhub.sig beside\n"
+      "DIR) by a trusted key. Then its files must match metadata.json's digest. An unsigned variant or\n"
+      "a signer not accepted is said, and refused with --require; with neither a digest nor an\n"
+      "accepted signature, nothing is verified, and verify fails.");
   app.add_option("DIR", args->dir, "the variant directory")->required();
-  app.add_option("--repo", args->expected.repo, "the repo the variant should belong to")
-      ->option_text("ORG/NAME")
-      ->required();
-  app.add_option("--version", args->expected.version, "the version it should be signed for")
+  app.add_option("--repo", args->repo, "the repo the variant should belong to")->option_text("ORG/NAME")->required();
+  app.add_option("--version", args->version, "the version a kernelhub.sig should sign")
       ->option_text("N")
       ->transform(whole_number());
-  app.add_option("--commit", args->expected.source_commit, "the source commit it should be signed for")
-      ->option_text("C");
-  app.add_option("--key", args->key, "also trust this public key (file, or base64) for ORG/NAME")->option_text("PUB");
-  app.add_flag("--require", args->require, "fail when DIR is not signed even if no key is configured");
+  app.add_option("--commit", args->commit, "the source commit a kernelhub.sig should sign")->option_text("C");
+  app.add_option("--key", args->key, "also accept this public key (file, or base64) for ORG/NAME")->option_text("PUB");
+  app.add_flag("--require", args->require, "fail when DIR is not signed by a signer accepted for ORG/NAME");
   return [args] { return run_verify(*args); };
 }
 
 }  // namespace
 
-KERNELHUB_COMMAND("verify", "check a variant directory's signature as get_kernel does", &define_verify);
+KERNELHUB_COMMAND("verify", "check a variant directory's signature and digest as get_kernel does", &define_verify);
 
 }  // namespace kernelhub::cli

@@ -28,8 +28,9 @@ void add_get_options(CLI::App& app, GetArguments& args) {
   app.add_flag("--trust-remote-code", options.trust_remote_code,
                "load a kernel whose publisher the Hub does not mark as trusted");
   app.add_flag("--require-signature", options.require_signature,
-               "refuse a variant without a signature by a trusted key (docs/SIGNING.md; with a key in "
-               "KERNELHUB_TRUSTED_KEYS for the repo or org, always checked)");
+               "refuse a variant that is not signed by a signer accepted for it, instead of warning (docs/SIGNING.md; "
+               "also KERNELHUB_REQUIRE_SIGNATURE=1; a repo with signers configured always is). A signature that "
+               "does not verify is refused always");
   app.add_flag("--offline", options.offline, "no network: only what the cache holds (also HF_HUB_OFFLINE=1)");
   app.add_flag("--json", args.json,
                "print one JSON object (on failure: {\"error\": {\"code\", \"message\"}}; the exit status says "
@@ -39,6 +40,10 @@ void add_get_options(CLI::App& app, GetArguments& args) {
 GetKernelOptions get_kernel_options(const GetArguments& args) {
   GetKernelOptions options = args.options;
   if (args.lockfile) options.lockfile = *args.lockfile;
+  // On stderr, also with --json (whose object carries them too): a script sees them, a user too.
+  options.on_warning = [](const std::string& warning) {
+    std::fprintf(stderr, "kernelhub get: warning: %s\n", warning.c_str());
+  };
   return options;
 }
 

@@ -1,6 +1,8 @@
 // tvm_ffi::get_kernel and get_local_kernel: configuration read once, the runtime, fetch, load,
 // errors raised at the edge. Mirrors kernelhub/src/get_kernel.cpp with the selection of a process
 // that loads tvm-ffi builds only.
+#include <cstdio>
+
 #include "kernelhub/fetch/local_kernels.hpp"
 #include "kernelhub/fetch/raise_for.hpp"
 #include "kernelhub/tvm_ffi_load.hpp"
@@ -62,11 +64,17 @@ Result<FetchRequest> fetch_request(std::string_view repo_id, const GetKernelOpti
 Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
   const EnvironmentSource env = process_environment();
   const FetchRequest request = value_or_raise(fetch_request(repo_id, options, env));
-  if (std::holds_alternative<std::filesystem::path>(request.source)) {
-    return fetch_and_load(request, env, options.backend, options.session,
-                          "LOCAL_KERNELS entry for `" + std::string(repo_id) + "`");
+  const bool local = std::holds_alternative<std::filesystem::path>(request.source);
+  Kernel kernel = fetch_and_load(request, env, options.backend, options.session,
+                                 local ? "LOCAL_KERNELS entry for `" + std::string(repo_id) + "`" : std::string());
+  for (const std::string& warning : kernel.warnings()) {
+    if (options.on_warning) {
+      options.on_warning(warning);
+    } else {
+      std::fprintf(stderr, "kernelhub: warning: %s\n", warning.c_str());
+    }
   }
-  return fetch_and_load(request, env, options.backend, options.session);
+  return kernel;
 }
 
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend) {

@@ -59,6 +59,9 @@ const std::vector<resolver::Decision>& Kernel::decisions() const {
 const LoadTimings& Kernel::timings() const {
   return state_->fetched.timings;
 }
+const std::vector<std::string>& Kernel::warnings() const {
+  return state_->fetched.warnings;
+}
 std::string Kernel::runtime_version() const {
   return state_->runtime_version;
 }

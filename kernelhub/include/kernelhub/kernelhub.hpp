@@ -68,6 +68,10 @@ class Kernel {
   // What the load took from the cache because the Hub could not be reached, one sentence each
   // (fetch.hpp FetchedVariant::fallbacks); empty when the Hub answered everything it was asked.
   const std::vector<std::string>& fallbacks() const;
+  // What the load warned about and did not stop it for (an unsigned variant, a signer no policy
+  // accepts, no digest, a dirty build), one sentence each; said through
+  // GetKernelOptions::on_warning as well.
+  const std::vector<std::string>& warnings() const;
 
  private:
   friend struct KernelFactory;  // the load stage's, not installed (kernelhub/src/kernel_factory.hpp)

@@ -106,6 +106,24 @@ class IntegrityError(KernelhubError, RuntimeError):
     code = "integrity_mismatch"
 
 
+class SignatureError(KernelhubError, RuntimeError):
+    """The variant's signature (its `metadata.json.sigstore`, docs/SIGNING.md) refuses the load."""
+
+
+class BadSignatureError(SignatureError):
+    """A signature bundle that is malformed or does not verify: never loaded, whatever else was
+    asked (kernels 0.19.1 warns and loads it)."""
+
+    code = "bad_signature"
+
+
+class MissingSignatureError(SignatureError):
+    """No signature, where one is required (KERNELHUB_REQUIRE_SIGNATURE, or signers configured for
+    the repo or its org)."""
+
+    code = "missing_signature"
+
+
 class ClientTooOldError(KernelhubError, RuntimeError):
     """The kernel's metadata.json asks for a newer `kernels` (`kernels-minver`) than the one whose
     loading behaviour kernelhub implements (kernelhub.KERNELS_COMPATIBLE_VERSION)."""
@@ -149,6 +167,8 @@ _BY_CODE = {
     "unauthorized": AccessError,
     "gated": AccessError,
     "untrusted_publisher": UntrustedPublisherError,
+    "bad_signature": BadSignatureError,
+    "missing_signature": MissingSignatureError,
     "client_too_old": ClientTooOldError,
     "dependency_cycle": DependencyCycleError,
 }

@@ -106,6 +106,9 @@ class Kernel {
   const Metadata& metadata() const;
   const std::vector<resolver::Decision>& decisions() const;  // every variant, best first
   const LoadTimings& timings() const;
+  // What the load warned about and did not stop it for (an unsigned variant, a signer no policy
+  // accepts, no digest), one sentence each; said through GetKernelOptions::on_warning as well.
+  const std::vector<std::string>& warnings() const;
   std::string runtime_version() const;                // TVM-FFI of this process, "0.1.16"
   const std::filesystem::path& runtime_path() const;  // its libtvm_ffi.so
   const std::string& runtime_found_by() const;        // how it was found

@@ -66,6 +66,7 @@ inline constexpr std::string_view kXdgStateHome = "XDG_STATE_HOME";
 // Signatures (signing).
 inline constexpr std::string_view kKernelhubTrustedKeys = "KERNELHUB_TRUSTED_KEYS";
 inline constexpr std::string_view kKernelhubRequireSignature = "KERNELHUB_REQUIRE_SIGNATURE";
+inline constexpr std::string_view kKernelhubSigners = "KERNELHUB_SIGNERS";
 inline constexpr std::string_view kXdgConfigHome = "XDG_CONFIG_HOME";
 
 // The machine, as variant selection sees it: overrides (resolver).

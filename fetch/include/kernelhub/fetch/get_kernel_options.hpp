@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,7 +21,12 @@ struct GetKernelOptions {
   bool trust_remote_code = false;       // else: orgs the Hub trusts, KERNELHUB_TRUSTED, trusted_repos
   std::vector<std::string> trusted_repos;
   std::optional<std::filesystem::path> lockfile;  // kernels.lock: the locked commit, its hash checked
-  bool require_signature = false;                 // refuse unsigned variants (KERNELHUB_TRUSTED_KEYS)
+  // Refuse a variant that is not signed by a signer accepted for it (docs/SIGNING.md), instead of
+  // warning (also KERNELHUB_REQUIRE_SIGNATURE=1; a repo with signers configured always is).
+  bool require_signature = false;
+  // Where each warning of the load goes (Kernel::warnings() keeps them too); none: stderr, as
+  // `kernelhub: warning: <sentence>`.
+  std::function<void(const std::string&)> on_warning;
   // The Hub connection, parsed listings, trust answers and verification records to use; none:
   // the process's (Session::process_default(), session.hpp).
   std::shared_ptr<Session> session;

@@ -9,7 +9,9 @@
 //   - the parsed listings (client/parsed_trees.hpp): a commit's listing never changes;
 //   - the publisher trust answers (publisher_trust.hpp): a trusted org is asked once;
 //   - the verification records (verification_stamps.hpp): a verified directory whose files keep
-//     their stamps is not hashed again.
+//     their stamps is not hashed again;
+//   - the signers of the signature bundles it verified (signature_check.hpp): a repeated load
+//     checks the policy against them, not the bundle's cryptography again.
 // What a single fetch learns (its request count, a Hub given up on, fallbacks) stays with that
 // fetch's HubClient: a Hub that was down for one call is asked again by the next.
 //
@@ -43,6 +45,7 @@
 #include "kernelhub/client/settings.hpp"
 #include "kernelhub/client/transport.hpp"
 #include "kernelhub/fetch/publisher_trust.hpp"
+#include "kernelhub/fetch/signature_check.hpp"
 #include "kernelhub/fetch/verification_stamps.hpp"
 
 namespace kernelhub {
@@ -74,6 +77,9 @@ class Session {
   // this Session.
   VerificationStamps verification_stamps(const EnvironmentSource& env) const;
 
+  // The signature records of a fetch: files in `env`'s state directory, remembered in this Session.
+  SignatureRecords signature_records(const EnvironmentSource& env) const;
+
   TrustedPublishers& trusted_publishers() const { return *trusted_; }
 
   // TCP connections opened so far by the Session's transport (0 where it cannot tell).
@@ -85,6 +91,7 @@ class Session {
   std::shared_ptr<client::ParsedTrees> trees_;
   std::unique_ptr<TrustedPublishers> trusted_;
   std::unique_ptr<VerifiedDirs> verified_;
+  std::unique_ptr<VerifiedSignatures> signatures_;
 };
 
 }  // namespace kernelhub
