@@ -10,6 +10,7 @@
 #include "kernelhub/base/read_file.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/fetch/verification_stamps.hpp"
+#include "kernelhub/signing/serial_store.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 #include "kernelhub/signing/verify.hpp"
 #include "kernelhub/sigstore/artifact.hpp"

@@ -69,6 +69,9 @@ inline constexpr std::string_view kKernelhubRequireSignature = "KERNELHUB_REQUIR
 inline constexpr std::string_view kKernelhubSigners = "KERNELHUB_SIGNERS";
 inline constexpr std::string_view kXdgConfigHome = "XDG_CONFIG_HOME";
 
+// Sigstore bundles (sigstore).
+inline constexpr std::string_view kKernelhubSigstoreTrustedRoot = "KERNELHUB_SIGSTORE_TRUSTED_ROOT";
+
 // The machine, as variant selection sees it: overrides (resolver).
 inline constexpr std::string_view kKernelhubOs = "KERNELHUB_OS";
 inline constexpr std::string_view kKernelhubCpu = "KERNELHUB_CPU";
