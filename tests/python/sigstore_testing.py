@@ -1,5 +1,5 @@
 """A Sigstore instance of the tests' own, made in the test: a Fulcio-like CA, a CT log, a Rekor-v1-like
-transparency log, and the `trusted_root.json` that trusts them. It signs an artifact into a v0.3 bundle
+transparency log, a timestamp authority, and the `trusted_root.json` that trusts them. It signs an artifact into a v0.3 bundle
 (hashedrekord 0.0.1, a message signature) the way the public instance does for a GitHub Actions
 workflow, so a verifier can be given a root it trusts and bundles it must accept or refuse.
 
@@ -13,13 +13,16 @@ workflow, so a verifier can be given a root it trusts and bundles it must accept
   `metadata.json` and returns the trusted root's path (point KERNELHUB_SIGSTORE_TRUSTED_ROOT at it).
 
 What is made, and where the rules come from:
-- Certificates: root and intermediate (ECDSA P-384, SHA-384) with SKI/AKI (cryptography's X.509
+- Certificates: root and intermediate (ECDSA P-384, SHA-384; a TSA's the same, with a P-256
+  timestamping certificate) with SKI/AKI (cryptography's X.509
   verifier, which sigstore-python builds chains with, refuses a leaf without an AKI); the leaf has an
   empty subject, the workflow URI as a critical SAN, key usage digitalSignature, extended key usage
   codeSigning, and Fulcio's extensions (OIDs 1.3.6.1.4.1.57264.1.*: `.1` to `.6` raw bytes, `.8` onwards
   DER UTF8String).
 - The SCT (OID 1.3.6.1.4.1.11129.2.4.2, RFC 6962 section 3.2) is over the precertificate: the leaf's
   TBSCertificate without the SCT list extension, after the SHA-256 of the issuer's SubjectPublicKeyInfo.
+- Timestamps: RFC 3161 responses over the signature (rfc3161_response.py), from a TSA of the instance
+  (a root and a timestamping certificate), where `Signing.timestamp` asks for one.
 - The log: RFC 6962 Merkle tree over the entries' canonicalized bodies, inclusion proofs, a checkpoint in
   signed-note form (`origin\\nsize\\nroot\\n\\n— name base64(keyhint || signature)\\n`, the key hint being the
   first 4 bytes of the log id), and the SET over the RFC 8785 JSON of body, integratedTime, logID,
@@ -44,6 +47,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID, ObjectIdentifier
+
+from rfc3161_response import der, timestamp_response
 
 GITHUB_ISSUER = "https://token.actions.githubusercontent.com"
 BUNDLE_MEDIA_TYPE = "application/vnd.dev.sigstore.bundle.v0.3+json"
@@ -114,16 +119,18 @@ def _valid_for(start: datetime, end: datetime | None) -> dict:
     return {"start": _rfc3339(start), **({"end": _rfc3339(end)} if end is not None else {})}
 
 
+def _authority_entry(chain: list[x509.Certificate], url: str, start: datetime, end: datetime | None) -> dict:
+    """A trusted root's CertificateAuthority (a Fulcio CA or a TSA): its chain from leaf to root."""
+    return {
+        "subject": {"organization": "kernelhub tests", "commonName": url},
+        "uri": url,
+        "certChain": {"certificates": [{"rawBytes": _b64(c.public_bytes(serialization.Encoding.DER))} for c in chain]},
+        "validFor": _valid_for(start, end),
+    }
+
+
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
-
-
-def _der(tag: int, content: bytes) -> bytes:
-    size = len(content)
-    if size < 0x80:
-        return bytes([tag, size]) + content
-    length = size.to_bytes((size.bit_length() + 7) // 8, "big")
-    return bytes([tag, 0x80 | len(length)]) + length + content
 
 
 def _spki(key: ec.EllipticCurvePublicKey) -> bytes:
@@ -175,42 +182,42 @@ class LogKey:
 
 @dataclass(frozen=True)
 class CertificateAuthority:
-    """A Fulcio-like CA: a root and the intermediate that issues the signing certificates."""
+    """A root and the one certificate it issues for the work: a Fulcio-like intermediate, which issues
+    the signing certificates, or a TSA's timestamping certificate."""
 
-    root_key: ec.EllipticCurvePrivateKey
     root: x509.Certificate
-    intermediate_key: ec.EllipticCurvePrivateKey
-    intermediate: x509.Certificate
+    signing_key: ec.EllipticCurvePrivateKey
+    signing_certificate: x509.Certificate
     url: str
     valid_from: datetime
     valid_until: datetime | None = None
 
     @staticmethod
-    def create(name: str, valid_from: datetime) -> CertificateAuthority:
+    def create(name: str, purpose: Literal["fulcio", "tsa"], valid_from: datetime) -> CertificateAuthority:
         not_after = valid_from + timedelta(days=3650)
         root_key = ec.generate_private_key(ec.SECP384R1())
+        signing_key = ec.generate_private_key(ec.SECP256R1() if purpose == "tsa" else ec.SECP384R1())
         root_name = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, name),
-                               x509.NameAttribute(NameOID.COMMON_NAME, f"{name} root")])
-        root = _ca_certificate(root_name, root_key.public_key(), root_name, root_key, valid_from, not_after, None)
-        intermediate_key = ec.generate_private_key(ec.SECP384R1())
-        intermediate_name = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, name),
-                                       x509.NameAttribute(NameOID.COMMON_NAME, f"{name} intermediate")])
-        intermediate = _ca_certificate(intermediate_name, intermediate_key.public_key(), root_name, root_key,
-                                       valid_from, not_after, 0)
-        return CertificateAuthority(root_key, root, intermediate_key, intermediate, f"https://{name}.fulcio.test",
-                                    valid_from)
+                               x509.NameAttribute(NameOID.COMMON_NAME, f"{name} {purpose} root")])
+        root = _certificate(root_name, root_key.public_key(), root_name, root_key, valid_from, not_after)
+        signing_name = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, name),
+                                  x509.NameAttribute(NameOID.COMMON_NAME, f"{name} {purpose}")])
+        signing_certificate = _certificate(signing_name, signing_key.public_key(), root_name, root_key, valid_from,
+                                           not_after, timestamping=purpose == "tsa")
+        return CertificateAuthority(root, signing_key, signing_certificate, f"https://{name}.{purpose}.test", valid_from)
 
     def trusted_root_entry(self) -> dict:
-        chain = [self.intermediate, self.root]  # leaf to root, as the specs order it
-        return {
-            "subject": {"organization": "kernelhub tests", "commonName": "fulcio"},
-            "uri": self.url,
-            "certChain": {"certificates": [{"rawBytes": _b64(c.public_bytes(serialization.Encoding.DER))} for c in chain]},
-            "validFor": _valid_for(self.valid_from, self.valid_until),
-        }
+        return _authority_entry([self.signing_certificate, self.root], self.url, self.valid_from, self.valid_until)
+
+    def timestamp(self, message: bytes, when: datetime, serial: int) -> bytes:
+        """An RFC 3161 response over `message` at `when` (a TSA's)."""
+        return timestamp_response(self.signing_key, self.signing_certificate, message, when, serial)
 
 
-def _ca_certificate(subject, public_key, issuer, issuer_key, not_before, not_after, path_length) -> x509.Certificate:
+def _certificate(subject, public_key, issuer, issuer_key, not_before, not_after, *, timestamping=False):
+    """A CA certificate (path length 0 below a root), or with `timestamping` a TSA's: key usage
+    digitalSignature and the critical extended key usage timeStamping (RFC 3161 section 2.3)."""
+    self_signed = issuer_key.public_key() == public_key
     builder = (
         x509.CertificateBuilder()
         .subject_name(subject)
@@ -219,13 +226,17 @@ def _ca_certificate(subject, public_key, issuer, issuer_key, not_before, not_aft
         .serial_number(x509.random_serial_number())
         .not_valid_before(not_before)
         .not_valid_after(not_after)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=path_length), critical=True)
-        .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False, key_encipherment=False,
-                                     data_encipherment=False, key_agreement=False, key_cert_sign=True, crl_sign=True,
-                                     encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(x509.BasicConstraints(ca=not timestamping, path_length=None if self_signed or timestamping
+                                             else 0), critical=True)
+        .add_extension(x509.KeyUsage(digital_signature=timestamping, content_commitment=False, key_encipherment=False,
+                                     data_encipherment=False, key_agreement=False, key_cert_sign=not timestamping,
+                                     crl_sign=not timestamping, encipher_only=False, decipher_only=False),
+                       critical=True)
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False)
     )
-    if issuer_key.public_key() != public_key:
+    if timestamping:
+        builder = builder.add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.TIME_STAMPING]), critical=True)
+    if not self_signed:
         builder = builder.add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()),
                                         critical=False)
     return builder.sign(issuer_key, hashes.SHA384())
@@ -313,33 +324,38 @@ class Signing:
     checkpoint: Literal["valid", "wrong-signature", "other-tree"] = "valid"
     signed_by_certificate_key: bool = True  # False: another key signs the artifact
     logged_artifact: bytes | None = None  # what the log entry records; None: the artifact
+    # An RFC 3161 timestamp over the signature, from `tsa` (None: the instance's) at signed_at + timestamped.
+    timestamp: Literal["none", "valid", "other-signature"] = "none"
+    tsa: CertificateAuthority | None = None
+    timestamped: timedelta = timedelta(seconds=1)
 
 
 class LocalSigstore:
-    """A CA, a CT log and a transparency log, each trusted by `trusted_root()` from `now - 30 days`."""
+    """A CA, a CT log, a transparency log and a TSA, each trusted by `trusted_root()` from `now - 30 days`."""
 
     def __init__(self, directory: Path | None = None, now: datetime | None = None, name: str = "kernelhub-test"):
         """`directory` receives trusted_root.json (`trusted_root_path`); by default a temporary
         folder removed when the process exits."""
         self.now = (now or datetime.now(timezone.utc)).replace(microsecond=0)
         start = self.now - timedelta(days=30)
-        self.ca = CertificateAuthority.create(name, start)
+        self.ca = CertificateAuthority.create(name, "fulcio", start)
         self.ct_log = LogKey.create(f"https://{name}.ctfe.test", start)
         self.tlog = TransparencyLog(LogKey.create(f"https://{name}.rekor.test", start))
+        self.tsa = CertificateAuthority.create(name, "tsa", start)
         if directory is None:
             directory = Path(tempfile.mkdtemp(prefix="kernelhub-sigstore-"))
             atexit.register(shutil.rmtree, directory, ignore_errors=True)
         directory.mkdir(parents=True, exist_ok=True)
         self.trusted_root_path = self.write_trusted_root(directory / "trusted_root.json")
 
-    def trusted_root(self, *, cas=None, ctlogs=None, tlogs=None) -> dict:
-        """The root that trusts this instance; `cas`, `ctlogs`, `tlogs` replace its parts."""
+    def trusted_root(self, *, cas=None, ctlogs=None, tlogs=None, tsas=None) -> dict:
+        """The root that trusts this instance; `cas`, `ctlogs`, `tlogs`, `tsas` replace its parts."""
         return {
             "mediaType": TRUSTED_ROOT_MEDIA_TYPE,
             "tlogs": [k.trusted_root_entry() for k in (tlogs if tlogs is not None else [self.tlog.key])],
             "certificateAuthorities": [c.trusted_root_entry() for c in (cas if cas is not None else [self.ca])],
             "ctlogs": [k.trusted_root_entry() for k in (ctlogs if ctlogs is not None else [self.ct_log])],
-            "timestampAuthorities": [],
+            "timestampAuthorities": [t.trusted_root_entry() for t in (tsas if tsas is not None else [self.tsa])],
         }
 
     def write_trusted_root(self, path: Path, **parts) -> Path:
@@ -354,7 +370,7 @@ class LocalSigstore:
         builder = (
             x509.CertificateBuilder()
             .subject_name(x509.Name([]))
-            .issuer_name(ca.intermediate.subject)
+            .issuer_name(ca.signing_certificate.subject)
             .public_key(public_key)
             .serial_number(x509.random_serial_number())
             .not_valid_before(not_before)
@@ -366,24 +382,24 @@ class LocalSigstore:
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CODE_SIGNING if how.code_signing_usage
                                                   else ExtendedKeyUsageOID.EMAIL_PROTECTION]), critical=False)
             .add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False)
-            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca.intermediate_key.public_key()),
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca.signing_key.public_key()),
                            critical=False)
             .add_extension(x509.SubjectAlternativeName([x509.UniformResourceIdentifier(how.identity.workflow_uri)]),
                            critical=True)  # critical: the subject is empty (RFC 5280 section 4.2.1.6)
         )
         for arc, value in values.items():
             if value is not None:
-                encoded = value.encode() if arc in _RAW_EXTENSIONS else _der(0x0C, value.encode())
+                encoded = value.encode() if arc in _RAW_EXTENSIONS else der(0x0C, value.encode())
                 builder = builder.add_extension(x509.UnrecognizedExtension(ObjectIdentifier(f"{FULCIO_ARC}.{arc}"),
                                                                            encoded), critical=False)
         if how.sct == "missing":
-            return builder.sign(ca.intermediate_key, hashes.SHA384())
-        precertificate_tbs = builder.sign(ca.intermediate_key, hashes.SHA384()).tbs_certificate_bytes
-        issuer_key_hash = hashlib.sha256(_spki(ca.intermediate_key.public_key())).digest()
+            return builder.sign(ca.signing_key, hashes.SHA384())
+        precertificate_tbs = builder.sign(ca.signing_key, hashes.SHA384()).tbs_certificate_bytes
+        issuer_key_hash = hashlib.sha256(_spki(ca.signing_key.public_key())).digest()
         sct = _sct(how.ct_log or self.ct_log, precertificate_tbs, issuer_key_hash, not_before,
                    wrong_signature=how.sct == "wrong-signature")
         certificate = builder.add_extension(x509.UnrecognizedExtension(SCT_LIST_OID, sct), critical=False).sign(
-            ca.intermediate_key, hashes.SHA384())
+            ca.signing_key, hashes.SHA384())
         assert certificate.tbs_precertificate_bytes == precertificate_tbs  # the SCT list is the last extension
         return certificate
 
@@ -434,12 +450,17 @@ class LocalSigstore:
             set_index = index if how.inclusion_promise == "valid" else index + 1
             entry["inclusionPromise"] = {
                 "signedEntryTimestamp": _b64(tlog.signed_entry_timestamp(body, integrated_time, set_index))}
+        timestamps = []
+        if how.timestamp != "none":
+            stamped = signature if how.timestamp == "valid" else signer.sign(b"another file", ec.ECDSA(hashes.SHA256()))
+            response = (how.tsa or self.tsa).timestamp(stamped, signed_at + how.timestamped, serial=index)
+            timestamps.append({"signedTimestamp": _b64(response)})
         return {
             "mediaType": BUNDLE_MEDIA_TYPE,
             "verificationMaterial": {
                 "certificate": {"rawBytes": _b64(certificate.public_bytes(serialization.Encoding.DER))},
                 "tlogEntries": [entry],
-                "timestampVerificationData": {},
+                "timestampVerificationData": {"rfc3161Timestamps": timestamps},
             },
             "messageSignature": {"messageDigest": {"algorithm": "SHA2_256", "digest": _b64(digest)},
                                  "signature": _b64(signature)},
@@ -457,7 +478,7 @@ def _sct(ct_log: LogKey, precertificate_tbs: bytes, issuer_key_hash: bytes, issu
     sct = (struct.pack(">B", 0) + ct_log.log_id + struct.pack(">QH", timestamp, 0)
            + struct.pack(">BBH", 4, 3, len(signature)) + signature)  # SHA-256 (4), ECDSA (3)
     sct_list = struct.pack(">HH", len(sct) + 2, len(sct)) + sct
-    return _der(0x04, sct_list)
+    return der(0x04, sct_list)
 
 
 _process_instance: LocalSigstore | None = None

@@ -194,6 +194,18 @@ def make_cases(sigstore: LocalSigstore, stranger: LocalSigstore) -> list[Case]:
              sigstore_python=(True, True), why=WINDOW_AT_VERIFICATION),
         Case("CT log key not yet valid", False, False,
              trusted_root={"ctlogs": [replace(sigstore.ct_log, valid_from=now + day)]}),
+        # RFC 3161 timestamps: a second source of time, or the only one without a SET.
+        Case("a TSA timestamp too", True, True, Signing(timestamp="valid")),
+        Case("a TSA timestamp and no SET", True, True, Signing(timestamp="valid", inclusion_promise="missing")),
+        Case("no SET, a TSA timestamp of another signature", False, False,
+             Signing(timestamp="other-signature", inclusion_promise="missing")),
+        Case("no SET, a TSA timestamp of an untrusted TSA", False, False,
+             Signing(timestamp="valid", tsa=stranger.tsa, inclusion_promise="missing")),
+        Case("TSA timestamp after the certificate expired", False, False,
+             Signing(timestamp="valid", timestamped=timedelta(hours=1))),
+        Case("no SET, TSA validity ended before the timestamp", False, False,
+             Signing(timestamp="valid", inclusion_promise="missing"),
+             trusted_root={"tsas": [replace(sigstore.tsa, valid_until=now - timedelta(seconds=1))]}),
         # The transparency log entry.
         Case("no inclusion promise (SET)", False, False, Signing(inclusion_promise="missing")),
         Case("SET with a wrong signature", False, False, Signing(inclusion_promise="wrong-signature")),
@@ -315,23 +327,35 @@ def oracle(checks):
     return oracle_verdicts(checks)
 
 
-def _word(verified: bool) -> str:
-    return "verified" if verified else "refused"
+def _verdicts(by_policy: list[dict], by_identity: list[dict]) -> list[tuple[bool, bool]]:
+    return [(p["verified"], i["verified"]) for p, i in zip(by_policy, by_identity)]
 
 
-def _expected(case: Case) -> tuple[bool, bool]:
-    return case.kernels, case.identity
+def _table(checks: list[Check], columns: dict[str, list[tuple[bool, bool]]]) -> str:
+    """One row a case: each column's verdicts as kernels' policy / as the identity, then why
+    sigstore-python differs where it does."""
+    def words(pair: tuple[bool, bool]) -> str:
+        return "/".join("verified" if v else "refused" for v in pair)
+
+    width = max(len(c.label) for c in checks)
+    lines = [f"verdicts as kernels' policy / as the identity {WANTED_IDENTITY}",
+             f"{'case':<{width}}" + "".join(f" {name:<18}" for name in columns)]
+    for row, check in enumerate(checks):
+        pairs = [column[row] for column in columns.values()]
+        note = f"  ({check.case.why})" if len(set(pairs)) > 1 else ""
+        lines.append(f"{check.label:<{width}}" + "".join(f" {words(p):<18}" for p in pairs) + note)
+    return "\n".join(lines)
 
 
 def test_sigstore_python_gives_each_case_its_verdict(checks, oracle):
     """The oracle on the test instance: the good signings pass, every change is refused (less the
     documented cases), so the generator makes what the real Sigstore makes."""
-    wrong = []
-    for check, by_policy, by_identity in zip(checks, *oracle):
-        expected = check.case.sigstore_python or _expected(check.case)
-        got = (by_policy["verified"], by_identity["verified"])
-        if got != expected:
-            wrong.append(f"{check.label}: expected {expected}, got {got}: {by_policy['reason']} / {by_identity['reason']}")
+    sigstore_python = _verdicts(*oracle)
+    expected = [(c.case.kernels, c.case.identity) for c in checks]
+    print("\n" + _table(checks, {"expected": expected, "sigstore-python": sigstore_python}))
+    wrong = [f"{check.label}: expected {check.case.sigstore_python or want}, got {got}: {p['reason']} / {i['reason']}"
+             for check, want, got, p, i in zip(checks, expected, sigstore_python, *oracle)
+             if got != (check.case.sigstore_python or want)]
     assert len(checks) >= 40
     assert not wrong, "\n".join(wrong)
 
@@ -343,25 +367,17 @@ def test_kernelhub_agrees_with_sigstore_python(checks, oracle):
     start = time.monotonic()
     identity_flags = ("--certificate-identity", WANTED_IDENTITY, "--certificate-oidc-issuer", GITHUB_ISSUER)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        ours_policy = list(pool.map(lambda c: kernelhub_verdict(c, "--policy", "kernels"), checks))
-        ours_identity = list(pool.map(lambda c: kernelhub_verdict(c, *identity_flags), checks))
+        by_policy = list(pool.map(lambda c: kernelhub_verdict(c, "--policy", "kernels"), checks))
+        by_identity = list(pool.map(lambda c: kernelhub_verdict(c, *identity_flags), checks))
     elapsed = time.monotonic() - start
-
-    rows, wrong = [], []
-    header = f"{'case':<52} {'expected':<19} {'sigstore-python':<19} {'kernelhub':<19}"
-    for check, sp_policy, sp_identity, kh_policy, kh_identity in zip(checks, *oracle, ours_policy, ours_identity):
-        expected = _expected(check.case)
-        sigstore_python = (sp_policy["verified"], sp_identity["verified"])
-        ours = (kh_policy["verified"], kh_identity["verified"])
-        note = f"  differs: {check.case.why}" if sigstore_python != ours else ""
-        rows.append(f"{check.label:<52} {'/'.join(map(_word, expected)):<19} "
-                    f"{'/'.join(map(_word, sigstore_python)):<19} {'/'.join(map(_word, ours)):<19}{note}")
-        if ours != expected:
-            wrong.append(f"{check.label}: expected {expected}, kernelhub gave {ours}: "
-                         f"{kh_policy['reason']} / {kh_identity['reason']}")
-        elif sigstore_python != ours and check.case.sigstore_python is None:
-            wrong.append(f"{check.label}: sigstore-python gave {sigstore_python}, kernelhub {ours}, and no reason "
-                         f"is known: {sp_policy['reason']} / {sp_identity['reason']}")
-    print(f"\nverdicts as kernels' policy / as the identity {WANTED_IDENTITY}; kernelhub took {elapsed:.1f} s "
-          f"for {2 * len(checks)} runs\n{header}\n" + "\n".join(rows))
+    ours, sigstore_python = _verdicts(by_policy, by_identity), _verdicts(*oracle)
+    expected = [(c.case.kernels, c.case.identity) for c in checks]
+    print(f"\nkernelhub: {2 * len(checks)} runs in {elapsed:.1f} s\n"
+          + _table(checks, {"expected": expected, "sigstore-python": sigstore_python, "kernelhub": ours}))
+    wrong = []
+    for check, want, theirs, got, p, i in zip(checks, expected, sigstore_python, ours, by_policy, by_identity):
+        if got != want:
+            wrong.append(f"{check.label}: expected {want}, kernelhub gave {got}: {p['reason']} / {i['reason']}")
+        elif got != theirs and check.case.sigstore_python is None:
+            wrong.append(f"{check.label}: sigstore-python gave {theirs}, kernelhub {got}, and no reason is known")
     assert not wrong, "\n".join(wrong)
