@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Literal, Mapping
+from urllib.parse import urlsplit
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -258,9 +259,11 @@ def _split(size: int) -> int:
 class TransparencyLog:
     """A Rekor-v1-like log: entries in an RFC 6962 Merkle tree, signed checkpoints and SETs."""
 
-    def __init__(self, key: LogKey, origin: str = "rekor.kernelhub.test - 1"):
+    def __init__(self, key: LogKey, tree_id: int = 1193050959916656506):
         self.key = key
-        self.origin = origin
+        # As Rekor v1 names itself: the host of its URL, then its tree's id; the host signs the note.
+        self.name = urlsplit(key.url).hostname
+        self.origin = f"{self.name} - {tree_id}"
         self.leaves: list[bytes] = []
         # Entries that others logged before ours: proofs then have inner and border hashes.
         for filler in range(5):
@@ -295,8 +298,7 @@ class TransparencyLog:
         """The signed note of the tree of `size` entries; a `signed_text` of its own makes a wrong one."""
         text = f"{self.origin}\n{size}\n{_b64(self.root(size))}\n"
         signature = self.key.sign((signed_text or text).encode())
-        name = self.origin.split(" ")[0]
-        return f"{text}\n\u2014 {name} {_b64(self.key.log_id[:4] + signature)}\n"
+        return f"{text}\n\u2014 {self.name} {_b64(self.key.log_id[:4] + signature)}\n"
 
     def signed_entry_timestamp(self, body: bytes, integrated_time: int, index: int) -> bytes:
         payload = {"body": _b64(body), "integratedTime": integrated_time, "logID": self.key.log_id.hex(),

@@ -137,7 +137,7 @@ def _change_one_byte(data: bytes) -> bytes:
 
 def make_cases(sigstore: LocalSigstore, stranger: LocalSigstore) -> list[Case]:
     """Every case: the good signings first, then one change each. `stranger` is an instance the
-    trusted root does not trust (its CA, CT log and transparency log)."""
+    trusted root does not trust (its CA, CT log, transparency log and TSA)."""
     now, day = sigstore.now, timedelta(days=1)
     kc = KERNELS_COMMUNITY
     return [
@@ -166,7 +166,10 @@ def make_cases(sigstore: LocalSigstore, stranger: LocalSigstore) -> list[Case]:
              sigstore_python=(False, True),
              why="sigstore-python's Identity policy reads only the V1 issuer (.1.1); cosign and sigstore-go "
                  "read V2 (.1.8) first"),
-        Case("no V1 issuer (.1.1)", False, False, Signing(extensions={"1.1": None})),
+        Case("no V1 issuer (.1.1), the V2 one GitHub's", False, True, Signing(extensions={"1.1": None}),
+             sigstore_python=(False, False),
+             why="sigstore-python's Identity policy demands the deprecated V1 issuer (.1.1); cosign and "
+                 "sigstore-go accept the V2 one (.1.8) alone (kernels' policy asks for both)"),
         Case("kernels-community-rs build-mac.yaml", False, False,
              Signing(replace(KERNELS_COMMUNITY_RS, workflow="build-mac.yaml"))),
         Case("source repository (.1.12) of another repository", False, True,
