@@ -294,9 +294,10 @@ class TransparencyLog:
             return self._path(index, start, middle) + [self._subtree(middle, end)]
         return self._path(index - (middle - start), middle, end) + [self._subtree(start, middle)]
 
-    def checkpoint(self, size: int, *, signed_text: str | None = None) -> str:
-        """The signed note of the tree of `size` entries; a `signed_text` of its own makes a wrong one."""
-        text = f"{self.origin}\n{size}\n{_b64(self.root(size))}\n"
+    def checkpoint(self, size: int, *, root: bytes | None = None, signed_text: str | None = None) -> str:
+        """The signed note of the tree of `size` entries; another `root`, or a `signed_text` of its own,
+        makes a wrong one."""
+        text = f"{self.origin}\n{size}\n{_b64(root or self.root(size))}\n"
         signature = self.key.sign((signed_text or text).encode())
         return f"{text}\n\u2014 {self.name} {_b64(self.key.log_id[:4] + signature)}\n"
 
@@ -323,7 +324,7 @@ class Signing:
     ct_log: LogKey | None = None  # the log that signs the SCT; None: the instance's
     tlog: TransparencyLog | None = None  # None: the instance's
     inclusion_promise: Literal["valid", "missing", "wrong-signature"] = "valid"
-    checkpoint: Literal["valid", "wrong-signature", "other-tree"] = "valid"
+    checkpoint: Literal["valid", "wrong-signature", "other-tree", "other-root"] = "valid"
     signed_by_certificate_key: bool = True  # False: another key signs the artifact
     logged_artifact: bytes | None = None  # what the log entry records; None: the artifact
     # An RFC 3161 timestamp over the signature, from `tsa` (None: the instance's) at signed_at + timestamped.
@@ -432,8 +433,10 @@ class LocalSigstore:
             checkpoint = tlog.checkpoint(size)
         elif how.checkpoint == "wrong-signature":
             checkpoint = tlog.checkpoint(size, signed_text=f"{tlog.origin}\n{size}\n{_b64(tlog.root(size - 1))}\n")
-        else:  # a checkpoint rightly signed, of a tree whose root is not the proof's
+        elif how.checkpoint == "other-tree":  # rightly signed, of the tree one entry smaller
             checkpoint = tlog.checkpoint(size - 1)
+        else:  # rightly signed, of the proof's tree size with another root
+            checkpoint = tlog.checkpoint(size, root=tlog.root(size - 1))
         entry = {
             "logIndex": str(index),
             "logId": {"keyId": _b64(tlog.key.log_id)},

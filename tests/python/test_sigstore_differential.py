@@ -226,7 +226,8 @@ def make_cases(sigstore: LocalSigstore, stranger: LocalSigstore) -> list[Case]:
              why="sigstore-python compares the checkpoint's root with the proof's, never its size: a proof whose "
                  "path keeps its shape in a larger tree computes the same root"),
         Case("checkpoint with a wrong signature", False, False, Signing(checkpoint="wrong-signature")),
-        Case("checkpoint of another tree", False, False, Signing(checkpoint="other-tree")),
+        Case("checkpoint of a smaller tree", False, False, Signing(checkpoint="other-tree")),
+        Case("checkpoint of another root hash", False, False, Signing(checkpoint="other-root")),
         Case("log entry body re-serialized", False, False, edit_bundle=_set(("canonicalizedBody",), _body_reserialized)),
         Case("entry of an untrusted log", False, False, Signing(tlog=stranger.tlog)),
         Case("log key expired before the signing", False, False,
