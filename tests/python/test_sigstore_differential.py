@@ -385,3 +385,23 @@ def test_kernelhub_agrees_with_sigstore_python(checks, oracle):
         elif got != theirs and check.case.sigstore_python is None:
             wrong.append(f"{check.label}: sigstore-python gave {theirs}, kernelhub {got}, and no reason is known")
     assert not wrong, "\n".join(wrong)
+
+
+def test_kernelhub_trusts_the_root_sign_variant_returns(tmp_path):
+    """The end-to-end tests' way in: `sign_variant` signs a copy of a reference variant and returns a
+    root; KERNELHUB_SIGSTORE_TRUSTED_ROOT pointed at it makes kernelhub trust the test instance, and
+    without it the embedded public-good root does not."""
+    if not kernelhub_has_sigstore():
+        pytest.skip(f"{KERNELHUB} has no `sigstore verify-bundle` command")
+    variant = tmp_path / reference_variants()[0].name
+    variant.mkdir()
+    (variant / "metadata.json").write_bytes((reference_variants()[0] / "metadata.json").read_bytes())
+    trusted_root = sign_variant(variant, KERNELS_COMMUNITY_RS)
+    command = [str(KERNELHUB), "sigstore", "verify-bundle", "--policy", "kernels", "--bundle",
+               str(variant / "metadata.json.sigstore"), str(variant / "metadata.json")]
+    env = {k: v for k, v in os.environ.items() if k != "KERNELHUB_SIGSTORE_TRUSTED_ROOT"}
+    trusted = subprocess.run(command, capture_output=True, text=True, timeout=60,
+                             env=dict(env, KERNELHUB_SIGSTORE_TRUSTED_ROOT=str(trusted_root)))
+    assert trusted.returncode == 0, trusted.stderr
+    public_good = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+    assert public_good.returncode > 0, public_good.stderr  # refused, not killed
