@@ -106,7 +106,7 @@ sanitize: bootstrap-test
 # grew, minimised), crashes to build-fuzz/<name>-crash-*; seeds are fuzz/corpus/.
 FUZZ_SECONDS ?= 60
 FUZZ_DIR ?= build-fuzz
-FUZZERS := variant elf fatbin lockfile metadata repo_tree manifest repo_path http_headers commit_body lfs_batch hub_answers
+FUZZERS := variant elf fatbin lockfile metadata repo_tree manifest repo_path http_headers commit_body lfs_batch hub_answers sigstore_bundle sigstore_trusted_root
 
 .PHONY: fuzz
 fuzz:

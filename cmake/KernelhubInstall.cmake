@@ -2,6 +2,7 @@
 # kernelhubConfig.cmake + kernelhubConfigVersion.cmake under P; then
 #   find_package(kernelhub CONFIG)  →  kernelhub::kernelhub (get_kernel; finds Torch)
 #                                       kernelhub::fetch (resolve, download, verify; no torch)
+#                                       kernelhub::sigstore (Sigstore bundles; no torch)
 # The torch-free layers are one export set, those that link LibTorch another, read only when
 # Torch is found (find_dependency), so a consumer without torch can still use kernelhub::fetch.
 include(CMakePackageConfigHelpers)
@@ -9,14 +10,14 @@ include(GNUInstallDirs)
 
 set(kh_config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/kernelhub)
 set(kh_torch_free_targets kernelhub_base kernelhub_resolver kernelhub_client kernelhub_signing
-                          kernelhub_binary_format kernelhub_fetch)
+                          kernelhub_sigstore kernelhub_binary_format kernelhub_fetch)
 install(TARGETS ${kh_torch_free_targets} EXPORT kernelhubTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
-set(kh_layers base resolver client signing fetch)
+set(kh_layers base resolver client signing sigstore fetch)
 # The package's components (find_package(kernelhub COMPONENTS ...)), each the target
 # kernelhub::<component>: the torch-free ones, and those a build with LibTorch adds. The config
 # (kernelhubConfig.cmake.in) fails find_package naming any that this install lacks.
-set(KERNELHUB_PACKAGE_COMPONENTS fetch)
+set(KERNELHUB_PACKAGE_COMPONENTS fetch sigstore)
 set(KERNELHUB_TORCH_COMPONENTS kernelhub)
 if(KERNELHUB_WITH_TVM_FFI)
   # The TVM-FFI API, and dlpack.h for its headers (a consumer needs no TVM-FFI or Python to build).

@@ -72,6 +72,10 @@ constexpr std::array kTable = {
                         "signing"},
     EnvironmentVariable{kXdgConfigHome, "where the trusted_keys file is: $XDG_CONFIG_HOME/kernelhub/trusted_keys",
                         "~/.config", "signing"},
+    EnvironmentVariable{kKernelhubSigstoreTrustedRoot,
+                        "a Sigstore `trusted_root.json` to verify bundles against instead of the embedded public-good "
+                        "one",
+                        "the public-good root embedded in the library (sigstore/data/)", "sigstore"},
 
     // The machine, as variant selection sees it: each overrides what is detected.
     EnvironmentVariable{kKernelhubOs, "the os", "uname", "resolver"},

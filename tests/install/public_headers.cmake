@@ -23,6 +23,17 @@ set(KERNELHUB_PUBLIC_HEADERS
     kernelhub/resolver/select.hpp
     kernelhub/resolver/variant.hpp
     kernelhub/resolver/version.hpp)
+# kernelhub::sigstore (torch-free): Sigstore bundle verification, policies, managed-key signing.
+set(KERNELHUB_PUBLIC_HEADERS_SIGSTORE
+    kernelhub/sigstore/artifact.hpp
+    kernelhub/sigstore/bundle.hpp
+    kernelhub/sigstore/policy.hpp
+    kernelhub/sigstore/sign.hpp
+    kernelhub/sigstore/signer.hpp
+    kernelhub/sigstore/sigstore.hpp
+    kernelhub/sigstore/time.hpp
+    kernelhub/sigstore/trusted_root.hpp
+    kernelhub/sigstore/verify.hpp)
 # kernelhub::tvm_ffi (KERNELHUB_WITH_TVM_FFI): tvm_ffi::get_kernel and the DLPack header it needs.
 set(KERNELHUB_PUBLIC_HEADERS_TVM_FFI
     kernelhub/third_party/dlpack/dlpack.h

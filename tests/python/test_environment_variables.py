@@ -26,7 +26,7 @@ TABLE_FILES = {
     "base/include/kernelhub/base/environment_source.hpp",
     "base/src/environment_source.cpp",
 }
-CXX_FOLDERS = ("base", "client", "resolver", "loader", "fetch", "kernelhub", "tvm_ffi", "tvm_ffi_loader", "signing",
+CXX_FOLDERS = ("base", "client", "resolver", "loader", "fetch", "kernelhub", "tvm_ffi", "tvm_ffi_loader", "signing", "sigstore",
                "server", "tools", "python/src")
 CXX_SUFFIXES = {".cpp", ".hpp", ".h", ".cc"}
 PYTHON_PACKAGE = ROOT / "python/src/kernelhub"

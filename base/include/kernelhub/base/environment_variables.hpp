@@ -68,6 +68,9 @@ inline constexpr std::string_view kKernelhubTrustedKeys = "KERNELHUB_TRUSTED_KEY
 inline constexpr std::string_view kKernelhubRequireSignature = "KERNELHUB_REQUIRE_SIGNATURE";
 inline constexpr std::string_view kXdgConfigHome = "XDG_CONFIG_HOME";
 
+// Sigstore bundles (sigstore).
+inline constexpr std::string_view kKernelhubSigstoreTrustedRoot = "KERNELHUB_SIGSTORE_TRUSTED_ROOT";
+
 // The machine, as variant selection sees it: overrides (resolver).
 inline constexpr std::string_view kKernelhubOs = "KERNELHUB_OS";
 inline constexpr std::string_view kKernelhubCpu = "KERNELHUB_CPU";
