@@ -1,7 +1,8 @@
 """A Sigstore instance of the tests' own, made in the test: a Fulcio-like CA, a CT log, a Rekor-v1-like
-transparency log, a timestamp authority, and the `trusted_root.json` that trusts them. It signs an artifact into a v0.3 bundle
-(hashedrekord 0.0.1, a message signature) the way the public instance does for a GitHub Actions
-workflow, so a verifier can be given a root it trusts and bundles it must accept or refuse.
+transparency log, a timestamp authority, and the `trusted_root.json` that trusts them. It signs an
+artifact into a v0.3 bundle (hashedrekord 0.0.1, a message signature) the way the public instance does
+for a GitHub Actions workflow, so a verifier can be given a root it trusts and bundles it must accept or
+refuse.
 
 - `LocalSigstore(directory)`: the instance, its root in `trusted_root_path` (protobuf-specs JSON, each
   key with its validity window; `write_trusted_root(path, ...)` writes one with other parts);
@@ -205,7 +206,8 @@ class CertificateAuthority:
                                   x509.NameAttribute(NameOID.COMMON_NAME, f"{name} {purpose}")])
         signing_certificate = _certificate(signing_name, signing_key.public_key(), root_name, root_key, valid_from,
                                            not_after, timestamping=purpose == "tsa")
-        return CertificateAuthority(root, signing_key, signing_certificate, f"https://{name}.{purpose}.test", valid_from)
+        return CertificateAuthority(root, signing_key, signing_certificate, f"https://{name}.{purpose}.test",
+                                    valid_from)
 
     def trusted_root_entry(self) -> dict:
         return _authority_entry([self.signing_certificate, self.root], self.url, self.valid_from, self.valid_until)
