@@ -4,7 +4,8 @@
 #   scripts/bootstrap.sh            what building and the demo need: Debian packages + the Python
 #                                   environment of requirements.txt
 #   scripts/bootstrap.sh --test     that, and what only the tests and the release artifacts use
-#                                   (nix-bin, nginx-light; requirements-dev.txt, kernels 0.17.2)
+#                                   (nix-bin, nginx-light; requirements-dev.txt, kernels 0.17.2,
+#                                   requirements-oracle-sigstore.txt)
 #   scripts/bootstrap.sh --apt      Debian packages only (--apt --test: with the tests' ones)
 #   scripts/bootstrap.sh --venv     the Python environment only (--venv --test: with the tests' packages)
 #
@@ -12,7 +13,8 @@
 # ${KERNELHUB_TOOLS_CACHE:-$HOME/.cache/kernelhub}/venv-<key>, where <key> hashes
 # requirements.txt and the Python version, so a warm machine reuses it and a change of
 # requirements builds a new one. The tests' packages are added to it once per content of
-# requirements-dev.txt (a .complete-test-<hash> marker). `.venv` in the checkout is a link to it.
+# requirements-dev.txt and requirements-oracle-sigstore.txt (a .complete-test-<hash> marker).
+# `.venv` in the checkout is a link to it.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -82,7 +84,7 @@ install_venv() {
     touch "$venv/.complete"
   fi
   if [ -n "$with_test" ]; then
-    test_key="$(sha256sum requirements-dev.txt | cut -c1-16)"
+    test_key="$(cat requirements-dev.txt requirements-oracle-sigstore.txt | sha256sum | cut -c1-16)"
     if [ ! -f "$venv/.complete-test-$test_key" ]; then
       say "adding the tests' Python packages (requirements-dev.txt) to $venv"
       "$venv/bin/python" -m pip install -q --progress-bar off -r requirements.txt -r requirements-dev.txt
@@ -92,6 +94,11 @@ install_venv() {
       rm -rf "$venv/oracles/kernels-0.17.2"
       "$venv/bin/python" -m pip install -q --progress-bar off --no-deps \
         --target "$venv/oracles/kernels-0.17.2" kernels==0.17.2
+      # sigstore 4.5.1, kernels[sigstore]'s verifier, with its dependencies in a folder of its own:
+      # importable in the environment, it would make kernels 0.19.1 verify signatures in every test.
+      rm -rf "$venv/oracles/sigstore-4.5.1"
+      "$venv/bin/python" -m pip install -q --progress-bar off \
+        --target "$venv/oracles/sigstore-4.5.1" -r requirements-oracle-sigstore.txt
       touch "$venv/.complete-test-$test_key"
     fi
   fi
