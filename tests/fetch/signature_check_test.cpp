@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "kernelhub/base/read_file.hpp"
+#include "kernelhub/signing/sign.hpp"
 #include "kernelhub/sigstore/sign.hpp"
 #include "support/temp_dir.hpp"
 
@@ -189,6 +190,27 @@ TEST_CASE("a warm check finds the record and checks the policy again against it"
   const auto changed = check(v, settings_with({key_signer(acme)}), later);
   CHECK_FALSE(changed.from_record);
   CHECK(changed.status == Status::kDoesNotVerify);
+}
+
+TEST_CASE("a variant signed the way of before 2026-12 (kernelhub.sig) still loads where its key is trusted") {
+  const testing::TempDir root("legacy_signature");
+  const fs::path dir = root.path() / std::string(kVariant);
+  fs::create_directories(dir);
+  std::ofstream(dir / "metadata.json") << R"({"name": "fast", "id": "_fast_cpu_1", "version": 1})";
+  const auto key = signing::PrivateKey::generate().value();
+  REQUIRE(signing::sign_variant(dir, {std::string(kRepo), 1, std::string(kVariant), ""}, key));
+  SignatureSettings settings = settings_with();
+  const SignatureRecords none(std::nullopt, nullptr);
+  // No key trusted: the old signature is not looked at, as before.
+  CHECK(check_signature(dir, kRepo, kVariant, "v1", settings, none, nullptr).value().status == Status::kUnsigned);
+  REQUIRE(settings.legacy_keys.add("acme", key.public_key(), "test"));
+  const auto verdict = check_signature(dir, kRepo, kVariant, "v1", settings, none, nullptr).value();
+  CHECK(verdict.status == Status::kAccepted);
+  CHECK_THAT(verdict.signer, Catch::StartsWith("kernelhub.sig key"));
+  // Its manifest still binds the version: another version's is refused.
+  const auto replayed = check_signature(dir, kRepo, kVariant, "v2", settings, none, nullptr);
+  REQUIRE_FALSE(replayed);
+  CHECK(replayed.error().code == ErrorCode::kBadSignature);
 }
 
 TEST_CASE("the signers file: identities and keys per scope, and every mistake named with its line") {
