@@ -83,6 +83,12 @@ std::string Certificate::spki_der() const {
 std::string Certificate::subject() const {
   return name_text(X509_get_subject_name(x509_.get()));
 }
+std::string Certificate::description() const {
+  const auto sans = subject_alternative_names();
+  if (!sans.empty()) return "the certificate for `" + sans.front() + "`";
+  return "the certificate `" + subject() + "`";
+}
+
 std::string Certificate::issuer() const {
   return name_text(X509_get_issuer_name(x509_.get()));
 }

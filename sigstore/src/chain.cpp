@@ -41,13 +41,13 @@ Result<std::vector<Certificate>> verify_chain(const Certificate& leaf, const std
     }
   }
   if (!leaf.valid_at(at)) {
-    return unexpected(ErrorCode::kBadSignature, "the certificate `" + leaf.subject() + "` is valid from " +
-                                                    to_rfc3339(leaf.not_before()) + " to " +
-                                                    to_rfc3339(leaf.not_after()) + ", not at " + to_rfc3339(at));
+    return unexpected(ErrorCode::kBadSignature, leaf.description() + " is valid from " + to_rfc3339(leaf.not_before()) +
+                                                    " to " + to_rfc3339(leaf.not_after()) + ", not at " +
+                                                    to_rfc3339(at));
   }
   for (const auto& link : path) {
     if (!link.valid_at(at)) {
-      return unexpected(ErrorCode::kBadSignature, "the issuing certificate `" + link.subject() + "` is valid from " +
+      return unexpected(ErrorCode::kBadSignature, "its issuer " + link.description() + " is valid from " +
                                                       to_rfc3339(link.not_before()) + " to " +
                                                       to_rfc3339(link.not_after()) + ", not at " + to_rfc3339(at));
     }

@@ -74,11 +74,6 @@ Result<SignerMaterial> signer_material(const Bundle& bundle, const VerifyOptions
   return SignerMaterial{std::move(*leaf), std::move(*key)};
 }
 
-std::string describe_leaf(const Certificate& leaf) {
-  const auto sans = leaf.subject_alternative_names();
-  return sans.empty() ? "`" + leaf.subject() + "`" : "for `" + sans.front() + "`";
-}
-
 // Step 1: a path to a CA of the root at every verified time. Returns the path of the last.
 Result<std::vector<Certificate>> certificate_path(const Certificate& leaf, const TrustedMaterial& material,
                                                   const std::vector<VerifiedTime>& times) {
@@ -101,9 +96,9 @@ Result<std::vector<Certificate>> certificate_path(const Certificate& leaf, const
       reasons += "; `" + instance.uri + "`: " + verified.error().message;
     }
     if (!found) {
-      return unexpected(refuse("the signing certificate " + describe_leaf(leaf) +
-                               " does not chain to a certificate authority of the trusted root at " +
-                               to_rfc3339(time.time) + (reasons.empty() ? ": the root lists none" : reasons)));
+      return unexpected(refuse("the signing certificate cannot be verified at " + to_rfc3339(time.time) +
+                               " against a certificate authority of the trusted root" +
+                               (reasons.empty() ? ": the root lists none" : reasons)));
     }
   }
   return path;
