@@ -79,3 +79,37 @@ def test_verify_bundle_refuses_malformed_bundles_as_corrupt(tmp_path):
         result = kernelhub("sigstore", "verify-bundle", "--bundle", str(bundle), "--policy", "kernels", str(artifact))
         assert result.returncode == 9, result.stderr
         assert why in result.stderr
+
+
+SEEDS = ROOT / "fuzz" / "corpus"
+KERNELS_COMMUNITY_BUILD = ("https://github.com/huggingface/kernels-community/.github/workflows/build.yaml"
+                           "@refs/heads/main")
+
+
+@pytest.mark.parametrize("bundle", ["rekor-v1-message", "rekor-v1-dsse", "rekor-v2-timestamp", "rekor-v2-dsse",
+                                    "v0.1-chain"])
+def test_the_kernels_policy_accepts_a_kernels_community_signing(tmp_path, bundle):
+    """The fuzz seeds are bundles of a test Sigstore instance (tests/sigstore/test_instance.hpp) whose
+    certificates say kernels-community's build workflow signed them; under that instance's root they verify
+    with --policy kernels, and not under the public-good root."""
+    artifact = tmp_path / "metadata.json"
+    artifact.write_bytes(b'{"name": "relu"}\n')
+    args = ["sigstore", "verify-bundle", "--bundle", str(SEEDS / "sigstore_bundle" / f"{bundle}.json"),
+            "--policy", "kernels"]
+    root = ["--trusted-root", str(SEEDS / "sigstore_trusted_root" / "test-instance.json")]
+    result = kernelhub(*args, *root, "--json", str(artifact))
+    assert result.returncode == 0, result.stderr
+    signer = json.loads(result.stdout)["signer"]
+    assert signer["subject_alternative_names"] == [KERNELS_COMMUNITY_BUILD]
+    assert signer["source_repository_uri"] == "https://github.com/huggingface/kernels-community"
+    assert signer["build_signer_uri"] == KERNELS_COMMUNITY_BUILD
+    public_good = kernelhub(*args, str(artifact))
+    assert public_good.returncode == 8 and "a bundle of another Sigstore instance?" in public_good.stderr
+
+
+def test_a_managed_key_bundle_without_a_log_entry_needs_the_key_and_the_flag(tmp_path):
+    artifact = tmp_path / "artifact"
+    artifact.write_bytes(b"artifact")
+    bundle = str(SEEDS / "sigstore_bundle" / "managed-key.json")
+    no_key = kernelhub("sigstore", "verify-bundle", "--bundle", bundle, "--policy", "kernels", str(artifact))
+    assert no_key.returncode == 8 and "signed with a managed key" in no_key.stderr
