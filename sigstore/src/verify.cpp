@@ -1,7 +1,5 @@
 #include "kernelhub/sigstore/verify.hpp"
 
-#include <openssl/err.h>
-
 #include <algorithm>
 #include <set>
 
@@ -12,6 +10,7 @@
 #include "kernelhub/sigstore/dsse.hpp"
 #include "kernelhub/sigstore/inclusion_proof.hpp"
 #include "kernelhub/sigstore/log_entry_body.hpp"
+#include "kernelhub/sigstore/openssl_handles.hpp"
 #include "kernelhub/sigstore/sct.hpp"
 #include "kernelhub/sigstore/signed_entry_timestamp.hpp"
 #include "kernelhub/sigstore/signer_of.hpp"
@@ -28,11 +27,6 @@ constexpr std::size_t kMaxTimestamps = 32;
 Error refuse(std::string what) {
   return Error{ErrorCode::kBadSignature, std::move(what)};
 }
-
-// Leaves the thread's OpenSSL error queue empty, whatever path verification took.
-struct ClearOpensslErrors {
-  ~ClearOpensslErrors() { ERR_clear_error(); }
-};
 
 // Who signed: the certificate (and its key) or the managed key.
 struct SignerMaterial {
@@ -244,7 +238,7 @@ Status check_envelope(const DsseEnvelope& envelope, const Artifact& artifact, co
 
 Result<VerifiedBundle> verify(const Bundle& bundle, const Artifact& artifact, const TrustedRoot& root,
                               const VerifyOptions& options) {
-  const ClearOpensslErrors clear_errors;
+  const ClearOpensslErrorsOnExit clear_errors;
   const TrustedMaterial& material = trusted_material(root);
   if (const auto* envelope = std::get_if<DsseEnvelope>(&bundle.content); envelope && envelope->signatures.empty()) {
     return unexpected(refuse("the bundle's DSSE envelope carries no signature"));
