@@ -101,7 +101,8 @@ TEST_CASE("malformed bundles are refused as corrupt, naming the field") {
 }
 
 TEST_CASE(
-    "version rules: v0.1 needs an inclusion promise, v0.2 a chain, not a bare certificate; empty chains are refused") {
+    "version rules: v0.1 needs an inclusion promise, v0.2 a chain, not a bare certificate, and empty chains are "
+    "refused") {
   const testing::TestInstance instance;
   testing::BundleOptions v01;
   v01.media_type = "application/vnd.dev.sigstore.bundle+json;version=0.1";
