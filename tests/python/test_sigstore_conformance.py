@@ -181,3 +181,15 @@ def test_json_names_the_signer_the_times_and_the_log_entry(assets):
     assert out["times"][0]["authority"] == "https://timestamp.sigstage.dev/api/v1/timestamp"
     assert out["log_entry"]["log"] == "https://log2025-alpha1.rekor.sigstage.dev"
     assert out["log_entry"]["kind"] == "hashedrekord 0.0.2"
+
+
+@pytest.mark.skipif(VENDOR is None or not any(VENDOR.glob("sigstore-python-*-trust-roots.tar.gz")),
+                    reason="the vendored sigstore-python trust roots are not here")
+def test_the_embedded_roots_are_sigstore_pythons_byte_for_byte(tmp_path):
+    """sigstore/data/README.md says where the embedded roots come from; this holds it to that."""
+    (tarball,) = VENDOR.glob("sigstore-python-*-trust-roots.tar.gz")
+    with tarfile.open(tarball) as tar:
+        tar.extractall(tmp_path, filter="data")
+    data = ROOT / "sigstore" / "data"
+    assert (data / "public-good-trusted-root.json").read_bytes() == (tmp_path / "production-trusted_root.json").read_bytes()
+    assert (data / "staging-trusted-root.json").read_bytes() == (tmp_path / "staging-trusted_root.json").read_bytes()
