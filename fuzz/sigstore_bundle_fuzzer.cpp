@@ -1,7 +1,11 @@
 // libFuzzer target: sigstore::Bundle::parse (sigstore/bundle.hpp), then verify() against the
-// embedded public-good root. Oracles: an accepted bundle keeps the shape rules parse() promises
-// (signing material present, v0.2+ entries with a checkpoint, no negative index), and verify()
-// never accepts a fuzzed bundle over a fuzzed artifact (nothing here can forge a signature).
+// trusted root of a test instance (fuzz/corpus/sigstore_trusted_root/test-instance.json, compiled
+// in; the seeds in fuzz/corpus/sigstore_bundle/ are that instance's bundles, so mutations reach
+// every check) and against the embedded public-good root.
+// Oracles: an accepted bundle keeps the shape rules parse() promises (signing material present,
+// v0.2+ entries with a checkpoint, no negative index); whatever verifies over the seeds' artifact
+// does not verify over another one; nothing verifies under the public-good root (no fuzzed input
+// can carry its logs' signatures).
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -10,10 +14,17 @@
 #include "kernelhub/sigstore/bundle.hpp"
 #include "kernelhub/sigstore/verify.hpp"
 
+namespace kernelhub::sigstore::embedded {
+std::string_view fuzz_trusted_root();  // generated from fuzz/corpus/sigstore_trusted_root/test-instance.json
+}
+
 using kernelhub::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace kernelhub::sigstore;
+  static const TrustedRoot test_root = *TrustedRoot::parse(embedded::fuzz_trusted_root());
+  static const Artifact seed_artifact = Artifact::bytes("{\"name\": \"relu\"}\n");
+  static const Artifact other_artifact = Artifact::bytes("another artifact");
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   auto bundle = Bundle::parse(bytes);
   if (!bundle) return 0;
@@ -22,13 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(entry.log_index >= 0);
     if (bundle->version != BundleVersion::k0_1) require(entry.inclusion_proof && entry.inclusion_proof->checkpoint);
   }
-  const auto artifact = Artifact::bytes("kernelhub fuzz artifact");
-  require(!verify(*bundle, artifact, TrustedRoot::public_good()).has_value());
-  VerifyOptions keyed;
-  keyed.public_key_pem =
-      "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAExRRST79+PsrRBnGAI4cMu6Omz2Jh\n"
-      "fwlMW+gIutNKVRaMyS4rQKvgngc5p8UbLj55pVHhIoAxi/SRgURZI0J3Xw==\n-----END PUBLIC KEY-----\n";
-  keyed.allow_no_tlog_for_keys = true;
-  require(!verify(*bundle, artifact, TrustedRoot::public_good(), keyed).has_value());
+  if (verify(*bundle, seed_artifact, test_root)) require(!verify(*bundle, other_artifact, test_root));
+  require(!verify(*bundle, seed_artifact, TrustedRoot::public_good()));
   return 0;
 }

@@ -72,17 +72,19 @@ Result<VerificationKey> Certificate::public_key() const {
 }
 
 std::string Certificate::spki_der() const {
-  unsigned char* der = nullptr;
-  const int size = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(x509_.get()), &der);
-  if (size <= 0) return {};
-  std::string out(reinterpret_cast<const char*>(der), static_cast<std::size_t>(size));
-  OPENSSL_free(der);
-  return out;
+  return encoded([&](unsigned char** out) { return i2d_X509_PUBKEY(X509_get_X509_PUBKEY(x509_.get()), out); });
 }
 
 std::string Certificate::subject() const {
   return name_text(X509_get_subject_name(x509_.get()));
 }
+
+std::string Certificate::description() const {
+  const auto sans = subject_alternative_names();
+  if (!sans.empty()) return "the certificate for `" + sans.front() + "`";
+  return "the certificate `" + subject() + "`";
+}
+
 std::string Certificate::issuer() const {
   return name_text(X509_get_issuer_name(x509_.get()));
 }
@@ -151,12 +153,9 @@ Result<std::string> Certificate::tbs_without_extension(std::string_view extensio
   if (!copy) return unexpected(ErrorCode::kInternal, "cannot copy a certificate");
   const int index = extension_index(copy.get(), extension_oid);
   if (index >= 0) X509_EXTENSION_free(X509_delete_ext(copy.get(), index));
-  unsigned char* der = nullptr;
-  const int size = i2d_re_X509_tbs(copy.get(), &der);
-  if (size <= 0) return unexpected(ErrorCode::kInternal, "cannot re-encode a certificate's TBSCertificate");
-  std::string out(reinterpret_cast<const char*>(der), static_cast<std::size_t>(size));
-  OPENSSL_free(der);
-  return out;
+  std::string tbs = encoded([&](unsigned char** out) { return i2d_re_X509_tbs(copy.get(), out); });
+  if (tbs.empty()) return unexpected(ErrorCode::kInternal, "cannot re-encode a certificate's TBSCertificate");
+  return tbs;
 }
 
 }  // namespace kernelhub::sigstore

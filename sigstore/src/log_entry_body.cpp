@@ -28,12 +28,12 @@ std::optional<std::string> pem_der(std::string_view pem) {
   char* header = nullptr;
   unsigned char* data = nullptr;
   long size = 0;
-  if (!bio || PEM_read_bio(bio.get(), &name, &header, &data, &size) != 1) return std::nullopt;
+  const int read = bio ? PEM_read_bio(bio.get(), &name, &header, &data, &size) : 0;
+  const UniqueOpensslChars owned_name(name), owned_header(header);
+  const UniqueOpensslBytes owned_data(data);
+  if (read != 1) return std::nullopt;
   const std::string label = name;
   std::string der(reinterpret_cast<const char*>(data), static_cast<std::size_t>(size));
-  OPENSSL_free(name);
-  OPENSSL_free(header);
-  OPENSSL_free(data);
   if (label != "CERTIFICATE" && label != "PUBLIC KEY") return std::nullopt;
   return der;
 }

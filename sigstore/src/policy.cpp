@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernelhub/sigstore/openssl_handles.hpp"
 #include "kernelhub/sigstore/verification_key.hpp"
 
 namespace kernelhub::sigstore {
@@ -115,6 +116,7 @@ bool IdentityRule::checks_something() const {
 }
 
 Result<PublicKeyRule> PublicKeyRule::from_pem(std::string_view pem) {
+  const ClearOpensslErrorsOnExit clear_errors;
   KH_ASSIGN_OR_RETURN(auto key, VerificationKey::from_pem(pem));
   return PublicKeyRule{key.fingerprint()};
 }

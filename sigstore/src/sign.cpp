@@ -12,6 +12,7 @@
 namespace kernelhub::sigstore {
 
 Result<std::string> sign_with_key(evp_pkey_st* private_key, std::string_view artifact) {
+  const ClearOpensslErrorsOnExit clear_errors;
   auto key = VerificationKey::from_pkey(private_key);
   if (!key) return unexpected(ErrorCode::kInvalidArgument, "the signing key is " + key.error().message);
   const bool ed25519 = key->kind() == VerificationKey::Kind::kEd25519;
@@ -44,6 +45,7 @@ Result<std::string> sign_with_key(evp_pkey_st* private_key, std::string_view art
 }
 
 Result<std::string> sign_with_key(std::string_view private_key_pem, std::string_view artifact) {
+  const ClearOpensslErrorsOnExit clear_errors;
   UniqueBio bio(BIO_new_mem_buf(private_key_pem.data(), static_cast<int>(private_key_pem.size())));
   // No passphrase: OpenSSL's default would prompt on the terminal for an encrypted key.
   pem_password_cb* no_passphrase = [](char*, int, int, void*) { return 0; };

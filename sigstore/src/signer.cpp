@@ -1,6 +1,7 @@
 #include "kernelhub/sigstore/signer.hpp"
 
 #include "kernelhub/sigstore/certificate.hpp"
+#include "kernelhub/sigstore/openssl_handles.hpp"
 #include "kernelhub/sigstore/signer_of.hpp"
 
 namespace kernelhub::sigstore {
@@ -24,11 +25,13 @@ Signer signer_of(const VerificationKey& key) {
 }
 
 Result<Signer> Signer::from_certificate_der(std::string_view der) {
+  const ClearOpensslErrorsOnExit clear_errors;
   KH_ASSIGN_OR_RETURN(auto certificate, Certificate::parse_der(der));
   return signer_of(certificate);
 }
 
 Result<Signer> Signer::from_public_key_pem(std::string_view pem) {
+  const ClearOpensslErrorsOnExit clear_errors;
   KH_ASSIGN_OR_RETURN(auto key, VerificationKey::from_pem(pem));
   return signer_of(key);
 }

@@ -41,12 +41,11 @@ Status verify_with(const TS_RESP* response, Instant gen_time, std::string_view s
   // The response must be signed by a certificate the root lists for this TSA, not merely one that
   // chains to its anchor.
   PKCS7* token = TS_RESP_get_token(const_cast<TS_RESP*>(response));
-  STACK_OF(X509)* signers = PKCS7_get0_signers(token, certificates.get(), PKCS7_NOINTERN);
-  if (signers == nullptr) {
+  const BorrowingX509Stack signers(PKCS7_get0_signers(token, certificates.get(), PKCS7_NOINTERN));
+  if (!signers) {
     ERR_clear_error();
     return unexpected(ErrorCode::kBadSignature, "it is not signed by a certificate the root lists for it");
   }
-  sk_X509_free(signers);
 
   UniqueTsVerifyCtx ctx(TS_VERIFY_CTX_new());
   UniqueBio data(BIO_new_mem_buf(signed_bytes.data(), static_cast<int>(signed_bytes.size())));

@@ -5,6 +5,7 @@
 #include "kernelhub/base/hex.hpp"
 #include "kernelhub/base/read_file.hpp"
 #include "kernelhub/sigstore/embedded_data.hpp"
+#include "kernelhub/sigstore/openssl_handles.hpp"
 #include "kernelhub/sigstore/protobuf_json.hpp"
 #include "kernelhub/sigstore/trusted_material.hpp"
 
@@ -156,6 +157,7 @@ void describe_authorities(std::string& out, std::string_view title, const std::v
 }  // namespace
 
 Result<TrustedRoot> TrustedRoot::parse(std::string_view text, std::string source) {
+  const ClearOpensslErrorsOnExit clear_errors;
   auto parsed = pj::parse_object(text, "trusted root");
   if (!parsed) return unexpected(parsed.error().with_context(source));
   const json& root = *parsed;

@@ -90,11 +90,8 @@ Result<VerificationKey> VerificationKey::from_pkey(EVP_PKEY* key) {
     default:
       return unexpected(ErrorCode::kCorruptFile, "a key of a kind Sigstore does not use (not ECDSA, Ed25519, RSA)");
   }
-  unsigned char* der = nullptr;
-  const int size = i2d_PUBKEY(key, &der);
-  if (size <= 0) return unexpected(ErrorCode::kCorruptFile, "a key OpenSSL cannot encode");
-  out.spki_der_.assign(reinterpret_cast<const char*>(der), static_cast<std::size_t>(size));
-  OPENSSL_free(der);
+  out.spki_der_ = encoded([&](unsigned char** der) { return i2d_PUBKEY(key, der); });
+  if (out.spki_der_.empty()) return unexpected(ErrorCode::kCorruptFile, "a key OpenSSL cannot encode");
   EVP_PKEY_up_ref(key);
   out.key_ = std::shared_ptr<EVP_PKEY>(key, EVP_PKEY_free);
   return out;

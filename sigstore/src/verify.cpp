@@ -1,7 +1,5 @@
 #include "kernelhub/sigstore/verify.hpp"
 
-#include <openssl/err.h>
-
 #include <algorithm>
 #include <set>
 
@@ -12,6 +10,7 @@
 #include "kernelhub/sigstore/dsse.hpp"
 #include "kernelhub/sigstore/inclusion_proof.hpp"
 #include "kernelhub/sigstore/log_entry_body.hpp"
+#include "kernelhub/sigstore/openssl_handles.hpp"
 #include "kernelhub/sigstore/sct.hpp"
 #include "kernelhub/sigstore/signed_entry_timestamp.hpp"
 #include "kernelhub/sigstore/signer_of.hpp"
@@ -28,11 +27,6 @@ constexpr std::size_t kMaxTimestamps = 32;
 Error refuse(std::string what) {
   return Error{ErrorCode::kBadSignature, std::move(what)};
 }
-
-// Leaves the thread's OpenSSL error queue empty, whatever path verification took.
-struct ClearOpensslErrors {
-  ~ClearOpensslErrors() { ERR_clear_error(); }
-};
 
 // Who signed: the certificate (and its key) or the managed key.
 struct SignerMaterial {
@@ -74,11 +68,6 @@ Result<SignerMaterial> signer_material(const Bundle& bundle, const VerifyOptions
   return SignerMaterial{std::move(*leaf), std::move(*key)};
 }
 
-std::string describe_leaf(const Certificate& leaf) {
-  const auto sans = leaf.subject_alternative_names();
-  return sans.empty() ? "`" + leaf.subject() + "`" : "for `" + sans.front() + "`";
-}
-
 // Step 1: a path to a CA of the root at every verified time. Returns the path of the last.
 Result<std::vector<Certificate>> certificate_path(const Certificate& leaf, const TrustedMaterial& material,
                                                   const std::vector<VerifiedTime>& times) {
@@ -101,9 +90,9 @@ Result<std::vector<Certificate>> certificate_path(const Certificate& leaf, const
       reasons += "; `" + instance.uri + "`: " + verified.error().message;
     }
     if (!found) {
-      return unexpected(refuse("the signing certificate " + describe_leaf(leaf) +
-                               " does not chain to a certificate authority of the trusted root at " +
-                               to_rfc3339(time.time) + (reasons.empty() ? ": the root lists none" : reasons)));
+      return unexpected(refuse("the signing certificate cannot be verified at " + to_rfc3339(time.time) +
+                               " against a certificate authority of the trusted root" +
+                               (reasons.empty() ? ": the root lists none" : reasons)));
     }
   }
   return path;
@@ -249,7 +238,7 @@ Status check_envelope(const DsseEnvelope& envelope, const Artifact& artifact, co
 
 Result<VerifiedBundle> verify(const Bundle& bundle, const Artifact& artifact, const TrustedRoot& root,
                               const VerifyOptions& options) {
-  const ClearOpensslErrors clear_errors;
+  const ClearOpensslErrorsOnExit clear_errors;
   const TrustedMaterial& material = trusted_material(root);
   if (const auto* envelope = std::get_if<DsseEnvelope>(&bundle.content); envelope && envelope->signatures.empty()) {
     return unexpected(refuse("the bundle's DSSE envelope carries no signature"));

@@ -39,7 +39,7 @@ TEST_CASE("a v0.3 bundle parses into its parts, bytes decoded") {
   CHECK(parsed->signature() == std::get<MessageSignature>(parsed->content).signature);
 }
 
-TEST_CASE("every media type the library reads parses; v0.1 and v0.2 carry a chain") {
+TEST_CASE("every media type the library reads parses, v0.1 and v0.2 with a chain") {
   const testing::TestInstance instance;
   for (const auto& [media_type, version] : std::vector<std::pair<std::string, BundleVersion>>{
            {"application/vnd.dev.sigstore.bundle+json;version=0.1", BundleVersion::k0_1},
@@ -101,7 +101,8 @@ TEST_CASE("malformed bundles are refused as corrupt, naming the field") {
 }
 
 TEST_CASE(
-    "version rules: v0.1 needs an inclusion promise, v0.2 a chain, not a bare certificate; empty chains are refused") {
+    "version rules: v0.1 needs an inclusion promise, v0.2 a chain, not a bare certificate, and empty chains are "
+    "refused") {
   const testing::TestInstance instance;
   testing::BundleOptions v01;
   v01.media_type = "application/vnd.dev.sigstore.bundle+json;version=0.1";

@@ -49,7 +49,7 @@ TEST_CASE("a Rekor v1 checkpoint parses and verifies with its log's key") {
 }
 
 TEST_CASE(
-    "a Rekor v2 checkpoint (Ed25519, origin = the log's host) verifies; witness lines are ignored wherever they "
+    "a Rekor v2 checkpoint (Ed25519, origin = the log's host) verifies, and witness lines are ignored wherever they "
     "stand") {
   const Fixture f;
   testing::BundleOptions options;

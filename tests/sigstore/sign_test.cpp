@@ -58,7 +58,7 @@ TEST_CASE("sign_with_key writes what cosign sign-blob --key --tlog-upload=false 
   CHECK(verify(*bundle, Artifact::bytes(artifact), TrustedRoot::public_good(), options));
 }
 
-TEST_CASE("P-384 and Ed25519 keys sign too; their signatures need the artifact's bytes") {
+TEST_CASE("P-384 and Ed25519 keys sign too, and their signatures need the artifact's bytes") {
   const std::string artifact = "metadata";
   for (const auto& [type, curve] :
        std::vector<std::pair<const char*, const char*>>{{"EC", "P-384"}, {"ED25519", nullptr}}) {

@@ -44,11 +44,8 @@ UniquePkey generate(const char* type, const char* curve = nullptr) {
 }
 
 std::string spki(EVP_PKEY* key) {
-  unsigned char* der = nullptr;
-  const int size = i2d_PUBKEY(key, &der);
-  check(size > 0, "i2d_PUBKEY");
-  std::string out(reinterpret_cast<char*>(der), static_cast<std::size_t>(size));
-  OPENSSL_free(der);
+  std::string out = encoded([&](unsigned char** der) { return i2d_PUBKEY(key, der); });
+  check(!out.empty(), "i2d_PUBKEY");
   return out;
 }
 
@@ -69,11 +66,8 @@ std::string sign(EVP_PKEY* key, std::string_view message) {
 }
 
 std::string der_of(X509* x509) {
-  unsigned char* der = nullptr;
-  const int size = i2d_X509(x509, &der);
-  check(size > 0, "i2d_X509");
-  std::string out(reinterpret_cast<char*>(der), static_cast<std::size_t>(size));
-  OPENSSL_free(der);
+  std::string out = encoded([&](unsigned char** der) { return i2d_X509(x509, der); });
+  check(!out.empty(), "i2d_X509");
   return out;
 }
 
@@ -109,21 +103,13 @@ void add_raw_extension(X509* subject, const char* oid, std::string_view value) {
 std::string der_utf8(std::string_view text) {
   UniqueAsn1String s(ASN1_UTF8STRING_new());
   ASN1_STRING_set(s.get(), text.data(), static_cast<int>(text.size()));
-  unsigned char* der = nullptr;
-  const int size = i2d_ASN1_UTF8STRING(s.get(), &der);
-  std::string out(reinterpret_cast<char*>(der), static_cast<std::size_t>(size));
-  OPENSSL_free(der);
-  return out;
+  return encoded([&](unsigned char** der) { return i2d_ASN1_UTF8STRING(s.get(), der); });
 }
 
 std::string der_octets(std::string_view bytes) {
   UniqueAsn1String s(ASN1_OCTET_STRING_new());
   ASN1_OCTET_STRING_set(s.get(), reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-  unsigned char* der = nullptr;
-  const int size = i2d_ASN1_OCTET_STRING(s.get(), &der);
-  std::string out(reinterpret_cast<char*>(der), static_cast<std::size_t>(size));
-  OPENSSL_free(der);
-  return out;
+  return encoded([&](unsigned char** der) { return i2d_ASN1_OCTET_STRING(s.get(), der); });
 }
 
 UniqueX509 certificate(const char* common_name, X509* issuer, EVP_PKEY* issuer_key, EVP_PKEY* subject_key,
@@ -326,10 +312,7 @@ json TestInstance::bundle(const BundleOptions& options) const {
   }
   sign_certificate(leaf.get(), k.ca_key.get());
   if (options.leaf.embed_sct) {
-    unsigned char* tbs_der = nullptr;
-    const int tbs_size = i2d_re_X509_tbs(leaf.get(), &tbs_der);
-    const std::string tbs(reinterpret_cast<char*>(tbs_der), static_cast<std::size_t>(tbs_size));
-    OPENSSL_free(tbs_der);
+    const std::string tbs = encoded([&](unsigned char** der) { return i2d_re_X509_tbs(leaf.get(), der); });
     const std::uint64_t timestamp_ms = static_cast<std::uint64_t>(kLeafNotBefore) * 1000 + 500;
     std::string signed_data;
     append_number(signed_data, 0, 2);  // v1, certificate_timestamp
@@ -470,10 +453,7 @@ json TestInstance::bundle(const BundleOptions& options) const {
     check(response != nullptr, "TS_RESP_create_response");
     check(ASN1_INTEGER_get(TS_STATUS_INFO_get0_status(TS_RESP_get_status_info(response.get()))) == TS_STATUS_GRANTED,
           "timestamp granted");
-    unsigned char* der = nullptr;
-    const int size = i2d_TS_RESP(response.get(), &der);
-    const std::string response_der(reinterpret_cast<char*>(der), static_cast<std::size_t>(size));
-    OPENSSL_free(der);
+    const std::string response_der = encoded([&](unsigned char** der) { return i2d_TS_RESP(response.get(), der); });
     material["timestampVerificationData"] = {{"rfc3161Timestamps", {{{"signedTimestamp", b64(response_der)}}}}};
   }
 

@@ -1,10 +1,15 @@
 #include "kernelhub/sigstore/verify.hpp"
 
+#include <openssl/err.h>
+
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <thread>
 
 #include "kernelhub/base/base64.hpp"
 #include "kernelhub/base/hex.hpp"
 #include "kernelhub/base/sha256.hpp"
+#include "kernelhub/sigstore/policy.hpp"
 #include "kernelhub/sigstore/sign.hpp"
 #include "test_instance.hpp"
 
@@ -63,7 +68,7 @@ TEST_CASE("a Rekor v1 bundle verifies, and says who signed and when") {
   CHECK(verified->log_entry->kind == "hashedrekord");
 }
 
-TEST_CASE("the artifact may be given as its SHA-256 alone; another artifact is refused") {
+TEST_CASE("the artifact may be given as its SHA-256 alone, and another artifact is refused") {
   const Fixture f;
   const json bundle = f.instance.bundle();
   CHECK(f.verify_json(bundle, Artifact::sha256(kernelhub::sha256(kArtifact))));
@@ -78,7 +83,7 @@ TEST_CASE("the artifact may be given as its SHA-256 alone; another artifact is r
              Catch::Contains("the signature does not verify over the artifact"));
 }
 
-TEST_CASE("v0.1 and v0.2 bundles verify; v0.1 with its inclusion promise only") {
+TEST_CASE("v0.1 and v0.2 bundles verify, v0.1 with its inclusion promise only") {
   const Fixture f;
   for (const char* media_type : {"application/vnd.dev.sigstore.bundle+json;version=0.1",
                                  "application/vnd.dev.sigstore.bundle+json;version=0.2"}) {
@@ -118,7 +123,9 @@ TEST_CASE("the certificate must chain to a CA of the root valid at the signing t
   // The CA's own trust period ended before the signing.
   Fixture ended;
   ended.root_json["certificateAuthorities"][0]["validFor"]["end"] = "2025-12-31T00:00:00Z";
-  CHECK_THAT(ended.refusal(ended.instance.bundle()), Catch::Contains("does not chain to a certificate authority"));
+  CHECK_THAT(
+      ended.refusal(ended.instance.bundle()),
+      Catch::Contains("`https://fulcio.test.example` is trusted from 2025-01-01T00:00:00Z to 2025-12-31T00:00:00Z"));
   // Another CA.
   const testing::TestInstance stranger;
   CHECK_THAT(f.refusal(stranger.bundle()), Catch::Contains("which the trusted root"));
@@ -216,7 +223,7 @@ TEST_CASE("a Rekor v2 bundle verifies on its RFC 3161 timestamp alone") {
   CHECK_THAT(f.refusal(f.instance.bundle(late)), Catch::Contains("not at 2026-01-01T00:10:01Z"));
 }
 
-TEST_CASE("a Rekor v1 bundle may carry a timestamp as well; both times are verified") {
+TEST_CASE("a Rekor v1 bundle may carry a timestamp as well, and both times are verified") {
   const Fixture f;
   BundleOptions options;
   options.timestamp = true;
@@ -285,6 +292,56 @@ TEST_CASE("managed keys: a keyed bundle needs its key, and a key does not verify
   auto refused = f.verify_json(keyed, Artifact::bytes(kArtifact), not_a_key);
   REQUIRE_FALSE(refused);
   CHECK(refused.error().code == ErrorCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace kernelhub::sigstore
+
+namespace kernelhub::sigstore {
+namespace {
+
+TEST_CASE("a refused input leaves no OpenSSL error behind for the thread's next OpenSSL user") {
+  ERR_clear_error();
+  const Fixture f;
+  json broken_root = f.root_json;
+  broken_root["certificateAuthorities"][0]["certChain"]["certificates"][0]["rawBytes"] = base64_encode("not DER");
+  CHECK_FALSE(TrustedRoot::parse(broken_root.dump()));
+  CHECK(ERR_peek_error() == 0);
+  json broken_bundle = f.instance.bundle();
+  broken_bundle["verificationMaterial"]["certificate"]["rawBytes"] = base64_encode("not DER either");
+  CHECK_FALSE(f.verify_json(broken_bundle));
+  CHECK(ERR_peek_error() == 0);
+  CHECK_FALSE(Signer::from_certificate_der("x"));
+  CHECK_FALSE(Signer::from_public_key_pem("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"));
+  CHECK_FALSE(PublicKeyRule::from_pem("x"));
+  CHECK_FALSE(sign_with_key("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", "x"));
+  CHECK(ERR_peek_error() == 0);
+}
+
+}  // namespace
+}  // namespace kernelhub::sigstore
+
+namespace kernelhub::sigstore {
+namespace {
+
+TEST_CASE("several threads verify against one trusted root at once") {
+  const Fixture f;
+  const TrustedRoot root = f.root();
+  BundleOptions rekor_v2;
+  rekor_v2.log = LogKind::kRekorV2;
+  const std::vector<Bundle> bundles = {*Bundle::parse(f.instance.bundle().dump()),
+                                       *Bundle::parse(f.instance.bundle(rekor_v2).dump())};
+  std::atomic<int> verified{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 5; ++i) {
+        if (verify(bundles[(t + i) % 2], Artifact::bytes(kArtifact), root)) ++verified;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  CHECK(verified == 20);
 }
 
 }  // namespace

@@ -55,6 +55,9 @@ class Certificate {
   bool valid_at(Instant at) const { return not_before_ <= at && at <= not_after_; }
 
   std::string subject() const;  // one line, RFC 2253
+  // How to name it to people: `the certificate for <first SAN>` (a Fulcio certificate has no
+  // subject), else `the certificate <subject>`.
+  std::string description() const;
   std::string issuer() const;
   bool is_ca() const;  // basicConstraints cA
   // Whether its issuer name is its subject and its own key verifies its signature.

@@ -13,10 +13,11 @@
 
 namespace kernelhub::sigstore {
 
-// Verifies that `leaf` is issued, through `authority` (certificates leaf-most first; the last
-// one is the trust anchor, self-signed or not), by that anchor: every signature, every issuer a
-// CA within its path length, no unknown critical extension, and every certificate of the path
-// valid at `at` (closed intervals). Returns the path above the leaf (its issuer first).
+// Verifies that `leaf` is issued by a certificate of `authority` (a trusted root's certificate
+// authority: its certificates leaf-most first, every one of them trusted as the root lists it):
+// the leaf's signature, every issuer a CA within its path length, no unknown critical extension,
+// and the leaf and every certificate of the authority valid at `at` (closed intervals). Returns
+// the path above the leaf (its issuer first, then the rest of the authority).
 // Errors: kBadSignature saying which check failed.
 Result<std::vector<Certificate>> verify_chain(const Certificate& leaf, const std::vector<Certificate>& authority,
                                               Instant at);

@@ -6,12 +6,14 @@
 
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/ts.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
 #include <memory>
+#include <string>
 
 namespace kernelhub::sigstore {
 
@@ -47,5 +49,38 @@ struct X509StackFree {
   void operator()(STACK_OF(X509) * stack) const { sk_X509_pop_free(stack, X509_free); }
 };
 using UniqueX509Stack = std::unique_ptr<STACK_OF(X509), X509StackFree>;
+// A STACK_OF(X509) that borrows its certificates (sk_X509_free: the stack alone).
+struct X509StackShallowFree {
+  void operator()(STACK_OF(X509) * stack) const { sk_X509_free(stack); }
+};
+using BorrowingX509Stack = std::unique_ptr<STACK_OF(X509), X509StackShallowFree>;
+
+// Empties the thread's OpenSSL error queue when it goes out of scope: every public entry point of
+// the layer has one, so a refused input leaves no error behind for the next OpenSSL user of the
+// thread (libcurl's TLS reads that queue).
+struct ClearOpensslErrorsOnExit {
+  ClearOpensslErrorsOnExit() = default;
+  ClearOpensslErrorsOnExit(const ClearOpensslErrorsOnExit&) = delete;
+  ClearOpensslErrorsOnExit& operator=(const ClearOpensslErrorsOnExit&) = delete;
+  ~ClearOpensslErrorsOnExit() { ERR_clear_error(); }
+};
+
+// Memory OpenSSL allocated for the caller (an i2d_* output, PEM_read_bio's fields).
+struct OpensslMemoryFree {
+  void operator()(void* memory) const { OPENSSL_free(memory); }
+};
+using UniqueOpensslBytes = std::unique_ptr<unsigned char, OpensslMemoryFree>;
+using UniqueOpensslChars = std::unique_ptr<char, OpensslMemoryFree>;
+
+// What an i2d-style encoder (`int encode(unsigned char** out)`, allocating *out) wrote; empty when
+// it fails.
+template <typename Encode>
+std::string encoded(Encode encode) {
+  unsigned char* raw = nullptr;
+  const int size = encode(&raw);
+  const UniqueOpensslBytes owned(raw);
+  if (size <= 0 || raw == nullptr) return {};
+  return std::string(reinterpret_cast<const char*>(raw), static_cast<std::size_t>(size));
+}
 
 }  // namespace kernelhub::sigstore

@@ -43,7 +43,7 @@ Result<const nlohmann::json*> optional_object(const Field& f);  // null when abs
 Result<const nlohmann::json*> optional_array(const Field& f);   // null when absent
 // A required array with at least one element; `why` says what an empty one would mean.
 Result<const nlohmann::json*> nonempty_array(const Field& f, std::string_view why);
-Result<std::string> string(const Field& f);                     // required string
+Result<std::string> string(const Field& f);  // required string
 Result<std::optional<std::string>> optional_string(const Field& f);
 Result<std::string> bytes(const Field& f);  // required base64 bytes
 Result<std::optional<std::string>> optional_bytes(const Field& f);
