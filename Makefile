@@ -93,7 +93,7 @@ sanitize: bootstrap-test
 	cmake --build build-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir build-asan --output-on-failure --timeout 600 -j $(JOBS)
-	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 KERNELHUB_BUILD_DIR=$(CURDIR)/build-asan \
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 KERNELHUB_BUILD_DIR=$(CURDIR)/build-asan PYTHONSAFEPATH=1 \
 	  $(PYTHON) -m pytest tests/python -q -p no:cacheprovider --ignore=tests/python/reference_kernels
 	cmake -S . -B build-tsan $(SAN_FLAGS) -DKERNELHUB_SANITIZE=thread
 	cmake --build build-tsan -j $(JOBS)

@@ -19,7 +19,9 @@ wheel=yes ignore=(--ignore-glob='*/test_shim_*.py')
 if grep -q '^KERNELHUB_SANITIZE:STRING=.' "$build/CMakeCache.txt"; then wheel= ignore=(); fi
 echo "== pytest"
 # PYTHONPATH: the kernelhub Python package as the build assembles it (<build>/python/kernelhub).
-KERNELHUB_BUILD_DIR="$root/$build" PYTHONPATH="$root/$build/python${PYTHONPATH:+:$PYTHONPATH}" \
+# PYTHONSAFEPATH: the checkout is not on sys.path, where its C++ folder sigstore/ would read as a
+# namespace package `sigstore` that the kernels package takes for sigstore-python.
+KERNELHUB_BUILD_DIR="$root/$build" PYTHONPATH="$root/$build/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONSAFEPATH=1 \
   .venv/bin/python -m pytest tests/python -q -p no:cacheprovider "${ignore[@]}" || status=1
 if [ -n "$wheel" ]; then
   echo

@@ -30,5 +30,5 @@ echo "_core NEEDED: $(readelf -d "$work"/site/kernelhub/_core*.so | sed -n 's/.*
 echo "built, repaired and installed in $SECONDS s"
 
 KERNELHUB_PACKAGE_DIR="$work/site" KERNELHUB_BUILD_DIR="$root/$build" KERNELHUB_WHEEL="$wheel" \
-  KERNELHUB_RELEASE_CLI="$cli" KERNELHUB_TORCH_FREE_PREFIX="$root/build-portable/prefix" \
+  KERNELHUB_RELEASE_CLI="$cli" KERNELHUB_TORCH_FREE_PREFIX="$root/build-portable/prefix" PYTHONSAFEPATH=1 \
   "$python" -m pytest tests/python/test_shim_*.py tests/python/test_release_cli.py -q -p no:cacheprovider

@@ -75,8 +75,9 @@ Result<std::optional<sigstore::Signer>> verify_bundle(const sigstore::Bundle& bu
                                                       const std::vector<Signer>& signers,
                                                       const SignatureSettings& settings) {
   const sigstore::Artifact artifact = sigstore::Artifact::bytes(metadata);
+  KH_ASSIGN_OR_RETURN(const auto root, settings.root());
   if (bundle.has_certificate()) {
-    KH_ASSIGN_OR_RETURN(sigstore::VerifiedBundle verified, sigstore::verify(bundle, artifact, *settings.root, {}));
+    KH_ASSIGN_OR_RETURN(sigstore::VerifiedBundle verified, sigstore::verify(bundle, artifact, *root, {}));
     return std::optional<sigstore::Signer>(std::move(verified.signer));
   }
   // A managed key: only a key the configuration names can check it. An organisation without a
@@ -88,7 +89,7 @@ Result<std::optional<sigstore::Signer>> verify_bundle(const sigstore::Bundle& bu
     sigstore::VerifyOptions options;
     options.public_key_pem = key->pem;
     options.allow_no_tlog_for_keys = true;
-    auto verified = sigstore::verify(bundle, artifact, *settings.root, options);
+    auto verified = sigstore::verify(bundle, artifact, *root, options);
     if (verified) return std::optional<sigstore::Signer>(std::move(verified->signer));
     tried += std::string(tried.empty() ? "" : "; ") + "the key of " + signer.origin + ": " + verified.error().message;
   }
@@ -186,8 +187,25 @@ void SignatureRecords::keep(const std::string& key, const sigstore::Signer& sign
   (void)write_file_atomic(*dir_ / (key + ".json"), doc.dump() + "\n", {.mode = 0600});
 }
 
+Result<std::shared_ptr<const sigstore::TrustedRoot>> SignatureSettings::root() const {
+  if (*parsed_) return *parsed_;
+  if (root_text_.empty()) {
+    *parsed_ = std::shared_ptr<const sigstore::TrustedRoot>(&sigstore::TrustedRoot::public_good(),
+                                                            [](const sigstore::TrustedRoot*) {});
+    return *parsed_;
+  }
+  auto root = sigstore::TrustedRoot::parse(root_text_, root_source_);
+  if (!root) {
+    return unexpected(root.error().with_context("the Sigstore trusted root " +
+                                                std::string(env_vars::kKernelhubSigstoreTrustedRoot) + " names"));
+  }
+  *parsed_ = std::make_shared<const sigstore::TrustedRoot>(std::move(*root));
+  return *parsed_;
+}
+
 Result<SignatureSettings> SignatureSettings::from_environment(const EnvironmentSource& env, bool require) {
   SignatureSettings settings;
+  settings.root_id = "public-good";
   if (auto named = env(env_vars::kKernelhubSigstoreTrustedRoot)) {
     auto text = read_file(*named);
     if (!text) {
@@ -195,14 +213,14 @@ Result<SignatureSettings> SignatureSettings::from_environment(const EnvironmentS
                                                   std::string(env_vars::kKernelhubSigstoreTrustedRoot) +
                                                   " names"));
     }
-    auto root = sigstore::TrustedRoot::parse(*text, *named);
-    if (!root) return unexpected(root.error());
-    settings.root = std::make_shared<const sigstore::TrustedRoot>(std::move(*root));
+    if (text->empty()) {
+      return unexpected(ErrorCode::kCorruptFile, "the Sigstore trusted root `" + *named + "` (" +
+                                                     std::string(env_vars::kKernelhubSigstoreTrustedRoot) +
+                                                     ") is empty");
+    }
     settings.root_id = to_hex(sha256(*text));
-  } else {
-    settings.root = std::shared_ptr<const sigstore::TrustedRoot>(&sigstore::TrustedRoot::public_good(),
-                                                                 [](const sigstore::TrustedRoot*) {});
-    settings.root_id = "public-good";
+    settings.root_text_ = std::move(*text);
+    settings.root_source_ = *named;
   }
   KH_ASSIGN_OR_RETURN(settings.legacy_keys, signing::TrustedKeys::from_environment(env));
   KH_ASSIGN_OR_RETURN(settings.signers, Signers::from_environment(env, settings.legacy_keys));
@@ -251,6 +269,7 @@ Result<SignatureVerdict> check_signature(const fs::path& dir, std::string_view r
     }
     auto bundle = sigstore::Bundle::parse(*bundle_text);
     if (!bundle) return failed(SignatureVerdict::Status::kMalformed, bundle.error().message);
+    KH_RETURN_IF_ERROR(settings.root());  // a root that does not parse is the configuration's error
     auto verified = verify_bundle(*bundle, metadata, signers, settings);
     if (!verified) {
       if (verified.error().code == ErrorCode::kIo) return unexpected(verified.error());

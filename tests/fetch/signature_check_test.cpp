@@ -48,7 +48,11 @@ constexpr std::string_view kVariant = "torch215-cxx11-cpu-x86_64-linux";
 struct Variant {
   testing::TempDir dir{"signature_check"};
 
-  Variant() { write("metadata.json", R"({"name": "fast", "id": "_fast_cpu_1", "version": 1})"); }
+  Variant() { write("metadata.json", metadata_json(1)); }
+  static std::string metadata_json(int version) {
+    return R"({"name": "fast", "id": "_fast_cpu_1", "version": )" + std::to_string(version) +
+           R"(, "license": "MIT", "python-depends": [], "backend": {"type": "cpu"}})";
+  }
   void write(const std::string& name, std::string_view text) const {
     std::ofstream out(dir.path() / name, std::ios::binary);
     out << text;
@@ -140,7 +144,7 @@ TEST_CASE("one byte of metadata.json changed after signing: the bundle does not 
   const KeyPair acme = KeyPair::generate();
   const Variant v;
   v.sign(acme);
-  v.write("metadata.json", R"({"name": "fast", "id": "_fast_cpu_1", "version": 2})");
+  v.write("metadata.json", Variant::metadata_json(2));
   const auto verdict = check(v, settings_with({key_signer(acme)}));
   CHECK(verdict.status == Status::kDoesNotVerify);
   CHECK_FALSE(refuse_unless_accepted(verdict, kRepo, kVariant, Wording::kKernels));
@@ -150,7 +154,7 @@ TEST_CASE("a bundle that is not one is refused whatever the configuration, namin
   const Variant v;
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"{not json", "JSON"},
-      {R"({"mediaType": "application/vnd.dev.sigstore.bundle+json;version=9.9"})", "media type"},
+      {R"({"mediaType": "application/vnd.dev.sigstore.bundle+json;version=9.9"})", "mediaType"},
       {std::string(200, '['), "nest"},
   };
   for (const auto& [text, what] : cases) {
@@ -186,7 +190,7 @@ TEST_CASE("a warm check finds the record and checks the policy again against it"
   // The policy changed: the record proves the bundle, not that its signer is still accepted.
   CHECK(check(v, settings_with(), later).status == Status::kNotAccepted);
   // Another metadata.json: another key, no record.
-  v.write("metadata.json", R"({"name": "fast", "id": "_fast_cpu_1", "version": 3})");
+  v.write("metadata.json", Variant::metadata_json(3));
   const auto changed = check(v, settings_with({key_signer(acme)}), later);
   CHECK_FALSE(changed.from_record);
   CHECK(changed.status == Status::kDoesNotVerify);
@@ -196,7 +200,7 @@ TEST_CASE("a variant signed the way of before 2026-12 (kernelhub.sig) still load
   const testing::TempDir root("legacy_signature");
   const fs::path dir = root.path() / std::string(kVariant);
   fs::create_directories(dir);
-  std::ofstream(dir / "metadata.json") << R"({"name": "fast", "id": "_fast_cpu_1", "version": 1})";
+  std::ofstream(dir / "metadata.json") << Variant::metadata_json(1);
   const auto key = signing::PrivateKey::generate().value();
   REQUIRE(signing::sign_variant(dir, {std::string(kRepo), 1, std::string(kVariant), ""}, key));
   SignatureSettings settings = settings_with();
@@ -234,9 +238,12 @@ public-key = "bob.pem"
   CHECK(signers.for_repo("bob/fast").size() == 2);
   CHECK(signers.for_repo("bob/slow").empty());
   CHECK(signers.for_repo("acmeco/x").empty());
-  const auto& identity = std::get<WorkflowIdentity>(signers.for_repo("acme/x").front().who);
+  const std::vector<Signer> acme = signers.for_repo("acme/x");
+  const auto& identity = std::get<WorkflowIdentity>(acme.front().who);
   CHECK(identity.source_repository == "https://github.com/acme/kernels");
-  CHECK(std::get<SigningKey>(signers.for_repo("bob/fast")[1].who).pem == key.public_pem);
+  CHECK(identity.workflows.size() == 1);
+  const std::vector<Signer> bob = signers.for_repo("bob/fast");
+  CHECK(std::get<SigningKey>(bob[1].who).pem == key.public_pem);
 
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"[[signer]]\nissuer = \"x\"\nworkflows = [\"w\"]\n", "signers.toml:1: a signer needs a `scope`"},

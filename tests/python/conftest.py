@@ -2,7 +2,7 @@
 
 `kernelhub_serve` starts `build/bin/kernelhub serve --root <tmp> --port 0` (our C++ Hub server)
 and stops it after the test; the build directory comes from KERNELHUB_BUILD_DIR (default
-/work/main/build). Tests that need a server are skipped, with the reason, when the binary has
+build/ of this checkout). Tests that need a server are skipped, with the reason, when the binary has
 not been built.
 """
 
@@ -20,6 +20,11 @@ from pathlib import Path
 
 import pytest
 
+# Children start with this checkout as their working directory; a `python -c` child would put it
+# first on sys.path, where the C++ layer folder `sigstore/` reads as a namespace package `sigstore`,
+# and the `kernels` package would take it for sigstore-python. Children leave the working
+# directory off sys.path.
+os.environ.setdefault("PYTHONSAFEPATH", "1")
 # Every test talks to `kernelhub serve`, which speaks the git-LFS upload path, not Xet; set it
 # before any test module imports huggingface_hub (which reads it once, at import).
 os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
@@ -29,7 +34,7 @@ os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
 if sys.prefix != sys.base_prefix:
     os.environ.setdefault("VIRTUAL_ENV", sys.prefix)
 
-BUILD_DIR = Path(os.environ.get("KERNELHUB_BUILD_DIR", "/work/main/build"))
+BUILD_DIR = Path(os.environ.get("KERNELHUB_BUILD_DIR", Path(__file__).resolve().parents[2] / "build"))
 KERNELHUB_BIN = BUILD_DIR / "bin" / "kernelhub"
 
 WRITE_TOKEN = "hf_kernelhub_test_write_alice"

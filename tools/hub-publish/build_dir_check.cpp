@@ -142,7 +142,7 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
             "longer publishes: delete it, and sign with --sign-key KEY (a Sigstore bundle) if you sign");
   }
   // The bundle goes with the folder, checked on its own (variant_signing.hpp); --sign-key replaces it.
-  const fs::path bundle_name(std::string(kSigstoreBundleName));
+  const fs::path bundle_name{std::string(kSigstoreBundleName)};
   if (std::erase(variant.files, bundle_name) > 0 && !options.signs) variant.bundle = dir / bundle_name;
 
   auto metadata = Metadata::read(dir);

@@ -7,6 +7,7 @@
 #include "kernelhub/sigstore/artifact.hpp"
 #include "kernelhub/sigstore/bundle.hpp"
 #include "kernelhub/sigstore/sign.hpp"
+#include "kernelhub/sigstore/trusted_root.hpp"
 #include "kernelhub/sigstore/verify.hpp"
 
 namespace kernelhub::publish {
@@ -56,7 +57,7 @@ Status sign_variants(const std::filesystem::path& key_path, const std::filesyste
 
 void check_bundles(const std::vector<VariantDir>& variants, const EnvironmentSource& env,
                    std::vector<std::string>& problems) {
-  std::optional<Result<SignatureSettings>> settings;  // read only when a bundle needs the root
+  std::optional<Result<sigstore::TrustedRoot>> root;  // read only when a bundle needs it
   for (const VariantDir& v : variants) {
     if (!v.bundle) continue;
     const std::string label = v.name + ": its `" + std::string(kSigstoreBundleName) + "` ";
@@ -85,14 +86,14 @@ void check_bundles(const std::vector<VariantDir>& variants, const EnvironmentSou
       continue;
     }
     if (!bundle->has_certificate()) continue;  // a keyed bundle: only its users hold the key
-    if (!settings) settings = SignatureSettings::from_environment(env, false);
-    if (!*settings) {
-      problems.push_back(label + "cannot be checked: " + (*settings).error().message);
+    if (!root) root = sigstore::TrustedRoot::from_environment(env);
+    if (!*root) {
+      problems.push_back(label + "cannot be checked: " + (*root).error().message);
       continue;
     }
-    auto verified = sigstore::verify(*bundle, sigstore::Artifact::bytes(*metadata), *(**settings).root);
+    auto verified = sigstore::verify(*bundle, sigstore::Artifact::bytes(*metadata), **root);
     if (!verified) {
-      problems.push_back(label + "does not verify against the trusted root (" + (**settings).root->source() +
+      problems.push_back(label + "does not verify against the trusted root (" + (*root)->source() +
                          "): " + verified.error().message +
                          "; a bundle of another Sigstore instance needs KERNELHUB_SIGSTORE_TRUSTED_ROOT");
     }

@@ -182,7 +182,7 @@ int run_verify_signature(const VerifySignatureArguments& args, const CLI::App& a
     const nlohmann::json out = {{"repo", repo->to_string()},
                                 {"version", args.version},
                                 {"commit", *commit},
-                                {"trusted_root", signature_settings->root->source()},
+                                {"trusted_root", signature_settings->root_id},
                                 {"variants", reports},
                                 {"ok", !any_failed}};
     std::printf("%s\n", out.dump(2).c_str());

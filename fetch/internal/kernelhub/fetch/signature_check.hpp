@@ -99,16 +99,26 @@ class SignatureRecords {
 
 // What signature checks read: the configuration, once per load.
 struct SignatureSettings {
-  std::shared_ptr<const sigstore::TrustedRoot> root;
-  std::string root_id;  // the root's identity in records: "public-good" or the sha256 of its file
+  // The root's identity in records: "public-good", or the sha256 of the file that replaces it.
+  std::string root_id;
   Signers signers;                   // the signers file and the trusted keys
   signing::TrustedKeys legacy_keys;  // the trusted keys, for a kernelhub.sig of before 2026-12
   std::optional<std::filesystem::path> serial_store_dir;  // kernelhub.sig's freshness record
   bool require_signature = false;
 
-  // KERNELHUB_SIGSTORE_TRUSTED_ROOT (else the embedded root), the signers (signers.hpp) and
-  // KERNELHUB_REQUIRE_SIGNATURE (or `require`). Errors: those of reading the root and the signers.
+  // The trusted root, parsed when a bundle must be verified (a warm load, whose record proves its
+  // bundle, parses none). Errors: kCorruptFile for a root file that does not parse.
+  Result<std::shared_ptr<const sigstore::TrustedRoot>> root() const;
+
+  // KERNELHUB_SIGSTORE_TRUSTED_ROOT (read now, parsed when needed; else the embedded root), the
+  // signers (signers.hpp) and KERNELHUB_REQUIRE_SIGNATURE (or `require`). Errors: those of
+  // reading the root file and the signers.
   static Result<SignatureSettings> from_environment(const EnvironmentSource& env, bool require);
+
+ private:
+  std::string root_text_;  // the file's text; empty: the embedded root
+  std::string root_source_;
+  std::shared_ptr<std::shared_ptr<const sigstore::TrustedRoot>> parsed_ = std::make_shared<std::shared_ptr<const sigstore::TrustedRoot>>();
 };
 
 // Steps 1 and 2 for the variant folder `dir` of `repo`: every outcome of the bundle is a verdict.
