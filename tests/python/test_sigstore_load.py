@@ -95,14 +95,19 @@ def error_of(result: subprocess.CompletedProcess) -> dict:
     return json.loads(result.stdout)["error"]
 
 
+
+def signature_warnings(result) -> list[str]:
+    """The load's warnings about its signature (a build from a dirty tree warns too, of itself)."""
+    return [w for w in json.loads(result.stdout)["warnings"] if "dirty git tree" not in w]
+
 def test_cli_and_cpp_load_a_kernels_community_signature_without_a_word(hub, tmp_path):
     r = get(hub, tmp_path, "acme/sigstore-good", "--require-signature")
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["warnings"] == [] and "warning" not in r.stderr
+    assert not signature_warnings(r)
     # Warm, in a new process: the record proves the bundle, the policy is checked again.
     warm = get(hub, tmp_path, "acme/sigstore-good", "--require-signature")
     assert warm.returncode == 0, warm.stderr
-    assert json.loads(warm.stdout)["warnings"] == []
+    assert not signature_warnings(warm)
     records = list((tmp_path / "state" / "kernelhub" / "signatures").glob("*.json"))
     assert len(records) == 1
 
@@ -110,7 +115,7 @@ def test_cli_and_cpp_load_a_kernels_community_signature_without_a_word(hub, tmp_
 def test_a_signer_the_policy_does_not_name_is_warned_about_and_refused_when_required(hub, tmp_path):
     r = get(hub, tmp_path, "acme/sigstore-other")
     assert r.returncode == 0, r.stderr
-    (warning,) = json.loads(r.stdout)["warnings"]
+    (warning,) = signature_warnings(r)
     assert "https://github.com/acme/kernels/.github/workflows/build.yaml@refs/heads/main" in warning
     r = get(hub, tmp_path, "acme/sigstore-other", "--require-signature")
     assert r.returncode == 8 and error_of(r)["code"] == "untrusted_publisher", r.stderr
@@ -119,7 +124,7 @@ def test_a_signer_the_policy_does_not_name_is_warned_about_and_refused_when_requ
     signers.write_text('[[signer]]\nscope = "acme"\nissuer = "https://token.actions.githubusercontent.com"\n'
                        'source-repository = "https://github.com/acme/kernels"\n')
     r = get(hub, tmp_path, "acme/sigstore-other", KERNELHUB_SIGNERS=str(signers))
-    assert r.returncode == 0 and json.loads(r.stdout)["warnings"] == [], r.stderr
+    assert r.returncode == 0 and not signature_warnings(r), r.stderr
     r = get(hub, tmp_path, "acme/sigstore-unsigned", KERNELHUB_SIGNERS=str(signers))
     assert r.returncode == 8 and error_of(r)["code"] == "missing_signature", r.stderr
     r = get(hub, tmp_path, "acme/sigstore-good", KERNELHUB_SIGNERS=str(signers))  # kernels-community's CI is not acme's
@@ -151,7 +156,7 @@ def test_the_tvm_ffi_path_checks_the_bundle_too(hub, tmp_path):
         pytest.skip("no tvm-ffi CPU variant built")
     r = get(hub, tmp_path, "acme/sigstore-tvm-good", "--require-signature")
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["framework"] == "tvm-ffi" and json.loads(r.stdout)["warnings"] == []
+    assert json.loads(r.stdout)["framework"] == "tvm-ffi" and not signature_warnings(r)
     r = get(hub, tmp_path, "acme/sigstore-tvm-tampered")
     assert r.returncode == 8 and error_of(r)["code"] == "bad_signature", r.stderr
 
@@ -190,13 +195,14 @@ def test_the_shim_refuses_a_bad_bundle_and_logs_kernels_words_for_an_unsigned_on
 # Sigstore as the root `Verifier.production()` gives (the machine has no network for its TUF refresh).
 KERNELS_VERIFY = r"""
 import sys
+ROOT = sys.argv.pop(1)
 from sigstore.models import TrustedRoot
 from sigstore.verify import Verifier
 import kernels._internals.verify as verify
 class TestRootVerifier(Verifier):
     @classmethod
     def production(cls, *, offline=False):
-        return Verifier(trusted_root=TrustedRoot.from_file(sys.argv.pop(1)))
+        return Verifier(trusted_root=TrustedRoot.from_file(ROOT))
 verify.Verifier = TestRootVerifier
 from kernels._internals.cli import main
 sys.exit(main())
@@ -214,10 +220,12 @@ def test_verify_signature_says_what_kernels_verify_signature_says(hub, tmp_path)
     env = client_env(hub, tmp_path)
     for case in ("good", "other", "unsigned", "tampered"):
         repo = f"acme/sigstore-{case}"
-        ours = subprocess.run([str(KERNELHUB), "verify-signature", repo, "1"], capture_output=True, text=True, env=env,
-                              timeout=300)
-        theirs = subprocess.run([sys.executable, "-c", KERNELS_VERIFY, str(hub["root"]), "verify-signature", repo, "1"],
-                                capture_output=True, text=True, env=oracle(env), timeout=300)
+        # --all-variants: kernels picks the variant for how torch was built (CUDA, on this machine
+        # without a GPU), kernelhub for what the machine runs; every variant is the same question.
+        ours = subprocess.run([str(KERNELHUB), "verify-signature", repo, "1", "--all-variants"], capture_output=True,
+                              text=True, env=env, timeout=300)
+        theirs = subprocess.run([sys.executable, "-c", KERNELS_VERIFY, str(hub["root"]), "verify-signature", repo, "1",
+                                 "--all-variants"], capture_output=True, text=True, env=oracle(env), timeout=300)
         assert (ours.returncode == 0) == (theirs.returncode == 0), (case, ours.stdout + ours.stderr, theirs.stdout + theirs.stderr)
         ours_line, theirs_line = ours.stdout.splitlines()[0], theirs.stdout.splitlines()[0]
         # The verdict and kernels' sentence; after "signature:" each verifier names the failed check its own way.
@@ -242,7 +250,7 @@ class Keep(logging.Handler):
         records.append(record.getMessage())
 logging.getLogger().addHandler(Keep())
 import kernels
-kernel = kernels.get_kernel(sys.argv[1], version=1)
+kernel = kernels.get_kernel(sys.argv[1], version=1, backend="cpu")
 print(json.dumps({"loaded": kernel.__name__, "logged": records}))
 """
 
@@ -268,7 +276,12 @@ def test_kernels_with_sigstore_loads_what_hub_publish_put_there_with_a_bundle(hu
     for repo in published:
         result = run_json(KERNELS_LOAD, oracle(client_env(hub, tmp_path / repo.replace("/", "_"))), repo)
         assert result["loaded"], result
-        assert any("could not be verified against its signature" in m for m in result["logged"]), result["logged"]
+        # sigstore-python knows the public-good instance only: the tests' Sigstore does not verify
+        # there, and a keyed bundle without a log entry does not even parse as one of its bundles.
+        # Either way kernels warns, and loads.
+        expected = ("could not be verified against its signature" if repo == "acme/published-bundle"
+                    else "the signature bundle is invalid")
+        assert any(expected in m for m in result["logged"]), result["logged"]
         # kernelhub loads them: the tests' Sigstore is trusted here, and the key is acme's.
         r = get(hub, tmp_path / repo.replace("/", "-"), repo, "--require-signature",
                 KERNELHUB_TRUSTED_KEYS=f"acme={Path(f'{key}.pub').read_text().strip()}")
