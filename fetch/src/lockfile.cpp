@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/hex.hpp"
+#include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/sha256.hpp"
 
 namespace kernelhub {
@@ -143,8 +143,11 @@ Result<std::string> read_text(const std::filesystem::path& path) {
 
 LockOrder lock_order(const KernelDependency& dependency) {
   const bool unversioned = !dependency.version && !dependency.revision;
-  return {dependency.repo_id, unversioned ? 0 : dependency.version ? 1 : 2, dependency.version.value_or(0),
-          dependency.revision.value_or("")};
+  return {dependency.repo_id,
+          unversioned          ? 0
+          : dependency.version ? 1
+                               : 2,
+          dependency.version.value_or(0), dependency.revision.value_or("")};
 }
 
 const KernelLock* LockFile::find(std::string_view repo_id) const {
@@ -210,7 +213,7 @@ Result<LockFile> LockFile::parse(std::string_view json, std::string_view source)
   // A field twice in one object: kernels refuses it (serde's `duplicate field`), where a JSON
   // parser would keep one of the two silently.
   std::vector<std::set<std::string>> keys;  // those of each object open, innermost last
-  std::size_t entries = 0;                   // the entries begun (objects in no other object)
+  std::size_t entries = 0;                  // the entries begun (objects in no other object)
   std::string duplicate;
   std::size_t duplicate_entry = 0;
   const auto check_keys = [&](int /*depth*/, nlohmann::detail::parse_event_t event, ordered_json& parsed) {
@@ -231,7 +234,8 @@ Result<LockFile> LockFile::parse(std::string_view json, std::string_view source)
   const bool shallow = json_nesting_within(json, 16) && json.find('\0') == std::string_view::npos;
   const auto document = shallow ? ordered_json::parse(json, check_keys, /*allow_exceptions=*/false) : ordered_json();
   if (!shallow || document.is_discarded() || !document.is_array()) {
-    return unexpected(ErrorCode::kCorruptFile, file + " is not a JSON list of locks. Write it again with `kernelhub lock`");
+    return unexpected(ErrorCode::kCorruptFile,
+                      file + " is not a JSON list of locks. Write it again with `kernelhub lock`");
   }
   if (!duplicate.empty()) {
     return unexpected(corrupt(source, duplicate_entry, "field `" + duplicate + "` is given twice"));
@@ -248,7 +252,8 @@ Result<LockFile> LockFile::parse(std::string_view json, std::string_view source)
     // Keyed as kernels keys them: a repo may be locked at two versions, not twice at one.
     if (!seen.insert(lock->dependency).second) {
       const KernelDependency& d = lock->dependency;
-      return unexpected(corrupt(source, i, "`" + (d.version || d.revision ? d.describe() : d.repo_id) + "` is locked twice"));
+      return unexpected(
+          corrupt(source, i, "`" + (d.version || d.revision ? d.describe() : d.repo_id) + "` is locked twice"));
     }
     out.locks.push_back(std::move(*lock));
   }
