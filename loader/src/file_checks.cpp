@@ -67,10 +67,7 @@ std::vector<std::string> ld_so_conf_dirs() {
 std::vector<std::string> search_dirs(const std::filesystem::path& path, const ElfFile& elf,
                                      const EnvironmentSource& env) {
   std::vector<std::string> dirs;
-  const std::string origin = path.parent_path().string();
-  for (const auto& entry : elf.runpath) {
-    for (const std::string& dir : split_path_list(entry)) dirs.push_back(expand_origin(dir, origin));
-  }
+  for (const auto& dir : runpath_dirs(path, elf)) dirs.push_back(dir.string());
   if (auto ld = env(env_vars::kLdLibraryPath)) {
     for (auto& dir : split_path_list(*ld)) dirs.push_back(dir);
   }
@@ -173,6 +170,15 @@ PreflightReport check_file(const std::filesystem::path& path, const ElfFile& elf
     }
   }
   return report;
+}
+
+std::vector<std::filesystem::path> runpath_dirs(const std::filesystem::path& path, const ElfFile& elf) {
+  std::vector<std::filesystem::path> dirs;
+  const std::string origin = path.parent_path().string();
+  for (const auto& entry : elf.runpath) {
+    for (const std::string& dir : split_path_list(entry)) dirs.emplace_back(expand_origin(dir, origin));
+  }
+  return dirs;
 }
 
 std::optional<std::filesystem::path> find_on_library_path(std::string_view soname, const EnvironmentSource& env) {
