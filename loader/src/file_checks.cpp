@@ -85,7 +85,7 @@ const std::set<std::string>& libstdcxx_versions(const std::map<std::string, std:
     std::set<std::string> out;
     auto it = loaded.find("libstdc++.so.6");
     if (it == loaded.end()) return out;
-    auto elf = ElfFile::read(it->second);
+    auto elf = ElfFile::read(it->second, ElfParts::kNoSymbols);
     if (elf) out.insert(elf->defined_versions.begin(), elf->defined_versions.end());
     return out;
   }();
@@ -187,7 +187,7 @@ std::optional<std::filesystem::path> find_on_library_path(std::string_view sonam
     const std::filesystem::path candidate = std::filesystem::path(dir) / soname;
     if (!std::filesystem::is_regular_file(candidate, ec)) continue;
     // As the dynamic linker does, pass over a library of another class or machine (/lib32/...).
-    auto elf = ElfFile::read(candidate);
+    auto elf = ElfFile::read(candidate, ElfParts::kNoSymbols);
     if (elf && elf->is_64bit && elf->little_endian && elf->machine == kHostMachine) return candidate;
   }
   return std::nullopt;

@@ -54,7 +54,7 @@ TEST_CASE("the runtime a program was built with is found in its RUNPATH, before 
   const auto found = locate_runtime(bare({{"VIRTUAL_ENV", KERNELHUB_VENV}}), program);
   REQUIRE(found);
   CHECK(found->path == built_with / "libtvm_ffi.so");
-  CHECK(found->found_by == "the runtime `/opt/app/bin/app` was built with (its RUNPATH)");
+  CHECK(found->found_by == "the runtime `/opt/app/bin/app` was built with, from its RUNPATH");
   // Built to look elsewhere: the search goes on, and says where the program looked.
   const auto elsewhere = locate_runtime(bare(), ProgramLibraryDirs{"/opt/app/bin/app", {"/nonexistent/lib"}});
   REQUIRE_FALSE(elsewhere);

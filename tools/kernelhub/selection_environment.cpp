@@ -42,10 +42,12 @@ Result<SelectionEnvironment> torch_free_selection(SelectionEnvironment selection
 
 void say_torch_free(std::string_view command, const SelectionEnvironment& selection) {
   if (selection.torch_free.empty()) return;
-  // Why there is no torch, without the advice on what to set: said once, after.
-  const std::string why = selection.torch_missing.substr(0, selection.torch_missing.find("; set KERNELHUB_TORCH"));
-  std::fprintf(stderr, "%.*s: note: %s (%s; give --torch SPEC to select for a torch)\n",
-               static_cast<int>(command.size()), command.data(), selection.torch_free.c_str(), why.c_str());
+  // Why there is no torch (resolver/torch_lookup.hpp's words, without their advice: ours follows).
+  std::string why = selection.torch_missing.substr(0, selection.torch_missing.find("; set KERNELHUB_TORCH"));
+  constexpr std::string_view kLead = "no torch to select variants for: ";
+  if (why.starts_with(kLead)) why.erase(0, kLead.size());
+  std::fprintf(stderr, "%.*s: note: no torch here (%s): %s. Give --torch SPEC to select for a torch\n",
+               static_cast<int>(command.size()), command.data(), why.c_str(), selection.torch_free.c_str());
 }
 
 void add_selection_options(CLI::App& app, SelectionFlags& flags) {

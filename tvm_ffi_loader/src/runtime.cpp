@@ -67,7 +67,9 @@ ProgramLibraryDirs program_library_dirs() {
   out.object = map->l_name != nullptr && map->l_name[0] != '\0' ? std::filesystem::path(map->l_name)
                                                                 : std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec || out.object.empty()) return out;
-  if (auto elf = loader::ElfFile::read(out.object)) out.dirs = loader::runpath_dirs(out.object, *elf);
+  if (auto elf = loader::ElfFile::read(out.object, loader::ElfParts::kNoSymbols)) {
+    out.dirs = loader::runpath_dirs(out.object, *elf);
+  }
   return out;
 }
 
@@ -95,8 +97,10 @@ Result<RuntimeLocation> locate_runtime(const EnvironmentSource& env, const Progr
   for (const auto& dir : program.dirs) {
     std::error_code ec;
     if (std::filesystem::is_regular_file(dir / kSoname, ec)) {
-      return RuntimeLocation{dir / kSoname,
-                             "the runtime `" + program.object.string() + "` was built with (its RUNPATH)"};
+      // $ORIGIN/../lib/kernelhub as the dynamic linker resolves it: without the `..`.
+      const auto path = std::filesystem::canonical(dir / kSoname, ec);
+      return RuntimeLocation{ec ? dir / kSoname : path,
+                             "the runtime `" + program.object.string() + "` was built with, from its RUNPATH"};
     }
   }
   const std::string program_note =
