@@ -7,7 +7,6 @@ And where no runtime is to be found, the error says where it looked and what to 
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import json
 import os
@@ -18,16 +17,10 @@ import pytest
 from huggingface_hub import CommitOperationAdd, HfApi
 from huggingface_hub.hf_api import RepoFile
 
-from conftest import BUILD_DIR, KERNELHUB_BIN
+from conftest import KERNELHUB_BIN
+from test_cli_tvm_ffi import variant
 
 REPO = "acme/tvm-ffi-kernels"
-
-
-def variant(pattern: str) -> Path:
-    found = glob.glob(str(BUILD_DIR / "kernels" / "build" / pattern))
-    if len(found) != 1:
-        pytest.skip(f"need one {pattern} under {BUILD_DIR / 'kernels' / 'build'} (build reference_kernels), found {found}")
-    return Path(found[0])
 
 
 def publish(server, *variants: Path) -> str:
