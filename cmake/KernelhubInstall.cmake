@@ -85,6 +85,9 @@ if(TARGET kernelhub)
   endif()
   install(TARGETS kernelhub RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cpp)
 endif()
+if(TARGET kernelhub-serve)
+  install(TARGETS kernelhub-serve RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cpp)  # `kernelhub serve`
+endif()
 if(TARGET kernelhub-get)
   # kernelhub runs kernelhub-get for `kernelhub get`, from its own folder. Only kernelhub-get links
   # LibTorch: it finds the one it was built against where that torch lives, so it runs installed.

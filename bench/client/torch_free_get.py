@@ -3,7 +3,7 @@
 time goes: not a test.
 
     .venv/bin/python bench/client/torch_free_get.py [--build build] [--runs 40] [--backend cpu|cuda]
-                                                    [--json FILE]
+                                                    [--before OLD/bin/kernelhub] [--json FILE]
 
 Publishes the reference kernels' tvm-ffi variant of --backend (<build>/kernels/build/tvm-ffi*-cpu-* or
 *-cu*-*) as acme/tvm-ffi-kernels v1 on `kernelhub serve` (loopback, with <build>/bin/hub-publish),
@@ -18,10 +18,13 @@ Rows (process wall time from Python's fork to exit, median and p10-p90, ms):
   kernelhub env --json                      + the machine without torch (no runtime opened: kDescribe)
   kernelhub variants <variant dir> --json   + the TVM-FFI runtime found and opened, one local selection
   kernelhub get (warm, online / offline)    the whole get
-and, for the get, its own --json timings (resolve, download, verify, load: inside the command) and
-the dynamic linker's relocation time (LD_DEBUG=statistics). --backend cuda leaves the backend to the
-machine (the CUDA driver is probed: NVML, else a child process); cpu sets KERNELHUB_BACKEND=cpu.
-Prints a Markdown table; --json writes every sample.
+each with the process's CPU time (user + system, from wait4: what a busy machine cannot inflate the
+way it inflates wall time) and, for the get, its own --json timings (resolve, download, verify, load:
+inside the command). --backend cuda leaves the backend to the machine (the CUDA driver is probed:
+NVML, else a child process) and adds a row with the GPUs and the driver given (KERNELHUB_GPUS,
+KERNELHUB_CUDA_DRIVER: no probe), the probe's share; cpu sets KERNELHUB_BACKEND=cpu. Prints a
+Markdown table; --json writes every sample. --before times an earlier build's gets in the same
+rounds, with KERNELHUB_TVM_FFI_LIBRARY naming the runtime (it looked for one only in Python's).
 """
 
 from __future__ import annotations
@@ -30,7 +33,6 @@ import argparse
 import glob
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -47,13 +49,18 @@ REPO = "acme/tvm-ffi-kernels"
 TOKEN = "hf_bench_write"
 
 
-def wall(argv: list[str], env: dict) -> tuple[float, str, str]:
-    start = time.perf_counter()
-    result = subprocess.run(argv, env=env, capture_output=True, text=True)
-    ms = (time.perf_counter() - start) * 1e3
-    if result.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} failed ({result.returncode}): {result.stderr[-2000:]}")
-    return ms, result.stdout, result.stderr
+def timed(argv: list[str], env: dict) -> tuple[float, float, str]:
+    """(wall ms from fork to exit, CPU ms of the process: user + system, its stdout)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(argv, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        ms = (time.perf_counter() - start) * 1e3
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0), err.seek(0)
+        if process.returncode != 0:
+            raise SystemExit(f"{' '.join(argv)} failed ({process.returncode}): {err.read()[-2000:].decode()}")
+        return ms, (usage.ru_utime + usage.ru_stime) * 1e3, out.read().decode()
 
 
 def summary(values: list[float]) -> str:
@@ -62,20 +69,13 @@ def summary(values: list[float]) -> str:
     return f"{statistics.median(ordered):.1f} ({p10:.1f}-{p90:.1f})"
 
 
-def relocation_ms(stderr: str) -> float:
-    """LD_DEBUG=statistics: the dynamic linker's relocation time, over every object it loaded."""
-    cycles = [int(c) for c in re.findall(r"time needed for relocation: (\d+) cycles", stderr)]
-    total = re.search(r"total startup time in dynamic loader: (\d+) cycles", stderr)
-    # Cycles, not ns: reported as a share of the loader's own startup, which the floor row times.
-    return sum(cycles) / int(total.group(1)) if total and int(total.group(1)) else float("nan")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", type=Path, default=ROOT / "build")
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--json", type=Path, help="write every sample here")
+    parser.add_argument("--before", type=Path, help="an earlier build's kernelhub, timed in the same rounds")
     args = parser.parse_args()
     build = args.build.resolve()
     kernelhub, publisher = build / "bin" / "kernelhub", build / "bin" / "hub-publish"
@@ -102,10 +102,10 @@ def main() -> int:
             env["KERNELHUB_BACKEND"] = "cpu"
         offline = dict(env, HF_HUB_OFFLINE="1")
         get = [str(kernelhub), "get", REPO, "--version", "1", "--json"]
-        cold_ms, out, _ = wall(get, env)
+        cold_ms, _, out = timed(get, env)
         cold = json.loads(out)
         time.sleep(2.2)  # past the racy window: this get stamps the files
-        wall(get, env)
+        timed(get, env)
         commands = {
             "`kernelhub --version`": ([str(kernelhub), "--version"], env),
             "`kernelhub env --json`": ([str(kernelhub), "env", "--json"], env),
@@ -113,24 +113,32 @@ def main() -> int:
             "`kernelhub get` warm, online (1 request)": (get, env),
             "`kernelhub get` warm, HF_HUB_OFFLINE=1": (get, offline),
         }
+        if args.before:  # an earlier kernelhub: the same gets, the runtime named (it looked only in Python's)
+            runtime = dict(KERNELHUB_TVM_FFI_LIBRARY=cold["tvm_ffi"]["path"])
+            before = [str(args.before.resolve()), *get[1:]]
+            commands["before: `kernelhub get` warm, online (1 request)"] = (before, dict(env, **runtime))
+            commands["before: `kernelhub get` warm, HF_HUB_OFFLINE=1"] = (before, dict(offline, **runtime))
+        if args.backend == "cuda":  # the same get told the GPUs and the driver: no probe
+            machine = json.loads(timed([str(kernelhub), "env", "--json"], env)[2])
+            told = dict(offline, KERNELHUB_GPUS=",".join(g["compute_capability"] for g in machine["gpus"]),
+                        KERNELHUB_CUDA_DRIVER=machine["cuda_driver"] or "")
+            commands["`kernelhub get` warm, HF_HUB_OFFLINE=1, GPUs and driver given (no probe)"] = (get, told)
         for argv, e in commands.values():  # the page cache, the stamps
-            wall(argv, e)
-        inner: dict[str, list] = {"`kernelhub get` warm, online (1 request)": [],
-                                  "`kernelhub get` warm, HF_HUB_OFFLINE=1": []}
+            timed(argv, e)
+        inner: dict[str, list] = {}
         for _ in range(args.runs):
             for name, (argv, e) in commands.items():
-                ms, out, _ = wall(argv, e)
+                ms, cpu, out = timed(argv, e)
                 samples.setdefault(name, []).append(ms)
-                if name in inner:
-                    inner[name].append(json.loads(out))
-        relocation = {name: relocation_ms(wall(argv, dict(e, LD_DEBUG="statistics"))[2])
-                      for name, (argv, e) in commands.items()}
+                samples.setdefault(name + " cpu", []).append(cpu)
+                if argv[1] == "get":
+                    inner.setdefault(name, []).append(json.loads(out))
 
         load = os.getloadavg()[0]
         print(f"{args.runs} runs of each, interleaved; {os.cpu_count()} cores, load average {load:.1f} at the end; "
               f"variant {Path(variants[0]).name}; cold get {cold_ms:.1f} ms ({cold['requests']} requests)\n")
-        print("| command | process wall, median (p10-p90), ms | inside the command, median ms | requests | "
-              "relocation share of ld.so startup |")
+        print("| command | process wall, median (p10-p90), ms | process CPU (user + system), median (p10-p90), ms "
+              "| inside the command (its --json), median ms | requests |")
         print("|---|---|---|---|---|")
         for name in commands:
             docs = inner.get(name)
@@ -141,10 +149,10 @@ def main() -> int:
                 requests = statistics.median(d["requests"] for d in docs)
             else:
                 parts, requests = "", ""
-            print(f"| {name} | {summary(samples[name])} | {parts} | {requests} | {relocation[name]:.0%} |")
+            print(f"| {name} | {summary(samples[name])} | {summary(samples[name + ' cpu'])} | {parts} | {requests} |")
         if args.json:
             args.json.write_text(json.dumps({"samples": samples, "inner": inner, "cold_ms": cold_ms,
-                                             "variant": Path(variants[0]).name}, indent=1))
+                                             "variant": Path(variants[0]).name, "load": load}, indent=1))
     finally:
         server.terminate()
         server.wait()
