@@ -11,9 +11,14 @@ endfunction()
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 step("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component cpp)
-foreach(file lib/cmake/kernelhub/kernelhubConfig.cmake lib/cmake/kernelhub/kernelhubConfigVersion.cmake
-             include/kernelhub/kernelhub.hpp include/kernelhub/fetch/fetch.hpp lib/libkernelhub_kernelhub.a bin/kernelhub
-             bin/kernelhub-get)
+set(installed_files lib/cmake/kernelhub/kernelhubConfig.cmake lib/cmake/kernelhub/kernelhubConfigVersion.cmake
+                    include/kernelhub/kernelhub.hpp include/kernelhub/fetch/fetch.hpp lib/libkernelhub_kernelhub.a
+                    bin/kernelhub bin/kernelhub-get bin/kernelhub-serve)
+if(WITH_TVM_FFI)  # the runtime the package is built against, with its license (cmake/KernelhubInstall.cmake)
+  list(APPEND installed_files lib/kernelhub/libtvm_ffi.so share/doc/kernelhub/apache-tvm-ffi/LICENSE
+                              share/doc/kernelhub/apache-tvm-ffi/NOTICE)
+endif()
+foreach(file ${installed_files})
   if(NOT EXISTS ${prefix}/${file})
     message(FATAL_ERROR "the install has no ${file}")
   endif()
