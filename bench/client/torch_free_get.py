@@ -3,7 +3,7 @@
 time goes: not a test.
 
     .venv/bin/python bench/client/torch_free_get.py [--build build] [--runs 40] [--backend cpu|cuda]
-                                                    [--before OLD/bin/kernelhub] [--json FILE]
+                                                    [--before OLD/bin/kernelhub] [--kernelhub BIN] [--json FILE]
 
 Publishes the reference kernels' tvm-ffi variant of --backend (<build>/kernels/build/tvm-ffi*-cpu-* or
 *-cu*-*) as acme/tvm-ffi-kernels v1 on `kernelhub serve` (loopback, with <build>/bin/hub-publish),
@@ -76,9 +76,12 @@ def main() -> int:
     parser.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--json", type=Path, help="write every sample here")
     parser.add_argument("--before", type=Path, help="an earlier build's kernelhub, timed in the same rounds")
+    parser.add_argument("--kernelhub", type=Path,
+                        help="the kernelhub to time (default: the build's; e.g. the CLI tarball's bin/kernelhub)")
     args = parser.parse_args()
     build = args.build.resolve()
-    kernelhub, publisher = build / "bin" / "kernelhub", build / "bin" / "hub-publish"
+    kernelhub = args.kernelhub.resolve() if args.kernelhub else build / "bin" / "kernelhub"
+    publisher = build / "bin" / "hub-publish"
     pattern = "tvm-ffi*-cpu-*" if args.backend == "cpu" else "tvm-ffi*-cu*-*"
     variants = sorted(glob.glob(str(build / "kernels" / "build" / pattern)))
     if not variants or not kernelhub.exists() or not publisher.exists():
