@@ -9,6 +9,7 @@ include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
 set(kh_config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/kernelhub)
+set(kh_runtime_dir ${CMAKE_INSTALL_LIBDIR}/kernelhub)  # the TVM-FFI runtime the package carries
 set(kh_torch_free_targets kernelhub_base kernelhub_resolver kernelhub_client kernelhub_signing
                           kernelhub_sigstore kernelhub_binary_format kernelhub_fetch)
 install(TARGETS ${kh_torch_free_targets} EXPORT kernelhubTargets
@@ -25,6 +26,23 @@ if(KERNELHUB_WITH_TVM_FFI)
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
   install(FILES ${KERNELHUB_DLPACK_INCLUDE_DIR}/dlpack/dlpack.h
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kernelhub/third_party/dlpack COMPONENT cpp)
+  # The runtime the package is built against goes with it, with its license (Apache-2.0: LICENSE
+  # and NOTICE with every copy), in lib/kernelhub/, where the installed kernelhub and every program
+  # linked with kernelhub::tvm_ffi look (their RUNPATH; tvm_ffi_loader/runtime.hpp): a program runs
+  # as built, with no Python on the machine. Without the license files (a runtime not from the
+  # wheel), it is not copied, and the programs look where the build found it.
+  if(KERNELHUB_TVM_FFI_LICENSES)
+    set(KERNELHUB_TVM_FFI_INSTALLED_RUNTIME_DIR "$<INSTALL_PREFIX>/${kh_runtime_dir}")
+    install(FILES ${KERNELHUB_TVM_FFI_RUNTIME} DESTINATION ${kh_runtime_dir} COMPONENT cpp)
+    install(FILES ${KERNELHUB_TVM_FFI_LICENSES} DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/kernelhub/apache-tvm-ffi
+            COMPONENT cpp)
+    set(KERNELHUB_TVM_FFI_PACKAGE_RUNTIME "\${PACKAGE_PREFIX_DIR}/${kh_runtime_dir}/libtvm_ffi.so")
+  else()
+    set(KERNELHUB_TVM_FFI_INSTALLED_RUNTIME_DIR ${KERNELHUB_TVM_FFI_RUNTIME_DIR})
+    set(KERNELHUB_TVM_FFI_PACKAGE_RUNTIME ${KERNELHUB_TVM_FFI_RUNTIME})
+  endif()
+  target_link_options(kernelhub_tvm_ffi_loader INTERFACE
+                      "$<INSTALL_INTERFACE:LINKER:-rpath=${KERNELHUB_TVM_FFI_INSTALLED_RUNTIME_DIR}>")
   list(APPEND kh_layers tvm_ffi_loader tvm_ffi)
   list(APPEND KERNELHUB_PACKAGE_COMPONENTS tvm_ffi)
 endif()
@@ -55,7 +73,20 @@ install(FILES ${PROJECT_BINARY_DIR}/kernelhubConfig.cmake ${PROJECT_BINARY_DIR}/
               ${CMAKE_CURRENT_LIST_DIR}/KernelhubTorch.cmake
         DESTINATION ${kh_config_dir} COMPONENT cpp)
 if(TARGET kernelhub)
+  if(KERNELHUB_WITH_TVM_FFI)
+    # Installed, it finds the runtime the package carries beside it; built, the one it is built against.
+    file(RELATIVE_PATH _kh_bin_to_runtime ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}
+         ${CMAKE_INSTALL_PREFIX}/${kh_runtime_dir})
+    set_target_properties(kernelhub PROPERTIES BUILD_RPATH ${KERNELHUB_TVM_FFI_RUNTIME_DIR}
+                                               INSTALL_RPATH "$ORIGIN/${_kh_bin_to_runtime}")
+    if(NOT KERNELHUB_TVM_FFI_LICENSES)
+      set_target_properties(kernelhub PROPERTIES INSTALL_RPATH ${KERNELHUB_TVM_FFI_RUNTIME_DIR})
+    endif()
+  endif()
   install(TARGETS kernelhub RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cpp)
+endif()
+if(TARGET kernelhub-serve)
+  install(TARGETS kernelhub-serve RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cpp)  # `kernelhub serve`
 endif()
 if(TARGET kernelhub-get)
   # kernelhub runs kernelhub-get for `kernelhub get`, from its own folder. Only kernelhub-get links

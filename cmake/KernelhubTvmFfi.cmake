@@ -8,6 +8,13 @@
 #
 # Defines kernelhub_dlpack (INTERFACE): dlpack.h for the public headers; installed with the package
 # under include/kernelhub/third_party, so a consumer needs neither Python nor TVM-FFI to build.
+#
+# And the runtime this build is made against, as the package's CMake config names it
+# (tvm_ffi_LIB_FILES): KERNELHUB_TVM_FFI_RUNTIME (its libtvm_ffi.so), KERNELHUB_TVM_FFI_RUNTIME_DIR,
+# KERNELHUB_TVM_FFI_VERSION, and KERNELHUB_TVM_FFI_LICENSES (the wheel's LICENSE and NOTICE:
+# Apache-2.0 asks both to go with every copy). The build's kernelhub finds it there, and an install
+# carries it (cmake/KernelhubInstall.cmake), so that a program without Python runs as built
+# (tvm_ffi_loader/runtime.hpp).
 if(NOT tvm_ffi_DIR AND NOT tvm_ffi_ROOT)
   if(NOT Python3_EXECUTABLE)
     find_package(Python3 COMPONENTS Interpreter)
@@ -41,6 +48,16 @@ set(KERNELHUB_WITH_TVM_FFI ON)
 set(KERNELHUB_TVM_FFI_INCLUDE_DIR ${tvm_ffi_INCLUDE_DIR})
 set(KERNELHUB_DLPACK_INCLUDE_DIR ${tvm_ffi_DLPACK_INCLUDE_DIR})
 message(STATUS "kernelhub: TVM-FFI headers from ${tvm_ffi_INCLUDE_DIR}")
+
+list(GET tvm_ffi_LIB_FILES 0 KERNELHUB_TVM_FFI_RUNTIME)
+get_filename_component(KERNELHUB_TVM_FFI_RUNTIME_DIR ${KERNELHUB_TVM_FFI_RUNTIME} DIRECTORY)
+# <site-packages>/tvm_ffi/lib/libtvm_ffi.so: the version in tvm_ffi/_version.py, the licenses in the
+# wheel's apache_tvm_ffi-<version>.dist-info/licenses/.
+file(STRINGS ${KERNELHUB_TVM_FFI_RUNTIME_DIR}/../_version.py _kh_tvm_ffi_version_line
+     REGEX "^__version__ = version = '[^']+'")
+string(REGEX REPLACE ".*'([^']+)'.*" "\\1" KERNELHUB_TVM_FFI_VERSION "${_kh_tvm_ffi_version_line}")
+file(GLOB KERNELHUB_TVM_FFI_LICENSES ${KERNELHUB_TVM_FFI_RUNTIME_DIR}/../../apache_tvm_ffi-*.dist-info/licenses/*)
+message(STATUS "kernelhub: TVM-FFI runtime ${KERNELHUB_TVM_FFI_VERSION}: ${KERNELHUB_TVM_FFI_RUNTIME}")
 
 add_library(kernelhub_dlpack INTERFACE)
 set_target_properties(kernelhub_dlpack PROPERTIES EXPORT_NAME dlpack)

@@ -44,7 +44,7 @@ configure() {
 }
 mkdir -p "$dist"
 timed "configure ($target)" configure
-timed "build (the torch-free layers, the kernelhub CLI)" cmake --build "$build" -j "${JOBS:-$(nproc)}" --target kernelhub
+timed "build (the torch-free layers, the kernelhub CLI)" cmake --build "$build" -j "${JOBS:-$(nproc)}" --target kernelhub kernelhub-serve
 
 make_wheel() {
   local work="$build/wheel"
@@ -70,19 +70,31 @@ make_wheel() {
 }
 
 make_cli() {
-  local name="kernelhub-$version-$arch-linux" stage="$build/cli"
+  local name="kernelhub-$version-$arch-linux" stage="$build/cli" prefix="$build/prefix"
   rm -rf "$stage" && mkdir -p "$stage/$name/bin"
-  cp "$build/bin/kernelhub" "$stage/$name/bin/"
-  strip "$stage/$name/bin/kernelhub"
+  # As installed: bin/kernelhub finds the TVM-FFI runtime the install carries in lib/kernelhub/
+  # (its RUNPATH, \$ORIGIN/../lib/kernelhub), shipped with its license in share/doc/.
+  cmake --install "$build" --prefix "$prefix" --component cpp >/dev/null
+  cp "$prefix/bin/kernelhub" "$prefix/bin/kernelhub-serve" "$stage/$name/bin/"
+  strip "$stage/$name/bin/kernelhub" "$stage/$name/bin/kernelhub-serve"
+  if [ -f "$prefix/lib/kernelhub/libtvm_ffi.so" ]; then
+    mkdir -p "$stage/$name/lib/kernelhub" "$stage/$name/share/doc/kernelhub"
+    cp "$prefix/lib/kernelhub/libtvm_ffi.so" "$stage/$name/lib/kernelhub/"
+    cp -r "$prefix/share/doc/kernelhub/apache-tvm-ffi" "$stage/$name/share/doc/kernelhub/"
+  fi
   cat >"$stage/$name/README" <<EOF
 kernelhub $version, the torch-free command-line client for $arch Linux with glibc $glibc or newer.
 
 bin/kernelhub download, variants, lock, verify, sign, keygen, serve and env run without torch or
-Python (an image build stage: kernelhub download --lockfile kernels.lock --torch 2.9.1+cu128).
-\`kernelhub get\`, which loads an op, needs kernelhub-get from a build with LibTorch.
+Python (an image build stage: kernelhub download --lockfile kernels.lock --torch 2.9.1+cu128);
+\`kernelhub serve\` runs bin/kernelhub-serve beside it.
+\`kernelhub get\` loads tvm-ffi builds itself, with the TVM-FFI runtime in lib/kernelhub/
+(apache-tvm-ffi, Apache-2.0: share/doc/kernelhub/apache-tvm-ffi/); a torch build needs
+kernelhub-get from a build with LibTorch.
 
-It needs nothing but glibc: libcurl, OpenSSL and the C++ runtime are inside. HTTPS certificates
-come from the system (/etc/ssl/cert.pem, /etc/ssl/certs/; SSL_CERT_FILE or SSL_CERT_DIR to choose).
+It needs nothing but glibc: libcurl, OpenSSL and the C++ runtime are inside (the TVM-FFI runtime
+and the kernels it loads need libstdc++). HTTPS certificates come from the system
+(/etc/ssl/cert.pem, /etc/ssl/certs/; SSL_CERT_FILE or SSL_CERT_DIR to choose).
 EOF
   check "$stage/$name"
   tar -C "$stage" -czf "$dist/$name.tar.gz" "$name"

@@ -120,7 +120,8 @@ constexpr std::array kTable = {
                         "where the pre-flight looks for a library's NEEDED libraries, after its RUNPATH", "none",
                         "loader"},
     EnvironmentVariable{kKernelhubTvmFfiLibrary, "the libtvm_ffi.so to load",
-                        "one already loaded, else the Python environment's apache-tvm-ffi, else the library path",
+                        "one already loaded, else the one the program was built with (its RUNPATH), else the "
+                        "Python environment's apache-tvm-ffi, else the library path",
                         "tvm_ffi_loader"},
 
     // The Python package.

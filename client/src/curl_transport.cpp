@@ -30,7 +30,8 @@ using EasyHandle = std::unique_ptr<CURL, EasyDeleter>;
 using MultiHandle = std::unique_ptr<CURLM, MultiDeleter>;
 using HeaderList = std::unique_ptr<curl_slist, SlistDeleter>;
 
-// libcurl's global state is the process's: initialised once, whatever the number of transports.
+// libcurl's global state is the process's: initialised once, whatever the number of transports,
+// when the first request goes out (it starts OpenSSL: a load from the cache alone never needs it).
 void global_init() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -231,7 +232,7 @@ Result<Response> complete(Transfer& t, CURLcode code) {
 // The child leaves them alone, untouched and never freed, and opens its own.
 class CurlTransport final : public Transport {
  public:
-  CurlTransport() { global_init(); }
+  CurlTransport() = default;
   ~CurlTransport() override {
     std::lock_guard lock(mutex_);
     if (::getpid() != owner_) abandon_pool();
@@ -242,6 +243,7 @@ class CurlTransport final : public Transport {
   std::uint64_t connections_opened() const override { return connections_.load(); }
 
   void run(Workload& work, int max_parallel) override {
+    global_init();
     MultiHandle multi = acquire();
     std::map<CURL*, std::unique_ptr<Transfer>> in_flight;
     while (true) {

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <tuple>
 
 #include "kernelhub/fetch/lockfile.hpp"
 #include "kernelhub/fetch/metadata.hpp"
@@ -45,7 +44,7 @@ Status lock_tree(const KernelDependency& dependency, const client::HubClient& hu
   KernelLock lock{dependency, *commit, variant_lock_hashes(tree)};
   if (lock.variants.empty()) {
     return unexpected(ErrorCode::kNotFound, "`" + dependency.repo_id + "` at " + wanted + " (commit " + *commit +
-                                                ") has no build/torch* variants to lock");
+                                                ") has no build variants (folders under build/) to lock");
   }
   path.push_back(name);
   for (const std::string& variant : tree.subfolders("build")) {
@@ -80,10 +79,7 @@ Result<LockFile> lock_dependencies(const std::vector<KernelDependency>& dependen
   }
   // In the order kernels writes its locks (a sorted map): by repo, versions before revisions.
   std::sort(out.locks.begin(), out.locks.end(), [](const KernelLock& a, const KernelLock& b) {
-    const auto key = [](const KernelDependency& d) {
-      return std::make_tuple(d.repo_id, !d.version.has_value(), d.version.value_or(0), d.revision.value_or(""));
-    };
-    return key(a.dependency) < key(b.dependency);
+    return lock_order(a.dependency) < lock_order(b.dependency);
   });
   return out;
 }

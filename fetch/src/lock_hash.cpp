@@ -39,13 +39,14 @@ struct LockedFile {
   const client::TreeEntry* entry;
 };
 
-// The lockable files of each build/torch* variant, sorted by relative path bytes.
+// The lockable files of each variant under build/ (whatever its kind: whatever can be loaded is
+// locked), sorted by relative path bytes.
 std::map<std::string, std::vector<LockedFile>> lockable_files(const client::RepoTree& tree) {
   std::map<std::string, std::vector<LockedFile>> out;
   constexpr std::string_view kBuild = "build/";
   for (const auto& entry : tree.files) {
     const std::string_view path = entry.path;
-    if (path.rfind("build/torch", 0) != 0) continue;
+    if (!path.starts_with(kBuild)) continue;
     const std::size_t slash = path.find('/', kBuild.size());
     if (slash == std::string_view::npos || slash + 1 >= path.size()) continue;  // a file directly in build/
     const std::string_view relative = path.substr(slash + 1);

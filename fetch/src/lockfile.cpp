@@ -3,13 +3,15 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <climits>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "kernelhub/base/hex.hpp"
 #include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/sha256.hpp"
-#include "kernelhub/client/repo_id.hpp"
 
 namespace kernelhub {
 
@@ -42,18 +44,21 @@ Result<std::string> string_field(const ordered_json& object, const char* key, st
   return it->get<std::string>();
 }
 
-Status check_repo_id(const std::string& repo_id, std::string_view source, std::size_t index) {
-  if (!client::RepoId::parse(repo_id)) {
-    return unexpected(corrupt(source, index, "`" + repo_id + "` is not a repo id (org/name)"));
+// A git object id as kernels' `Oid` reads it: 40 (SHA-1) or 64 (SHA-256) hex digits of either case,
+// kept in lower case, as every commit is written here.
+Result<std::string> commit_id(std::string commit, std::string_view source, std::size_t index) {
+  std::transform(commit.begin(), commit.end(), commit.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (!is_lower_hex(commit, 40) && !is_lower_hex(commit, 64)) {
+    return unexpected(corrupt(source, index, "commit `" + commit + "` is not a git object id (40 or 64 hex digits)"));
   }
-  return {};
+  return commit;
 }
 
-Status check_commit(const std::string& commit, std::string_view source, std::size_t index) {
-  if (!is_lower_hex(commit, 40)) {
-    return unexpected(corrupt(source, index, "commit `" + commit + "` is not 40 lower-case hex digits"));
-  }
-  return {};
+// A field given as null is absent, as kernels' optional fields read it.
+const ordered_json* field(const ordered_json& object, const char* key) {
+  const auto it = object.find(key);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
 }
 
 // kernels >= 0.17: {"dependency": {"repo-id", "version" | "revision"}, "lock": {"commit"}}.
@@ -67,24 +72,29 @@ Result<KernelLock> parse_current(const ordered_json& entry, std::string_view sou
   KH_RETURN_IF_ERROR(only_keys(*dependency, {"repo-id", "version", "revision"}, "`dependency`", source, index));
   KH_RETURN_IF_ERROR(only_keys(*lock, {"commit"}, "`lock`", source, index));
   KernelLock out;
+  // Any string, as kernels reads it: a repo id is checked where an entry is used (a download of
+  // every locked kernel), so that an entry no load asks for breaks no other.
   KH_ASSIGN_OR_RETURN(out.dependency.repo_id, string_field(*dependency, "repo-id", "`dependency`", source, index));
-  KH_RETURN_IF_ERROR(check_repo_id(out.dependency.repo_id, source, index));
-  const auto version = dependency->find("version");
-  const auto revision = dependency->find("revision");
-  if ((version == dependency->end()) == (revision == dependency->end())) {
+  const ordered_json* version = field(*dependency, "version");
+  const ordered_json* revision = field(*dependency, "revision");
+  if ((version == nullptr) == (revision == nullptr)) {
     return unexpected(corrupt(source, index, "`dependency` needs exactly one of `version` and `revision`"));
   }
-  if (version != dependency->end()) {
+  if (version != nullptr) {
     if (!version->is_number_unsigned()) {
       return unexpected(corrupt(source, index, "`version` must be a non-negative integer (a major version)"));
+    }
+    // kernels reads any 64-bit size; no branch v<N> beyond an int is anyone's major version.
+    if (version->get<std::uint64_t>() > static_cast<std::uint64_t>(INT_MAX)) {
+      return unexpected(corrupt(source, index, "`version` " + version->dump() + " is larger than any major version"));
     }
     out.dependency.version = version->get<int>();
   } else {
     if (!revision->is_string()) return unexpected(corrupt(source, index, "`revision` must be a string"));
     out.dependency.revision = revision->get<std::string>();
   }
-  KH_ASSIGN_OR_RETURN(out.commit, string_field(*lock, "commit", "`lock`", source, index));
-  KH_RETURN_IF_ERROR(check_commit(out.commit, source, index));
+  KH_ASSIGN_OR_RETURN(std::string commit, string_field(*lock, "commit", "`lock`", source, index));
+  KH_ASSIGN_OR_RETURN(out.commit, commit_id(std::move(commit), source, index));
   return out;
 }
 
@@ -93,9 +103,8 @@ Result<KernelLock> parse_legacy(const ordered_json& entry, std::string_view sour
   KH_RETURN_IF_ERROR(only_keys(entry, {"repo_id", "sha", "variants"}, "the entry", source, index));
   KernelLock out;
   KH_ASSIGN_OR_RETURN(out.dependency.repo_id, string_field(entry, "repo_id", "the entry", source, index));
-  KH_RETURN_IF_ERROR(check_repo_id(out.dependency.repo_id, source, index));
-  KH_ASSIGN_OR_RETURN(out.commit, string_field(entry, "sha", "the entry", source, index));
-  KH_RETURN_IF_ERROR(check_commit(out.commit, source, index));
+  KH_ASSIGN_OR_RETURN(std::string commit, string_field(entry, "sha", "the entry", source, index));
+  KH_ASSIGN_OR_RETURN(out.commit, commit_id(std::move(commit), source, index));
   const auto variants = entry.find("variants");
   if (variants == entry.end() || !variants->is_object()) {
     return unexpected(corrupt(source, index, "the entry needs an object `variants`"));
@@ -132,11 +141,24 @@ Result<std::string> read_text(const std::filesystem::path& path) {
 
 }  // namespace
 
+LockOrder lock_order(const KernelDependency& dependency) {
+  const bool unversioned = !dependency.version && !dependency.revision;
+  return {dependency.repo_id,
+          unversioned          ? 0
+          : dependency.version ? 1
+                               : 2,
+          dependency.version.value_or(0), dependency.revision.value_or("")};
+}
+
 const KernelLock* LockFile::find(std::string_view repo_id) const {
+  // The first of the repo's locks in kernels' order (its locks are a sorted map, and
+  // `_get_locked_kernel_revision` takes the first key of the repo).
+  const KernelLock* first = nullptr;
   for (const auto& lock : locks) {
-    if (lock.dependency.repo_id == repo_id) return &lock;
+    if (lock.dependency.repo_id != repo_id) continue;
+    if (first == nullptr || lock_order(lock.dependency) < lock_order(first->dependency)) first = &lock;
   }
-  return nullptr;
+  return first;
 }
 
 const KernelLock* LockFile::find(const KernelDependency& dependency) const {
@@ -181,24 +203,57 @@ Result<KernelLock> LockFile::lock_of(std::string_view repo_id, std::string_view 
 }
 
 Result<LockFile> LockFile::parse(std::string_view json, std::string_view source) {
-  // A lock file is four levels deep; anything much deeper is hostile (base/json_nesting.hpp).
-  const bool shallow = json_nesting_within(json, 16);
-  const auto document = shallow ? ordered_json::parse(json, nullptr, /*allow_exceptions=*/false) : ordered_json();
+  const std::string file = "lock file `" + std::string(source) + "`";
+  // serde_json, kernels' reader, takes no byte order mark; Python's json module neither.
+  if (json.starts_with("\xEF\xBB\xBF")) {
+    return unexpected(ErrorCode::kCorruptFile, file +
+                                                   " starts with a UTF-8 byte order mark, which the kernels package "
+                                                   "refuses. Save it as UTF-8 without one");
+  }
+  // A field twice in one object: kernels refuses it (serde's `duplicate field`), where a JSON
+  // parser would keep one of the two silently.
+  std::vector<std::set<std::string>> keys;  // those of each object open, innermost last
+  std::size_t entries = 0;                  // the entries begun (objects in no other object)
+  std::string duplicate;
+  std::size_t duplicate_entry = 0;
+  const auto check_keys = [&](int /*depth*/, nlohmann::detail::parse_event_t event, ordered_json& parsed) {
+    using Event = nlohmann::detail::parse_event_t;
+    if (event == Event::object_start) {
+      if (keys.empty()) ++entries;
+      keys.emplace_back();
+    } else if (event == Event::object_end) {
+      keys.pop_back();
+    } else if (event == Event::key && duplicate.empty() && !keys.back().insert(parsed.get<std::string>()).second) {
+      duplicate = parsed.get<std::string>();
+      duplicate_entry = entries - 1;
+    }
+    return true;
+  };
+  // A lock file is four levels deep; anything much deeper is hostile (base/json_nesting.hpp). A
+  // NUL byte is in no JSON text, but nlohmann's reader would end the text there.
+  const bool shallow = json_nesting_within(json, 16) && json.find('\0') == std::string_view::npos;
+  const auto document = shallow ? ordered_json::parse(json, check_keys, /*allow_exceptions=*/false) : ordered_json();
   if (!shallow || document.is_discarded() || !document.is_array()) {
-    return unexpected(
-        ErrorCode::kCorruptFile,
-        "lock file `" + std::string(source) + "` is not a JSON list of locks. Write it again with `kernelhub lock`");
+    return unexpected(ErrorCode::kCorruptFile,
+                      file + " is not a JSON list of locks. Write it again with `kernelhub lock`");
+  }
+  if (!duplicate.empty()) {
+    return unexpected(corrupt(source, duplicate_entry, "field `" + duplicate + "` is given twice"));
   }
   LockFile out;
-  std::set<std::string> seen;
+  std::set<KernelDependency, bool (*)(const KernelDependency&, const KernelDependency&)> seen(
+      [](const KernelDependency& a, const KernelDependency& b) { return lock_order(a) < lock_order(b); });
   for (std::size_t i = 0; i < document.size(); ++i) {
     const auto& entry = document[i];
     if (!entry.is_object()) return unexpected(corrupt(source, i, "not an object"));
     auto lock = entry.contains("dependency") || entry.contains("lock") ? parse_current(entry, source, i)
                                                                        : parse_legacy(entry, source, i);
     if (!lock) return unexpected(lock.error());
-    if (!seen.insert(lock->dependency.repo_id).second) {
-      return unexpected(corrupt(source, i, "`" + lock->dependency.repo_id + "` is locked twice"));
+    // Keyed as kernels keys them: a repo may be locked at two versions, not twice at one.
+    if (!seen.insert(lock->dependency).second) {
+      const KernelDependency& d = lock->dependency;
+      return unexpected(
+          corrupt(source, i, "`" + (d.version || d.revision ? d.describe() : d.repo_id) + "` is locked twice"));
     }
     out.locks.push_back(std::move(*lock));
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -69,6 +70,24 @@ Files read_stamp_file(const std::filesystem::path& file, const std::filesystem::
   return out;
 }
 
+// The name of a directory's stamp file: 128 bits of FNV-1a (two 64-bit streams, seeded apart) over
+// its canonical path, as 32 hex digits. A name, not a proof (a stamp file says its directory, and
+// one naming another is ignored), so no digest: a warm load then starts none of OpenSSL's
+// providers, which its first SHA-256 costs (about 3 million instructions).
+std::string stamp_key(std::string_view dir) {
+  constexpr std::uint64_t kPrime = 0x100000001b3ULL;
+  std::uint64_t forward = 0xcbf29ce484222325ULL;
+  std::uint64_t backward = 0x6c62272e07bb0142ULL;
+  for (std::size_t i = 0; i < dir.size(); ++i) {
+    forward = (forward ^ static_cast<unsigned char>(dir[i])) * kPrime;
+    backward = (backward ^ static_cast<unsigned char>(dir[dir.size() - 1 - i])) * kPrime;
+  }
+  char out[33];
+  std::snprintf(out, sizeof out, "%016llx%016llx", static_cast<unsigned long long>(forward),
+                static_cast<unsigned long long>(backward));
+  return out;
+}
+
 std::string stamp_json(const std::filesystem::path& dir, const Files& files) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& [path, entry] : files) {
@@ -121,8 +140,7 @@ std::optional<std::filesystem::path> VerificationStamps::state_dir_from(const En
 
 std::optional<std::filesystem::path> VerificationStamps::stamp_file(const std::filesystem::path& variant_dir) const {
   if (!state_dir_) return std::nullopt;
-  const std::string key = to_hex(sha256(canonical_or_same(variant_dir).string())).substr(0, 32);
-  return *state_dir_ / "verified" / (key + ".json");
+  return *state_dir_ / "verified" / (stamp_key(canonical_or_same(variant_dir).string()) + ".json");
 }
 
 void VerificationStamps::seed(const std::filesystem::path& variant_dir, FileDigests& digests) const {
@@ -134,7 +152,11 @@ void VerificationStamps::seed(const std::filesystem::path& variant_dir, FileDige
     }
   }
   if (auto file = stamp_file(dir)) {
-    for (const auto& [path, entry] : read_stamp_file(*file, dir)) digests.remember(path, entry);
+    Files files = read_stamp_file(*file, dir);
+    for (const auto& [path, entry] : files) digests.remember(path, entry);
+    // What the file holds is written: a load that verifies exactly this writes it no more (a warm
+    // load in a new process: no temporary file, no fsync).
+    if (in_memory_ != nullptr && !files.empty()) in_memory_->keep(dir, std::move(files), *file);
   }
 }
 

@@ -13,7 +13,9 @@ anything (`kernels describe-api`, `kernelhub describe-api`):
   op_schemas.json  kernelhub's: the op namespace and each op's schema as torch prints it, with
                    anonymous alias sets named as the schema language names them (`Tensor(a!)`), which
                    is how the loader prints them (loader/src/op_library.cpp); describe-api turns each
-                   into the C++ signature of Kernel::op<...>().
+                   into the C++ signature of Kernel::op<...>(). A torch build's only (--framework
+                   torch): a tvm-ffi build registers no torch ops (its functions and their
+                   signatures are its library's exports, which `kernelhub get` lists).
 
 The variant is imported in this process, as kernels imports it (the module named by metadata `id`),
 with bytecode writing off, so nothing but the two files is added to the variant. Nothing exported is
@@ -154,13 +156,16 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--variant-dir", type=Path, required=True, help="the assembled variant (its __init__.py)")
     p.add_argument("--id", required=True, help="metadata.json `id`: the module name and the op namespace")
+    p.add_argument("--framework", choices=("torch", "tvm-ffi"), default="torch",
+                   help="the variant's kind: a tvm-ffi build gets symbols.json alone")
     a = p.parse_args()
     module = import_variant(a.id, a.variant_dir)
     # Both documents are complete before either file is touched.
     symbols = json.dumps(symbols_of(module), indent=2, ensure_ascii=False) + "\n"
-    ops = json.dumps(op_schemas_of(a.id), indent=2, ensure_ascii=False) + "\n"
+    ops = json.dumps(op_schemas_of(a.id), indent=2, ensure_ascii=False) + "\n" if a.framework == "torch" else None
     (a.variant_dir / "symbols.json").write_text(symbols, encoding="utf-8")
-    (a.variant_dir / "op_schemas.json").write_text(ops, encoding="utf-8")
+    if ops is not None:
+        (a.variant_dir / "op_schemas.json").write_text(ops, encoding="utf-8")
     return 0
 
 

@@ -2,8 +2,8 @@
 
 Copies the op library and the Python files of torch-ext/<package>/ (tvm-ffi-ext/<package>/ for a
 tvm-ffi variant), writes _ops.py for the op namespace (kernel-builder's templates: torch.ops.<id>, or
-tvm_ffi.load_module of the library), imports a torch variant to describe its API in symbols.json and
-op_schemas.json (write_symbols.py), then
+tvm_ffi.load_module of the library), imports the variant to describe its API in symbols.json (and, a
+torch variant, op_schemas.json: write_symbols.py), then
 metadata.json as kernel-builder writes it (kernels-data metadata.rs `Metadata::for_backend`, then
 kernel-builder's `hash` step): the fields of build.toml's [general] (name, version, license,
 upstream, source, python-depends and kernel-depends, general and of this backend), the backend and
@@ -166,17 +166,17 @@ def assemble(stage: str, a: argparse.Namespace, general: dict) -> None:
             shutil.copyfile(src, os.path.join(stage, name))  # a symlinked file is copied as a file
     with open(os.path.join(stage, "_ops.py"), "w") as f:
         f.write((TVM_FFI_OPS_PY if tvm_ffi else OPS_PY).format(ns=a.id))
-    if not tvm_ffi:
-        # As kernel-builder's get_kernel check: importing the variant must work, and what it exports
-        # is written down for readers that import nothing. In its own process: it imports torch.
-        described = subprocess.run(
-            [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "write_symbols.py"),
-             "--variant-dir", stage, "--id", a.id],
-            env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"), capture_output=True, text=True, timeout=600)
-        if described.returncode != 0:
-            print(f"write_variant.py: importing the assembled variant to describe its API failed:\n"
-                  f"{described.stderr[-4000:]}", file=sys.stderr)
-            raise SystemExit(1)
+    # As kernel-builder's get_kernel check: importing the variant must work, and what it exports
+    # is written down for readers that import nothing (describe-api, of a tvm-ffi build too). In
+    # its own process: it imports torch, or tvm_ffi.
+    described = subprocess.run(
+        [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "write_symbols.py"),
+         "--variant-dir", stage, "--id", a.id, "--framework", a.framework],
+        env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"), capture_output=True, text=True, timeout=600)
+    if described.returncode != 0:
+        print(f"write_variant.py: importing the assembled variant to describe its API failed:\n"
+              f"{described.stderr[-4000:]}", file=sys.stderr)
+        raise SystemExit(1)
     archs = [arch for arch in a.archs.split(",") if arch]
     doc = metadata(general, a.id, a.backend, archs, digest(stage), git_status(os.path.dirname(a.build_toml)))
     with open(os.path.join(stage, "metadata.json"), "w") as f:

@@ -89,14 +89,14 @@ Result<std::string_view> linked_strings(const Reader& r, const Sections& s, cons
 
 }  // namespace
 
-Result<ElfFile> ElfFile::read(const std::filesystem::path& path) {
+Result<ElfFile> ElfFile::read(const std::filesystem::path& path, ElfParts parts) {
   KH_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
-  auto elf = parse(file.bytes());
+  auto elf = parse(file.bytes(), parts);
   if (!elf) return unexpected(elf.error().with_context("`" + path.string() + "`"));
   return elf;
 }
 
-Result<ElfFile> ElfFile::parse(std::string_view bytes) {
+Result<ElfFile> ElfFile::parse(std::string_view bytes, ElfParts parts) {
   const Reader r(bytes);
   Elf64_Ehdr eh{};
   if (bytes.size() < EI_NIDENT || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0) {
@@ -190,7 +190,8 @@ Result<ElfFile> ElfFile::parse(std::string_view bytes) {
   }
 
   // Dynamic symbols with their versions.
-  if (const Elf64_Shdr* ds = find_type(sections, SHT_DYNSYM)) {
+  const Elf64_Shdr* ds = parts == ElfParts::kAll ? find_type(sections, SHT_DYNSYM) : nullptr;
+  if (ds != nullptr) {
     KH_ASSIGN_OR_RETURN(std::string_view data, section_data(r, *ds));
     KH_ASSIGN_OR_RETURN(std::string_view strings, linked_strings(r, sections, *ds));
     std::string_view versym;

@@ -67,10 +67,7 @@ std::vector<std::string> ld_so_conf_dirs() {
 std::vector<std::string> search_dirs(const std::filesystem::path& path, const ElfFile& elf,
                                      const EnvironmentSource& env) {
   std::vector<std::string> dirs;
-  const std::string origin = path.parent_path().string();
-  for (const auto& entry : elf.runpath) {
-    for (const std::string& dir : split_path_list(entry)) dirs.push_back(expand_origin(dir, origin));
-  }
+  for (const auto& dir : runpath_dirs(path, elf)) dirs.push_back(dir.string());
   if (auto ld = env(env_vars::kLdLibraryPath)) {
     for (auto& dir : split_path_list(*ld)) dirs.push_back(dir);
   }
@@ -88,7 +85,7 @@ const std::set<std::string>& libstdcxx_versions(const std::map<std::string, std:
     std::set<std::string> out;
     auto it = loaded.find("libstdc++.so.6");
     if (it == loaded.end()) return out;
-    auto elf = ElfFile::read(it->second);
+    auto elf = ElfFile::read(it->second, ElfParts::kNoSymbols);
     if (elf) out.insert(elf->defined_versions.begin(), elf->defined_versions.end());
     return out;
   }();
@@ -175,13 +172,22 @@ PreflightReport check_file(const std::filesystem::path& path, const ElfFile& elf
   return report;
 }
 
+std::vector<std::filesystem::path> runpath_dirs(const std::filesystem::path& path, const ElfFile& elf) {
+  std::vector<std::filesystem::path> dirs;
+  const std::string origin = path.parent_path().string();
+  for (const auto& entry : elf.runpath) {
+    for (const std::string& dir : split_path_list(entry)) dirs.emplace_back(expand_origin(dir, origin));
+  }
+  return dirs;
+}
+
 std::optional<std::filesystem::path> find_on_library_path(std::string_view soname, const EnvironmentSource& env) {
   for (const auto& dir : search_dirs({}, ElfFile{}, env)) {
     std::error_code ec;
     const std::filesystem::path candidate = std::filesystem::path(dir) / soname;
     if (!std::filesystem::is_regular_file(candidate, ec)) continue;
     // As the dynamic linker does, pass over a library of another class or machine (/lib32/...).
-    auto elf = ElfFile::read(candidate);
+    auto elf = ElfFile::read(candidate, ElfParts::kNoSymbols);
     if (elf && elf->is_64bit && elf->little_endian && elf->machine == kHostMachine) return candidate;
   }
   return std::nullopt;

@@ -19,7 +19,7 @@ TorchLibraries TorchLibraries::at(const std::filesystem::path& lib_dir) {
   out.search_dirs.push_back(lib_dir);
   // torch's libraries all carry the same RPATH (the nvidia-* wheels relative to $ORIGIN); libc10
   // is the smallest to read.
-  auto c10 = ElfFile::read(lib_dir / "libc10.so");
+  auto c10 = ElfFile::read(lib_dir / "libc10.so", ElfParts::kNoSymbols);
   if (!c10) return out;
   std::set<std::filesystem::path> seen{lib_dir};
   for (const auto& entry : c10->runpath) {

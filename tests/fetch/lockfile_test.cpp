@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "kernelhub/base/json_nesting.hpp"
 #include "support/temp_dir.hpp"
@@ -92,9 +93,12 @@ TEST_CASE("malformed lock files are kCorruptFile naming the entry and the proble
       {R"([{"dependency": {"repo-id": "acme/x"}, "lock": {"commit": ")" + kCommit + R"("}}])", "exactly one of"},
       {R"([{"dependency": {"repo-id": "acme/x", "version": -1}, "lock": {"commit": ")" + kCommit + R"("}}])",
        "non-negative integer"},
-      {R"([{"dependency": {"repo-id": "../x", "version": 1}, "lock": {"commit": ")" + kCommit + R"("}}])",
-       "not a repo id"},
-      {R"([{"dependency": {"repo-id": "acme/x", "version": 1}, "lock": {"commit": "ABC"}}])", "40 lower-case hex"},
+      {R"([{"dependency": {"repo-id": "acme/x", "version": 1}, "lock": {"commit": "ABC"}}])",
+       "not a git object id (40 or 64 hex digits)"},
+      {R"([{"dependency": {"repo-id": "acme/x", "version": 1, "version": 2}, "lock": {"commit": ")" + kCommit +
+           R"("}}])",
+       "entry 1: field `version` is given twice"},
+      {"\xEF\xBB\xBF[]", "byte order mark"},
       {R"([{"repo_id": "acme/x", "sha": ")" + kCommit + R"(", "variants": {"v": {"hash": "md5-1"}}}])",
        "not sha256-<64 hex>"},
       {R"([{"repo_id": "acme/x", "sha": ")" + kCommit + R"(", "variants": {"v": {"hash": ")" + hash +
@@ -130,13 +134,47 @@ TEST_CASE("the git_lfs_concat hash follows the kernels <= 0.16 algorithm") {
       {v + "__pycache__/x.cpython-311.pyc", 1, std::string(40, 'e'), std::nullopt, std::nullopt},
       {v + "_ops.so", 1, std::string(40, 'f'), std::string(64, 'b'), std::nullopt},
       {v + "sub/z.py", 1, std::string(40, 'c'), std::nullopt, std::nullopt},
-      {"build/tvm-ffi-cpu/x.so", 1, std::string(40, 'a'), std::nullopt, std::nullopt},
+      {"build/tvm-ffi01-cpu-x86_64-linux/x.so", 1, std::string(40, 'a'), std::nullopt, std::nullopt},
+      {"build/README.md", 1, std::string(40, 'd'), std::nullopt, std::nullopt},
   };
   const auto hashes = variant_lock_hashes(tree);
-  REQUIRE(hashes.size() == 1);
-  // hashlib over sorted (path bytes, digest bytes): README, bytecode and tvm-ffi left out.
+  // Every variant under build/, whatever its kind; neither README is one.
+  REQUIRE(hashes.size() == 2);
+  // hashlib over sorted (path bytes, digest bytes): README and bytecode left out.
   CHECK(hashes.at("torch215-cxx11-cpu-x86_64-linux") ==
         "sha256-20c1b89cfdad132f0eeb3a22e02cd8a4cfaca8267a3a8c5c94964b00fea8ee52");
+  // hashlib.sha256(b"x.so" + bytes.fromhex("a" * 40)).hexdigest()
+  CHECK(hashes.at("tvm-ffi01-cpu-x86_64-linux") ==
+        "sha256-4c97de13e930706884583d21f6389c1493e9b4c00aeb8877f3e8c8571980627e");
+}
+
+TEST_CASE("lock files read as kernels 0.19.1 reads them, but where verdicts.json says why not") {
+  // The table tests/python/test_lockfile_verdicts.py holds kernels 0.19.1 to.
+  std::ifstream in(std::string(KERNELHUB_SOURCE_DIR) + "/tests/fixtures/lock_files/verdicts.json", std::ios::binary);
+  const auto table = nlohmann::json::parse(in);
+  const std::string repo = table.at("repo");
+  REQUIRE(table.at("cases").size() > 40);
+  for (const auto& c : table.at("cases")) {
+    const std::string text = c.contains("document") ? c["document"].dump() : c["text"].get<std::string>();
+    INFO(c["name"].get<std::string>() << ": " << text);
+    const auto lock = LockFile::parse(text, "kernels.lock");
+    if (c["kernelhub"] == "refuses") {
+      REQUIRE_FALSE(lock.has_value());
+      CHECK(lock.error().code == ErrorCode::kCorruptFile);
+      CHECK_THAT(lock.error().message, Catch::Contains("kernels.lock"));
+      continue;
+    }
+    REQUIRE(lock.has_value());
+    const KernelLock* found = lock->find(repo);
+    if (c["commit"].is_null()) {
+      CHECK(found == nullptr);
+    } else {
+      REQUIRE(found != nullptr);
+      CHECK(found->commit == c["commit"].get<std::string>());
+    }
+    // Where kernels differs, the table says why.
+    if (c["kernels"] != c["kernelhub"]) CHECK_FALSE(c.value("why", std::string()).empty());
+  }
 }
 
 TEST_CASE("kernelhub.lock beside kernels.lock supplies the hashes, and must lock the same commit") {

@@ -125,6 +125,36 @@ TEST_CASE("a repeated record of unchanged files leaves the stamp file that holds
   CHECK(std::filesystem::exists(file));
 }
 
+TEST_CASE("a later process that verifies what the stamp file holds does not write it again") {
+  const auto root = fresh_dir("later-unchanged");
+  const auto variant = root / "variant";
+  std::filesystem::create_directories(variant);
+  write(variant / "_ops.so", "abc");
+  write(variant / "__init__.py", "x");
+  const auto verify = [&](const VerificationStamps& stamps, bool remove_after_seed) {
+    FileDigests digests;
+    stamps.seed(variant, digests);
+    if (remove_after_seed) std::filesystem::remove(*stamps.stamp_file(variant));  // a write would show
+    hash_all(variant, digests);
+    stamps.record(variant, digests);
+    return digests.bytes_read();
+  };
+  VerifiedDirs first_process;
+  CHECK(verify(VerificationStamps(root / "state", &first_process, std::chrono::seconds(0)), false) == 4);
+  const auto file = VerificationStamps(root / "state", nullptr).stamp_file(variant).value();
+  REQUIRE(std::filesystem::exists(file));
+
+  // A new process, the files unchanged: trusted from the file, which is not written again.
+  VerifiedDirs later_process;
+  const VerificationStamps later(root / "state", &later_process, std::chrono::seconds(0));
+  CHECK(verify(later, /*remove_after_seed=*/true) == 0);
+  CHECK_FALSE(std::filesystem::exists(file));
+  // A file that changed since is hashed, and the record written again.
+  write(variant / "_ops.so", "abd");
+  CHECK(verify(later, false) == 3);
+  CHECK(std::filesystem::exists(file));
+}
+
 TEST_CASE("a file changed just before its verification was recorded goes to no stamp file") {
   const auto root = fresh_dir("racy");
   const auto variant = root / "variant";

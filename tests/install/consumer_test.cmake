@@ -11,9 +11,14 @@ endfunction()
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 step("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component cpp)
-foreach(file lib/cmake/kernelhub/kernelhubConfig.cmake lib/cmake/kernelhub/kernelhubConfigVersion.cmake
-             include/kernelhub/kernelhub.hpp include/kernelhub/fetch/fetch.hpp lib/libkernelhub_kernelhub.a bin/kernelhub
-             bin/kernelhub-get)
+set(installed_files lib/cmake/kernelhub/kernelhubConfig.cmake lib/cmake/kernelhub/kernelhubConfigVersion.cmake
+                    include/kernelhub/kernelhub.hpp include/kernelhub/fetch/fetch.hpp lib/libkernelhub_kernelhub.a
+                    bin/kernelhub bin/kernelhub-get bin/kernelhub-serve)
+if(WITH_TVM_FFI)  # the runtime the package is built against, with its license (cmake/KernelhubInstall.cmake)
+  list(APPEND installed_files lib/kernelhub/libtvm_ffi.so share/doc/kernelhub/apache-tvm-ffi/LICENSE
+                              share/doc/kernelhub/apache-tvm-ffi/NOTICE)
+endif()
+foreach(file ${installed_files})
   if(NOT EXISTS ${prefix}/${file})
     message(FATAL_ERROR "the install has no ${file}")
   endif()
@@ -72,9 +77,13 @@ step("configuring one translation unit per public header" ${CMAKE_COMMAND} -S ${
 step("compiling each public header alone" ${CMAKE_COMMAND} --build ${headers_project}/build)
 
 step("the installed CLI" ${prefix}/bin/kernelhub --help)
-# `kernelhub get` runs the installed kernelhub-get beside it, which finds its LibTorch (INSTALL_RPATH).
+# `kernelhub get` runs the installed kernelhub-get beside it, which finds its LibTorch (INSTALL_RPATH),
+# for the torch build it selects with the torch of PYTHON's environment (without a torch, it loads
+# the tvm-ffi build itself: tests/python/test_tvm_ffi_example.py).
+get_filename_component(venv ${PYTHON} DIRECTORY)
+get_filename_component(venv ${venv} DIRECTORY)
 step("the installed `kernelhub get`" ${CMAKE_COMMAND} -E env LOCAL_KERNELS=kernelhub/reference-kernels=${KERNEL_DIR}
-     ${prefix}/bin/kernelhub get kernelhub/reference-kernels --json)
+     VIRTUAL_ENV=${venv} ${prefix}/bin/kernelhub get kernelhub/reference-kernels --json)
 if(NOT step_output MATCHES "\"rms_norm\"")
   message(FATAL_ERROR "the installed `kernelhub get` listed no rms_norm op:\n${step_output}")
 endif()

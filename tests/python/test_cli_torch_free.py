@@ -5,7 +5,8 @@ Checked three ways: `readelf -d` (the libraries each executable needs), LD_DEBUG
 library the dynamic linker initialises in a command's process, dlopen'ed ones included) and
 /proc/<pid>/maps of a running `kernelhub serve`. The torch that download, variants and env select
 for comes from --torch, KERNELHUB_TORCH or the Python environment's torch/version.py (never
-imported); with none to be found, the command says which to give.
+imported); with none to be found, they select the builds kernelhub loads without torch (tvm-ffi),
+and say so and which flag or variable names a torch.
 """
 
 from __future__ import annotations
@@ -152,21 +153,27 @@ def test_the_torch_comes_from_the_flag_the_variable_or_the_python_environment(tm
     assert (read["torch"], read["torch_backend"], read["cxx11_abi"]) == ("2.10", "rocm7.1", True)
 
 
-def test_no_torch_to_be_found_says_which_flag_or_variable_to_give(published, tmp_path):
+def test_with_no_torch_to_be_found_the_builds_kernelhub_loads_without_it_are_selected_and_said(published, tmp_path):
     env = hub_env(published, tmp_path)
     env.pop("VIRTUAL_ENV", None)
     env["PATH"] = str(tmp_path / "no-python")  # no python3 anywhere
     local = str(BUILD_DIR / "kernels" / "build")
 
-    result = run("variants", local, env=env)
-    assert result.returncode == 2, result.stderr
-    assert "no python3 on PATH" in result.stderr
-    assert "--torch" in result.stderr and "KERNELHUB_TORCH" in result.stderr
+    # The local build has torch and tvm-ffi builds: the tvm-ffi one, and a note that says why.
+    result = run("variants", local, "--json", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    tvm_ffi_builds = sorted(p.name for p in (BUILD_DIR / "kernels" / "build").glob("tvm-ffi*-cpu-*"))
+    assert json.loads(result.stdout)["chosen"] == (tvm_ffi_builds[0] if tvm_ffi_builds else None), result.stdout
+    assert "no python3 on PATH" in result.stderr and "selecting the builds that load without torch" in result.stderr
+    assert "--torch" in result.stderr, result.stderr
 
+    # The published repo has a torch build only: none runs here without torch, and the closest
+    # miss says it needs LibTorch.
     result = run("download", REPO, "--version", "1", "--json", env=env)
-    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.returncode == 4, result.stdout + result.stderr
     error = json.loads(result.stdout)["error"]
-    assert error["code"] == "invalid_argument" and "--torch" in error["message"]
+    assert error["code"] == "no_compatible_variant" and "LibTorch" in error["message"], error
+    assert "Give --torch SPEC to select for a torch" in result.stderr
 
     result = run("env", env=env)  # env describes the machine without a torch, and says why
     assert result.returncode == 0 and re.search(r"^torch:\s+null$", result.stdout, re.M), result.stdout
@@ -185,7 +192,8 @@ def test_no_torch_to_be_found_says_which_flag_or_variable_to_give(published, tmp
     assert run("lock", str(project), env=env).returncode == 0
     lockfile = str(project / "kernels.lock")
     result = run("download", "--lockfile", lockfile, "--json", env=dict(env, HF_HUB_CACHE=str(tmp_path / "stage")))
-    assert result.returncode == 2 and "--torch" in json.loads(result.stdout)["error"]["message"]
+    assert result.returncode == 4 and "LibTorch" in json.loads(result.stdout)["error"]["message"], result.stdout
+    assert "Give --torch SPEC" in result.stderr
     result = run("download", "--lockfile", lockfile, "--torch", f"{variant_torch()}+cpu", "--json",
                  env=dict(env, HF_HUB_CACHE=str(tmp_path / "stage")))
     assert result.returncode == 0, result.stdout + result.stderr

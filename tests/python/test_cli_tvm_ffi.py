@@ -1,8 +1,8 @@
 """`kernelhub get` and tvm-ffi builds: the torch-free `kernelhub` selects among torch and tvm-ffi
 variants as kernels 0.19.1 ranks them, loads a tvm-ffi variant in its own process (no kernelhub-get,
 no LibTorch: LD_DEBUG's log of every library loaded proves it) and lists its functions in --json;
-and the bad inputs: a runtime of another version, a "tvm-ffi" library that needs LibTorch, none at
-all."""
+and the bad inputs: a runtime of another version, a "tvm-ffi" library that needs LibTorch; with no
+Python at all, the runtime it was built with."""
 
 from __future__ import annotations
 
@@ -110,10 +110,13 @@ def test_a_runtime_of_another_version_is_named(tmp_path):
     assert "tvm-ffi version (0.1) does not match environment tvm-ffi version (0.2)" in r.stderr, r.stderr
 
 
-def test_with_no_runtime_and_no_torch_it_says_what_to_install(tmp_path):
+def test_with_no_python_and_no_torch_the_runtime_kernelhub_was_built_with_loads_it(tmp_path):
     local = kernel_dir(tmp_path, (variant("tvm-ffi*-cpu-*"), variant("tvm-ffi*-cpu-*").name))
     e = {"LOCAL_KERNELS": f"{REPO}={local}", "PATH": "/nonexistent", "HOME": str(tmp_path)}
-    r = subprocess.run([str(KERNELHUB), "get", REPO], capture_output=True, text=True, env=e, timeout=300)
-    # kernelhub-get (LibTorch) decides when there is no TVM-FFI runtime: a tvm-ffi build is not for it.
-    assert r.returncode == 4
-    assert "tvm-ffi" in r.stderr, r.stderr
+    r = subprocess.run([str(KERNELHUB), "get", REPO, "--json"], capture_output=True, text=True, env=e, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = json.loads(r.stdout)
+    # Where the build found it (the build's kernelhub has its folder in its RUNPATH; an installed one,
+    # the lib/kernelhub/ of its install: test_tvm_ffi_example.py).
+    assert got["framework"] == "tvm-ffi" and "was built with, from its RUNPATH" in got["tvm_ffi"]["found_by"], got["tvm_ffi"]
+    assert Path(got["tvm_ffi"]["path"]).resolve() == Path(runtime_library()).resolve()

@@ -167,6 +167,13 @@ def test_legacy_format_carries_its_hashes(hub, tmp_path):
     r = run(hub, cache, "lock", str(root), "--format", "legacy")
     assert r.returncode == 0, r.stderr
     assert not (root / "kernelhub.lock").exists()
+    # The format of kernels <= 0.16, which kernels 0.17 and later refuse (verdicts.json says why we
+    # read it): said where it is written.
+    assert "which kernels 0.17 and later refuse" in r.stderr, r.stderr
+    from kernels._rust import KernelLocks
+
+    with pytest.raises(ValueError, match="unknown field `repo_id`"):
+        KernelLocks.from_json((root / "kernels.lock").read_text())
     lock = json.loads((root / "kernels.lock").read_text())
     assert lock[0]["sha"] == hub.commit
     assert {v: h["hash"] for v, h in lock[0]["variants"].items()} == expected_hashes(hub, hub.commit)

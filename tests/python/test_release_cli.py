@@ -2,8 +2,8 @@
 the variables below at what it built):
 
 - the CLI tarball (KERNELHUB_RELEASE_CLI: dist/kernelhub-<version>-x86_64-linux.tar.gz), unpacked
-  anywhere, as an image build stage uses it: it needs nothing but glibc 2.28, and it serves and
-  downloads;
+  anywhere, as an image build stage uses it: it needs nothing but glibc 2.28, it serves and
+  downloads, and it loads a tvm-ffi build with the TVM-FFI runtime it ships;
 - the torch-free C++ package it was built with (KERNELHUB_TORCH_FREE_PREFIX: a
   KERNELHUB_WITH_TORCH=OFF install): find_package(kernelhub) fails at find_package, naming what
   this install lacks and what to ask for instead.
@@ -80,6 +80,32 @@ def test_the_cli_serves_and_downloads(cli, tmp_path):
         for source in cpu_variant_dir().rglob("*"):
             if source.is_file() and "__pycache__" not in source.parts:
                 assert (path / source.relative_to(cpu_variant_dir())).read_bytes() == source.read_bytes()
+    finally:
+        server.stop()
+
+
+def test_the_cli_loads_a_tvm_ffi_build_with_the_runtime_it_ships(cli, tmp_path):
+    """No Python on the machine: `kernelhub get` of a tvm-ffi build opens the TVM-FFI runtime in the
+    tarball's lib/kernelhub/ (its RUNPATH), shipped with its license."""
+    top = cli.parent.parent
+    runtime = top / "lib" / "kernelhub" / "libtvm_ffi.so"
+    assert runtime.is_file() and (top / "share" / "doc" / "kernelhub" / "apache-tvm-ffi" / "LICENSE").is_file()
+    assert (top / "share" / "doc" / "kernelhub" / "apache-tvm-ffi" / "NOTICE").is_file()
+    assert read(runtime).problems(version_tuple("2.28")) == []
+    from test_cli_tvm_ffi import variant
+    from test_cli_without_torch import REPO as TVM_FFI_REPO, publish as publish_tvm_ffi
+
+    server = _start_server(tmp_path / "server", [], binary=cli)
+    try:
+        tvm = variant("tvm-ffi*-cpu-*")
+        publish_tvm_ffi(server, tvm)
+        env = {"PATH": "/nonexistent", "HOME": str(tmp_path), "HF_ENDPOINT": server.url,
+               "HF_HUB_CACHE": str(tmp_path / "cache"), "KERNELHUB_TRUSTED": "acme", "KERNELHUB_BACKEND": "cpu"}
+        result = subprocess.run([str(cli), "get", TVM_FFI_REPO, "--version", "1", "--json"], capture_output=True,
+                                text=True, env=env, timeout=120)
+        assert result.returncode == 0, result.stdout + result.stderr
+        got = json.loads(result.stdout)
+        assert got["variant"] == tvm.name and got["tvm_ffi"]["path"] == str(runtime.resolve()), got
     finally:
         server.stop()
 

@@ -2,16 +2,22 @@
 the C++ package (find_package(kernelhub COMPONENTS tvm_ffi): no LibTorch, no Python), which gets the
 reference kernels' tvm-ffi variant from `kernelhub serve`, calls rms_norm on tensors it allocates and
 checks the result against its own float64 reference. The process never maps LibTorch or libpython:
-the dynamic linker's own log (LD_DEBUG=libs) lists every library it loads, from start to exit."""
+the dynamic linker's own log (LD_DEBUG=libs) lists every library it loads, from start to exit.
+
+The install carries the TVM-FFI runtime it was built against (lib/kernelhub/, with its license) and
+the program looks there (its RUNPATH): it runs as built where no Python is to be found. Without
+that runtime, the program and the installed `kernelhub` say where they looked and what to set."""
 
 from __future__ import annotations
 
 import glob
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -66,7 +72,36 @@ def example(tmp_path_factory) -> Path:
     binary = work / "build" / "tvm_ffi_rms_norm"
     needed = subprocess.run(["readelf", "-d", str(binary)], capture_output=True, text=True).stdout
     assert not re.search(r"libtorch|libc10|libpython|libtvm_ffi", needed), needed
+    # Not linked to the runtime: told where the package carries it.
+    assert f"[{prefix / 'lib' / 'kernelhub'}" in needed or f":{prefix / 'lib' / 'kernelhub'}" in needed, needed
     return binary
+
+
+def carried_runtime(example: Path) -> Path:
+    """The runtime the install carries, beside its license."""
+    prefix = example.parent.parent / "prefix"
+    runtime = prefix / "lib" / "kernelhub" / "libtvm_ffi.so"
+    assert runtime.is_file() and (prefix / "share" / "doc" / "kernelhub" / "apache-tvm-ffi" / "LICENSE").is_file()
+    config = (prefix / "lib" / "cmake" / "kernelhub" / "kernelhubConfig.cmake").read_text()
+    assert 'set(kernelhub_TVM_FFI_RUNTIME "${PACKAGE_PREFIX_DIR}/lib/kernelhub/libtvm_ffi.so")' in config, config
+    return runtime
+
+
+def no_python_env(server, tmp_path: Path) -> dict:
+    """No Python to be found: no python3 on PATH, no VIRTUAL_ENV, no PYTHONPATH."""
+    return {"HF_ENDPOINT": server.url, "HF_HUB_CACHE": str(tmp_path / "cache"), "KERNELHUB_TRUSTED": "acme",
+            "PATH": "/nonexistent", "HOME": str(tmp_path)}
+
+
+@contextmanager
+def runtime_removed(example: Path):
+    runtime = carried_runtime(example)
+    aside = runtime.with_name("libtvm_ffi.so.aside")
+    runtime.rename(aside)
+    try:
+        yield
+    finally:
+        aside.rename(runtime)
 
 
 def test_the_example_gets_and_runs_rms_norm_without_libtorch(example, kernelhub_serve, tmp_path):
@@ -74,7 +109,7 @@ def test_the_example_gets_and_runs_rms_norm_without_libtorch(example, kernelhub_
     publish(server)
     env = dict(os.environ, HF_ENDPOINT=server.url, HF_HUB_CACHE=str(tmp_path / "cache"), HF_HUB_DISABLE_XET="1",
                KERNELHUB_TRUSTED="acme", LD_DEBUG="libs", LD_DEBUG_OUTPUT=str(tmp_path / "ld"))
-    env["VIRTUAL_ENV"] = sys.prefix  # where the runtime comes from: the environment's apache-tvm-ffi
+    env["VIRTUAL_ENV"] = sys.prefix  # a Python environment with apache-tvm-ffi: still the runtime built with
     for name in ("HF_TOKEN", "LOCAL_KERNELS", "HF_HUB_OFFLINE", "LD_PRELOAD"):
         env.pop(name, None)
     r = subprocess.run([str(example), REPO], capture_output=True, text=True, env=env, timeout=300)
@@ -94,13 +129,38 @@ def test_the_example_gets_and_runs_rms_norm_without_libtorch(example, kernelhub_
     assert not [p for p in inits if re.search(r"libtorch|libc10|libpython", p)], inits
 
 
-def test_without_a_runtime_the_example_says_what_to_install(example, kernelhub_serve, tmp_path):
+def test_with_no_python_the_example_runs_as_built(example, kernelhub_serve, tmp_path):
     server = kernelhub_serve()
     publish(server)
-    env = {"HF_ENDPOINT": server.url, "HF_HUB_CACHE": str(tmp_path / "cache"), "KERNELHUB_TRUSTED": "acme",
-           "PATH": "/nonexistent", "HOME": str(tmp_path)}
-    r = subprocess.run([str(example), REPO], capture_output=True, text=True, env=env, timeout=300)
+    r = subprocess.run([str(example), REPO], capture_output=True, text=True, env=no_python_env(server, tmp_path),
+                       timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"from the runtime `{example}` was built with, from its RUNPATH)" in r.stdout, r.stdout
+    assert r.stdout.count(" ok\n") == 2, r.stdout
+    # The installed CLI too: a tvm-ffi build loads in `kernelhub get` with the runtime beside it.
+    kernelhub = example.parent.parent / "prefix" / "bin" / "kernelhub"
+    got = subprocess.run([str(kernelhub), "get", REPO, "--version", "1", "--json"], capture_output=True, text=True,
+                         env=no_python_env(server, tmp_path), timeout=300)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert json.loads(got.stdout)["tvm_ffi"]["path"] == str(carried_runtime(example).resolve())
+
+
+def test_without_a_runtime_the_example_and_the_cli_say_where_they_looked(example, kernelhub_serve, tmp_path):
+    server = kernelhub_serve()
+    publish(server)
+    env = no_python_env(server, tmp_path)
+    with runtime_removed(example):
+        r = subprocess.run([str(example), REPO], capture_output=True, text=True, env=env, timeout=300)
+        kernelhub = example.parent.parent / "prefix" / "bin" / "kernelhub"
+        cli = subprocess.run([str(kernelhub), "get", REPO, "--version", "1"], capture_output=True, text=True, env=env,
+                             timeout=300)
     assert r.returncode == 1
     assert "no TVM-FFI runtime (libtvm_ffi.so) found" in r.stderr
+    assert f"none is where this program (`{example}`) was built to look" in r.stderr, r.stderr
     assert "pip install apache-tvm-ffi" in r.stderr
     assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").rglob("*.so")), "downloaded anyway"
+    # The CLI is built with the TVM-FFI loader; what it lacks is the runtime, and it says so.
+    assert cli.returncode == 3, cli.stdout + cli.stderr
+    assert "which kernelhub loads with a TVM-FFI runtime: no TVM-FFI runtime (libtvm_ffi.so) found" in cli.stderr
+    assert f"none is where this program (`{kernelhub}`) was built to look" in cli.stderr, cli.stderr
+    assert "KERNELHUB_TVM_FFI_LIBRARY" in cli.stderr and "TVM-FFI loader" not in cli.stderr

@@ -39,7 +39,35 @@ TEST_CASE("KERNELHUB_TVM_FFI_LIBRARY that names no file is an error, not a fallb
   const auto found = locate_runtime(bare({{"KERNELHUB_TVM_FFI_LIBRARY", "/nonexistent/libtvm_ffi.so"}}));
   REQUIRE_FALSE(found);
   CHECK(found.error().code == ErrorCode::kNotFound);
-  CHECK_THAT(found.error().message, Catch::Contains("/nonexistent/libtvm_ffi.so"));
+  const std::string& message = found.error().message;
+  CHECK_THAT(message, Catch::Contains("/nonexistent/libtvm_ffi.so` does not exist"));
+  // What else it could do: where the runtime is looked for without it, and how to get one.
+  CHECK_THAT(message, Catch::Contains("unset it to use the runtime this program was built with"));
+  CHECK_THAT(message, Catch::Contains("pip install apache-tvm-ffi"));
+  CHECK_THAT(message, Catch::Contains("tvm_ffi.libinfo.find_libtvm_ffi()"));
+}
+
+TEST_CASE("the runtime a program was built with is found in its RUNPATH, before any Python environment's") {
+  REQUIRE_FALSE(runtime_loaded());
+  const std::filesystem::path built_with = std::filesystem::path(KERNELHUB_TVM_FFI_RUNTIME_0_2).parent_path();
+  const ProgramLibraryDirs program{"/opt/app/bin/app", {"/nonexistent/lib", built_with}};
+  const auto found = locate_runtime(bare({{"VIRTUAL_ENV", KERNELHUB_VENV}}), program);
+  REQUIRE(found);
+  CHECK(found->path == built_with / "libtvm_ffi.so");
+  CHECK(found->found_by == "the runtime `/opt/app/bin/app` was built with, from its RUNPATH");
+  // Built to look elsewhere: the search goes on, and says where the program looked.
+  const auto elsewhere = locate_runtime(bare(), ProgramLibraryDirs{"/opt/app/bin/app", {"/nonexistent/lib"}});
+  REQUIRE_FALSE(elsewhere);
+  CHECK_THAT(elsewhere.error().message,
+             Catch::Contains("none is where this program (`/opt/app/bin/app`) was built to look (`/nonexistent/lib`)"));
+  const auto nowhere = locate_runtime(bare(), ProgramLibraryDirs{"/opt/app/bin/app", {}});
+  REQUIRE_FALSE(nowhere);
+  CHECK_THAT(nowhere.error().message, Catch::Contains("was built to look nowhere else (no RUNPATH)"));
+}
+
+TEST_CASE("the program's own library directories are those of the executable this code is linked into") {
+  const ProgramLibraryDirs program = program_library_dirs();
+  CHECK(program.object == std::filesystem::read_symlink("/proc/self/exe"));
 }
 
 TEST_CASE("the apache-tvm-ffi package of the Python environment is found from files, and opened LOCAL") {

@@ -145,12 +145,13 @@ int run_describe(const DescribeArguments& args, const CLI::App& app) {
   const bool is_dir = target->dir.has_value();
   auto selection = selection_environment(process_environment(), args.selection);
   if (!selection) return failed(selection.error());
+  say_torch_free("kernelhub describe-api", *selection);
   auto settings = client::Settings::from_env(selection->env);
   if (!settings) return failed(settings.error());
   const client::HubClient hub(*settings);
 
   FetchRequest request;
-  request.loadable = resolver::Loadable::python_process();  // describe what Python would load too
+  request.loadable = selection->loadable;  // with a torch: what Python would load too
   request.trust_remote_code = args.trust_remote_code;
   request.metadata_only = true;
   nlohmann::json source;

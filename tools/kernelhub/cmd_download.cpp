@@ -40,9 +40,10 @@ struct DownloadArguments {
 constexpr std::string_view kCommand = "kernelhub download";
 
 // Why the machine selected for is not simply this one (a CUDA torch without a driver selects CPU
-// variants; a torch named with --torch is the target's): said, so a cache prepared on a login node
-// holds what its user meant.
+// variants; a torch named with --torch is the target's; no torch here selects tvm-ffi builds):
+// said, so a cache prepared on a login node holds what its user meant.
 void say_selection(const SelectionEnvironment& selection) {
+  say_torch_free(kCommand, selection);
   if (selection.environment.backend_reason.empty()) return;
   std::fprintf(stderr, "%.*s: note: %s\n", static_cast<int>(kCommand.size()), kCommand.data(),
                selection.environment.backend_reason.c_str());
@@ -63,6 +64,7 @@ int run_locked(const DownloadArguments& args) {
     if (!selection) return fail(kCommand, selection.error(), args.json);
     say_selection(*selection);
     request.environment = std::move(selection->environment);
+    request.loadable = selection->loadable;
   }
   auto settings = client::Settings::from_env(env);
   if (!settings) return fail(kCommand, settings.error(), args.json);
@@ -92,8 +94,8 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
   if (!repo) return usage_error(app, repo.error().message);
   const std::string revision = args.version ? "v" + std::to_string(*args.version) : args.revision.value_or("main");
   const EnvironmentSource env = process_environment();
-  // The torch to select for, before anything is asked of the Hub (no torch is bad usage: the
-  // message says to give --torch).
+  // The torch to select for, before anything is asked of the Hub (none: what kernelhub loads
+  // without torch, and a note says so).
   std::optional<SelectionEnvironment> selection;
   if (!args.all_files && !args.variant && !args.all_variants) {
     auto found = selection_environment(env, args.selection);
@@ -124,13 +126,12 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
     if (args.all_variants) {
       variants = *names;
     } else {
-      const auto decisions = resolver::select(*names, selection->environment);
+      const auto decisions = resolver::select(*names, selection->environment, selection->loadable);
       const resolver::Decision* best = resolver::chosen(decisions);
       if (!best) {
-        return failed(
-            Error{ErrorCode::kNoCompatibleVariant,
-                  resolver::no_variant_message("`" + repo->to_string() + "` at revision `" + revision + "`", decisions,
-                                               selection->environment, resolver::Loadable::python_process())});
+        return failed(Error{ErrorCode::kNoCompatibleVariant,
+                            resolver::no_variant_message("`" + repo->to_string() + "` at revision `" + revision + "`",
+                                                         decisions, selection->environment, selection->loadable)});
       }
       variants.push_back(best->name);
     }
@@ -165,13 +166,16 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
                                : args.all_variants ? DependencyVariants::kAll
                                                    : DependencyVariants::kSelected,
                                selection ? std::optional(selection->environment) : std::nullopt, options.quiet};
+    if (selection) request.loadable = selection->loadable;
     if (request.variants == DependencyVariants::kSelected && !request.environment) {  // --variant V
       auto found = selection_environment(env, args.selection);
       if (!found) {
         return failed(found.error().with_context("`" + repo->to_string() +
                                                  "` depends on other kernels, whose variants are chosen for a torch"));
       }
+      say_selection(*found);
       request.environment = found->environment;
+      request.loadable = found->loadable;
     }
     const KernelDependency asked{repo->to_string(), args.version,
                                  args.version ? std::nullopt : std::optional<std::string>(revision)};
@@ -212,7 +216,8 @@ CommandRun define_download(CLI::App& app) {
       "Download a kernel's build variant into the Hugging Face cache and print its local path,\n"
       "then those of the kernels it depends on (metadata.json kernel-depends, recursively).\n"
       "Without --variant, the variant for this machine is chosen as `kernelhub get` would, for the\n"
-      "torch of --torch, KERNELHUB_TORCH or the Python environment (VIRTUAL_ENV, python3 on PATH).\n"
+      "torch of --torch, KERNELHUB_TORCH or the Python environment (VIRTUAL_ENV, python3 on PATH);\n"
+      "with no torch, among the builds kernelhub loads without one (tvm-ffi), and a note says so.\n"
       "Every file is verified (sha256 / git sha1) before it becomes visible, and every file already\n"
       "cached is checked again: one that changed in the cache is downloaded again (--force: all of\n"
       "them). A download cut short continues where it stopped. When the Hub cannot be reached, what\n"

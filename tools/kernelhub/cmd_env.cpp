@@ -81,7 +81,7 @@ int run_variables(const EnvArguments& args) {
 
 int run_env(const EnvArguments& args) {
   if (args.variables) return run_variables(args);
-  auto selection = selection_environment(process_environment(), args.selection, /*torch_required=*/false);
+  auto selection = selection_environment(process_environment(), args.selection, WithoutTorch::kDescribe);
   if (!selection) return fail("kernelhub env", selection.error(), args.json);
   nlohmann::json j = environment_to_json(selection->environment);
   j["torch_source"] =

@@ -5,7 +5,8 @@
 // in this process, which links no LibTorch, and its functions are listed; a torch build is handed
 // to kernelhub-get (torch_commands.hpp), which fetches and loads it with LibTorch. Without
 // kernelhub-get or a torch to select for, torch builds are out and the trace says so; without a
-// TVM-FFI runtime, kernelhub-get decides alone.
+// TVM-FFI runtime, a torch build goes to kernelhub-get, and a tvm-ffi build that would run here
+// fails with where the runtime was looked for and what to set.
 #if defined(KERNELHUB_WITH_TVM_FFI)
 #include <chrono>
 #include <cstdio>
@@ -15,6 +16,8 @@
 #include "decision_json.hpp"
 #include "get_options.hpp"
 #include "kernelhub/base/process_io.hpp"
+#include "kernelhub/resolver/closest_miss.hpp"
+#include "kernelhub/resolver/select.hpp"
 #include "kernelhub/tvm_ffi_load.hpp"
 #include "selection_environment.hpp"
 #include "sibling_executable.hpp"
@@ -73,34 +76,46 @@ void print_kernel(const GetArguments& args, const tvm_ffi::Kernel& kernel, doubl
   std::fputs(load_statistics_text(kernel.timings(), ms).c_str(), stdout);
 }
 
+// The build of `decisions` that would load here with a TVM-FFI runtime, if only a runtime were
+// found; none when no tvm-ffi build runs here anyway.
+const resolver::Decision* needs_only_a_runtime(const std::vector<resolver::Decision>& decisions,
+                                               const resolver::Environment& environment,
+                                               const resolver::Loadable& loadable) {
+  for (const auto& d : decisions) {
+    if (!d.variant || d.variant->framework != resolver::Framework::kTvmFfi) continue;
+    resolver::Environment with_runtime = environment;
+    with_runtime.tvm_ffi = d.variant->framework_version;
+    resolver::Loadable with_loader = loadable;
+    with_loader.tvm_ffi = true;
+    if (resolver::is_accepted(resolver::check_variant(*d.variant, with_runtime, with_loader))) return &d;
+  }
+  return nullptr;
+}
+
 int run_get(const GetArguments& args) {
   const auto read_before = bytes_read_by_process();
   const auto start = std::chrono::steady_clock::now();
   const bool torch_executable = sibling_path(kTorchExecutable).has_value();
-  auto selection = selection_environment(process_environment(), SelectionFlags{}, /*torch_required=*/false);
+  auto selection = selection_environment(process_environment(), SelectionFlags{});
   if (!selection) return failed(selection.error(), args.json);
   const EnvironmentSource& env = selection->env;
-  auto runtime = tvm_ffi_loader::Runtime::of_process(env);
-  if (!runtime) return torch_executable ? hand_to_torch_executable() : failed(runtime.error(), args.json);
   const bool has_torch = !selection->torch_source.empty();
-
+  // Without a torch, the selection has looked for it already (a process keeps the one it opened).
+  auto runtime = tvm_ffi_loader::Runtime::of_process(env);
   resolver::Environment environment = selection->environment;
-  if (has_torch) {
-    if (!env(env_vars::kKernelhubTvmFfi)) environment.tvm_ffi = (*runtime)->version().major_minor();
-  } else {
-    auto machine = tvm_ffi::detect_environment(**runtime, env);
-    if (!machine) return failed(machine.error(), args.json);
-    environment = *std::move(machine);
+  if (has_torch && runtime && !env(env_vars::kKernelhubTvmFfi)) {
+    environment.tvm_ffi = (*runtime)->version().major_minor();
   }
   const GetKernelOptions options = get_kernel_options(args);
   auto chosen_backend = with_backend(std::move(environment), options.backend);
   if (!chosen_backend) return failed(chosen_backend.error(), args.json);
   auto request = tvm_ffi::fetch_request(args.repo, options, env);
   if (!request) return failed(request.error(), args.json);
-  request->loadable = resolver::Loadable{.libtorch = torch_executable && has_torch, .python = false, .tvm_ffi = true};
+  request->loadable =
+      resolver::Loadable{.libtorch = torch_executable && has_torch, .python = false, .tvm_ffi = runtime.has_value()};
 
   const FetchContext ctx{*std::move(chosen_backend), env, nullptr};
-  if (request->loadable.libtorch) {
+  if (request->loadable.libtorch || !runtime) {
     // Decide before fetching (the revision, the listing; no file of the kernel): a torch build is
     // kernelhub-get's to trust, fetch, verify and load, so that its work and its counts are its own.
     // From the cache when it can answer, so that a warm get asks the Hub only in kernelhub-get (and
@@ -115,6 +130,21 @@ int run_get(const GetArguments& args) {
     const resolver::Decision* best = resolver::chosen(decisions->decisions);
     if (best != nullptr && best->variant && best->variant->framework != resolver::Framework::kTvmFfi) {
       return hand_to_torch_executable();
+    }
+    if (!runtime) {
+      // A tvm-ffi build would run here but for the runtime: where it was looked for, and what to set.
+      if (const auto* build = needs_only_a_runtime(decisions->decisions, ctx.environment, request->loadable)) {
+        return failed(runtime.error().with_context("`" + args.repo + "` (revision: " + decisions->revision +
+                                                   ") has a build for this machine, `" + build->name +
+                                                   "`, which kernelhub loads with a TVM-FFI runtime"),
+                      args.json);
+      }
+      // Torch builds were out for want of a torch to select for here: kernelhub-get has its LibTorch.
+      if (torch_executable && !has_torch) return hand_to_torch_executable();
+      return failed(Error{ErrorCode::kNoCompatibleVariant,
+                          resolver::no_variant_message("`" + args.repo + "` (revision: " + decisions->revision + ")",
+                                                       decisions->decisions, ctx.environment, request->loadable)},
+                    args.json);
     }
   }
   auto fetched = fetch_variant(*request, ctx);

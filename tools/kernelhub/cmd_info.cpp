@@ -10,7 +10,8 @@
 // "version", "kernels_minver", "license", "upstream", "source", "python_depends",
 // "kernel_depends", "backends", and with --dep-tree "dependency_tree", nested {repo: {...}}) with
 // the resolved "commit" added. Exit 0, 1 when the kernel or a dependency cannot be described
-// (no variant runs here, a cycle, a missing repo), 2 on bad usage or no torch to select for.
+// (no variant runs here, a cycle, a missing repo), 2 on bad usage. With no torch, the variant is
+// the one kernelhub loads without torch (selection_environment.hpp).
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -142,10 +143,11 @@ int run_info(const InfoArguments& args, const CLI::App& app) {
   const auto& repo = target->repo;
   auto selection = selection_environment(process_environment(), args.selection);
   if (!selection) return failed(selection.error());
+  say_torch_free("kernelhub info", *selection);
 
   FetchRequest request;
-  request.loadable = resolver::Loadable::python_process();  // describe what Python would load too
-  request.trust_remote_code = true;                         // nothing runs: describing a kernel needs no trust
+  request.loadable = selection->loadable;  // with a torch: what Python would load too
+  request.trust_remote_code = true;        // nothing runs: describing a kernel needs no trust
   request.metadata_only = true;
   nlohmann::json source;
   if (is_dir) {
@@ -187,7 +189,8 @@ CommandRun define_info(CLI::App& app) {
       "Describe a Hub kernel (or the kernel in DIR) as `kernels info` does: the variant that runs\n"
       "here, its metadata.json, the kernels it depends on (recursively) and the Python packages\n"
       "they need, and the backends it has builds for. Downloads only listings and metadata.json;\n"
-      "loads nothing. The torch to select for: --torch, KERNELHUB_TORCH or the Python environment's.");
+      "loads nothing. The torch to select for: --torch, KERNELHUB_TORCH or the Python environment's;\n"
+      "with none, the builds kernelhub loads without torch (tvm-ffi).");
   app.add_option("ORG/NAME|DIR", args->target, "a Hub kernel repo, or a local kernel directory")->required();
   auto* revision = app.add_option("--revision", args->revision,
                                   "a branch, tag or commit (default: the latest "

@@ -50,6 +50,11 @@ int run_lock(const LockArguments& args) {
     // A stale hash file would contradict the new lock; the legacy lock carries its own hashes.
     std::error_code ignored;
     std::filesystem::remove(hashes_path, ignored);
+    // Said where it is written, not found at load: the format is for kernels <= 0.16 only.
+    std::fprintf(stderr,
+                 "kernelhub lock: note: %s is in the format of kernels <= 0.16, which kernels 0.17 and later refuse "
+                 "(\"unknown field `repo_id`\"); without --format legacy it is in theirs, the hashes in %s\n",
+                 lock_path.c_str(), std::string(kLockHashesFileName).c_str());
   }
 
   if (json) {
@@ -85,16 +90,19 @@ CommandRun define_lock(CLI::App& app) {
       "Lock the kernels a project depends on: each `\"org/name\" = <major version>` of\n"
       "[tool.kernels.dependencies] in PROJECT_DIR/pyproject.toml (or of [dependencies] in\n"
       "PROJECT_DIR/kernels.toml, for C++ projects) is resolved to a commit, and every build variant\n"
-      "at that commit is hashed (git_lfs_concat, as the kernels package hashed them up to 0.16).\n"
+      "at that commit, of every kind (torch, tvm-ffi, ...), is hashed (git_lfs_concat, as the kernels\n"
+      "package hashed its torch builds up to 0.16).\n"
       "Load with `kernelhub get ORG/NAME --lockfile PROJECT_DIR/kernels.lock` or\n"
       "kernelhub::get_kernel(repo, {.lockfile = ...}): no API request when cached, and the hash is\n"
       "checked on every load.\n\n"
       "Writes PROJECT_DIR/kernels.lock in the format of kernels >= 0.17, which that package loads, and\n"
-      "the variant hashes, which that format has no room for, beside it in kernelhub.lock.");
+      "the variant hashes, which that format has no room for, beside it in kernelhub.lock.\n"
+      "--format legacy writes kernels.lock in the format of kernels <= 0.16, hashes included, for\n"
+      "projects on those releases: kernels 0.17 and later refuse it; kernelhub reads both.");
   app.add_option("PROJECT_DIR", args->project, "the project folder (default: the current one)");
   app.add_option("--format", args->format,
                  "kernels (default), or legacy: kernels.lock in the kernels <= 0.16 format, hashes included, "
-                 "and no kernelhub.lock")
+                 "and no kernelhub.lock (kernels >= 0.17 refuses that format)")
       ->option_text("F")
       ->check(CLI::IsMember({"kernels", "legacy"}));
   app.add_flag("--trust-remote-code", args->trust_remote_code,

@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "kernelhub/server/server.hpp"
+#include "torch_commands.hpp"
 
 namespace kernelhub::cli {
 namespace {
@@ -85,6 +86,6 @@ CommandRun define_serve(CLI::App& app) {
 
 }  // namespace
 
-KERNELHUB_COMMAND("serve", "run a Hub-compatible server for kernel and model repos", &define_serve);
+KERNELHUB_COMMAND("serve", kServeSummary, &define_serve);
 
 }  // namespace kernelhub::cli

@@ -13,7 +13,7 @@
 //
 // Exit 0 when a variant was chosen (for a repo: in at least one revision listed), 4 when none fits
 // (the trace is printed all the same), else the status of the failure's kind (cli_app.hpp; 2 for
-// bad usage: a missing DIR, a KERNELHUB_* override that does not parse, no torch to select for).
+// bad usage: a missing DIR, a KERNELHUB_* override that does not parse).
 //
 // Hidden --cases FILE (for the differential test): FILE is a JSON array of
 // {"dir": DIR, "env": {"KERNELHUB_OS": ..., ...}, "loadable": {"libtorch", "python", "tvm_ffi"}};
@@ -222,7 +222,7 @@ nlohmann::json variant_json(const resolver::Decision& decision, const resolver::
 }
 
 int run_repo(const client::RepoId& repo, const VariantsArguments& args, const resolver::Environment& env,
-             const EnvironmentSource& vars) {
+             const EnvironmentSource& vars, const resolver::Loadable& loadable) {
   auto failed = [&](const Error& error) { return fail(kCommand, error, args.json); };
   auto listed = revisions_to_list(repo, args, vars);
   if (!listed) return failed(listed.error());
@@ -234,7 +234,7 @@ int run_repo(const client::RepoId& repo, const VariantsArguments& args, const re
   for (const Listed& item : *listed) {
     FetchRequest request;
     request.source = repo;
-    request.loadable = args.native_only ? resolver::Loadable::cpp_process() : resolver::Loadable::python_process();
+    request.loadable = loadable;
     if (item.version) {
       request.version = item.version;
     } else {
@@ -295,7 +295,7 @@ int run_cases(const std::string& file, const SelectionFlags& flags) {
     return kExitUsage;
   }
   // Each case names its torch, so the base needs none.
-  auto detected = selection_environment(process_environment(), flags, /*torch_required=*/false);
+  auto detected = selection_environment(process_environment(), flags, WithoutTorch::kDescribe);
   if (!detected) throw std::runtime_error(detected.error().message);
   resolver::Environment base = std::move(detected->environment);
   // Each case names its own torch and Python: none unless it does.
@@ -358,11 +358,13 @@ int run_variants(const VariantsArguments& args, const CLI::App& app) {
   }
   auto detected = selection_environment(process_environment(), args.selection);
   if (!detected) return fail(kCommand, detected.error(), args.json);
+  say_torch_free(kCommand, *detected);
   const resolver::Environment& env = detected->environment;
-  if (kernel->repo) return run_repo(*kernel->repo, args, env, detected->env);
+  const resolver::Loadable loadable = args.native_only ? resolver::Loadable::cpp_process() : detected->loadable;
+  if (kernel->repo) return run_repo(*kernel->repo, args, env, detected->env, loadable);
 
   FetchRequest request;
-  request.loadable = args.native_only ? resolver::Loadable::cpp_process() : resolver::Loadable::python_process();
+  request.loadable = loadable;
   request.source = std::filesystem::path(target);
   auto resolved = variant_decisions(request, FetchContext{env, detected->env});
   if (!resolved) return fail(kCommand, resolved.error(), args.json);
@@ -388,7 +390,8 @@ CommandRun define_variants(CLI::App& app) {
       "(or a build/ that does). With GPUs, CUDA variants are also checked against each GPU and the\n"
       "driver (metadata.json archs from the Hub; the fatbinary for a local DIR).\n"
       "The torch is that of --torch, KERNELHUB_TORCH or the Python environment (VIRTUAL_ENV, then\n"
-      "python3 on PATH), read without importing it. KERNELHUB_* variables describe another machine\n"
+      "python3 on PATH), read without importing it; with none, the builds are those kernelhub loads\n"
+      "without torch (tvm-ffi), and a note says so. KERNELHUB_* variables describe another machine\n"
       "(see `kernelhub env --help`).");
   app.add_option("ORG/NAME|DIR", args->target, "a Hub kernel repo, or a local kernel directory");
   app.add_flag("--json", args->json,

@@ -2,7 +2,7 @@
 // KERNELHUB_COMMAND(name, summary, define): `define` adds the command's description, arguments
 // and options to its CLI11 app (cli_app.hpp has the conventions: --help, --json where a script
 // wants the output, exit status 0 / 1 / 2) and returns what runs it once they are parsed.
-// KERNELHUB_TORCH_COMMAND(name, summary, executable) lists a command that another executable
+// KERNELHUB_SIBLING_COMMAND(name, summary, executable) lists a command that another executable
 // next to this one defines and runs (torch_commands.hpp). A command group (`kernelhub cache ls`)
 // is a command whose define returns define_subcommands(app, "cache"); each of its subcommands lives
 // in its own cmd_<group>_<name>.cpp and registers itself with KERNELHUB_SUBCOMMAND(group, name,
@@ -57,9 +57,9 @@ struct CommandRegistrar {
     }                                                                               \
   }
 
-#define KERNELHUB_TORCH_COMMAND(name, summary, executable)                             \
-  static const ::kernelhub::cli::CommandRegistrar kernelhub_torch_command_registrar_ { \
-    ::kernelhub::cli::Command {                                                        \
-      name, summary, nullptr, executable                                               \
-    }                                                                                  \
+#define KERNELHUB_SIBLING_COMMAND(name, summary, executable)                             \
+  static const ::kernelhub::cli::CommandRegistrar kernelhub_sibling_command_registrar_ { \
+    ::kernelhub::cli::Command {                                                          \
+      name, summary, nullptr, executable                                                 \
+    }                                                                                    \
   }

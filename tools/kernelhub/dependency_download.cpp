@@ -63,12 +63,12 @@ class Downloader {
       if (request_.variants == DependencyVariants::kAll) {
         variants = std::move(names);
       } else {
-        const auto decisions = resolver::select(names, *request_.environment);
+        const auto decisions = resolver::select(names, *request_.environment, request_.loadable);
         const resolver::Decision* best = resolver::chosen(decisions);
         if (best == nullptr) {
           return unexpected(ErrorCode::kNoCompatibleVariant,
                             resolver::no_variant_message("`" + dependency.describe() + "`", decisions,
-                                                         *request_.environment, resolver::Loadable::python_process()));
+                                                         *request_.environment, request_.loadable));
         }
         variants.push_back(best->name);
       }

@@ -17,6 +17,7 @@
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/fetch/kernel_dependency.hpp"
 #include "kernelhub/resolver/environment.hpp"
+#include "kernelhub/resolver/loadable.hpp"
 
 namespace kernelhub::cli {
 
@@ -30,6 +31,7 @@ struct DependencyDownload {
   DependencyVariants variants = DependencyVariants::kSelected;
   std::optional<resolver::Environment> environment;  // needed for kSelected
   bool quiet = true;
+  resolver::Loadable loadable = resolver::Loadable::python_process();  // what loads there (kSelected)
 };
 
 // The `kernel-depends` of the variant directories in `downloaded` (a whole snapshot's `build/*`

@@ -22,13 +22,13 @@ Result<std::vector<std::string>> variants_to_fetch(const LockedDownload& request
   KH_ASSIGN_OR_RETURN(std::vector<std::string> names, hub.list_variants(repo, kKernel, lock.commit));
   if (request.all_variants) return names;
   assert(request.environment);
-  const auto decisions = resolver::select(names, *request.environment);
+  const auto decisions = resolver::select(names, *request.environment, request.loadable);
   const resolver::Decision* best = resolver::chosen(decisions);
   if (best == nullptr) {
     return unexpected(
         ErrorCode::kNoCompatibleVariant,
         resolver::no_variant_message("`" + repo.to_string() + "` at its locked commit `" + lock.commit + "`", decisions,
-                                     *request.environment, resolver::Loadable::python_process()) +
+                                     *request.environment, request.loadable) +
             "\nA login node unlike the compute nodes can fetch them all with --all-variants, "
             "or one with --variant");
   }

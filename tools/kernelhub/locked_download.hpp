@@ -13,6 +13,7 @@
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/resolver/environment.hpp"
+#include "kernelhub/resolver/loadable.hpp"
 
 namespace kernelhub::cli {
 
@@ -24,6 +25,7 @@ struct LockedDownload {
   // The machine to select for (selection_environment.hpp); needed unless `variant` or
   // `all_variants` names what to fetch.
   std::optional<resolver::Environment> environment;
+  resolver::Loadable loadable = resolver::Loadable::python_process();  // what loads there
   bool quiet = false;
   bool force = false;  // download every file again (checked_download.hpp)
 };

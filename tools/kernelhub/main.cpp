@@ -1,6 +1,7 @@
 // kernelhub: get GPU kernels from a Hub into a running program. One CLI11 app; each command is a
-// subcommand defined in its cmd_<name>.cpp (command.hpp). Built twice: `kernelhub`, without
-// LibTorch, and `kernelhub-get`, which runs the commands that load it (torch_commands.hpp).
+// subcommand defined in its cmd_<name>.cpp (command.hpp). Built three times: `kernelhub`, without
+// LibTorch, `kernelhub-get`, which runs the commands that load it, and `kernelhub-serve`, which
+// runs `serve` (torch_commands.hpp).
 #include <cstdio>
 #include <map>
 #include <string>

@@ -10,16 +10,22 @@
 //   3. the Python environment the torch was found in (its version from its files; MLX and
 //      tvm_ffi from its packages), as the `kernels` package running there would see it
 //   4. none (a torch named by hand, and no Python named): no cpython minimum applies
-// and the other KERNELHUB_* overrides.
+// and the other KERNELHUB_* overrides. With a torch, what a Python process loads is selected for.
+// With none (none found, none named), the machine is selected for as `kernelhub get` loads kernels
+// on it without torch: tvm-ffi builds only, for the TVM-FFI runtime kernelhub finds here
+// (tvm_ffi_loader/runtime.hpp; KERNELHUB_TVM_FFI names its version instead), the backend of the
+// machine's driver (tvm_ffi_load.hpp); say_torch_free() says so, once, on stderr.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/resolver/environment.hpp"
+#include "kernelhub/resolver/loadable.hpp"
 
 namespace kernelhub::cli {
 
@@ -27,7 +33,18 @@ struct SelectionEnvironment {
   resolver::Environment environment;
   EnvironmentSource env;      // the command's configuration, with --torch and --python as KERNELHUB_*
   std::string torch_source;   // where the torch came from; empty when none was found
-  std::string torch_missing;  // why none was found (with torch_required = false)
+  std::string torch_missing;  // why none was found
+  // What loads here: a Python process with the torch found; without one, kernelhub itself
+  // (tvm-ffi builds only, resolver::Loadable::torch_free_process()).
+  resolver::Loadable loadable = resolver::Loadable::python_process();
+  // Without a torch: what is selected for instead, in words (say_torch_free); empty with a torch.
+  std::string torch_free;
+};
+
+// What a command does when no torch is found and none is named.
+enum class WithoutTorch {
+  kSelectTorchFree,  // select what kernelhub loads without torch (see above)
+  kDescribe,         // describe the machine without torch, and look for nothing else (env, --cases)
 };
 
 // What a command that selects variants is told on its command line, instead of looking.
@@ -39,11 +56,13 @@ struct SelectionFlags {
 // Adds --torch SPEC and --python X.Y[t] to a command that selects variants.
 void add_selection_options(CLI::App& app, SelectionFlags& flags);
 
-// torch_required = false describes the machine without torch when none is found (env, and the
-// differential test's --cases, whose cases each name a torch). Errors: kInvalidArgument for a
-// --torch or KERNELHUB_* value that does not parse; kNotFound when no torch is found (the
-// message says what to give); kCorruptFile for a torch whose version.py does not parse.
+// Errors: kInvalidArgument for a --torch or KERNELHUB_* value that does not parse; kCorruptFile
+// for a torch whose version.py does not parse. No torch is no error (see WithoutTorch).
 Result<SelectionEnvironment> selection_environment(const EnvironmentSource& env, const SelectionFlags& flags,
-                                                   bool torch_required = true);
+                                                   WithoutTorch without_torch = WithoutTorch::kSelectTorchFree);
+
+// "`command`: note: no torch here (why); selecting the builds that load without it: ..." on stderr,
+// when the selection is torch-free.
+void say_torch_free(std::string_view command, const SelectionEnvironment& selection);
 
 }  // namespace kernelhub::cli

@@ -1,5 +1,5 @@
 // `kernelhub` lists the commands that load LibTorch and hands them to kernelhub-get
-// (torch_commands.hpp).
+// (torch_commands.hpp). `serve` and kernelhub-serve: server_command.cpp.
 #include "torch_commands.hpp"
 #include "command.hpp"
 
@@ -7,7 +7,7 @@ namespace kernelhub::cli {
 
 // With the tvm-ffi loader, `get` is defined here (cmd_get.cpp) and execs kernelhub-get for torch builds.
 #if !defined(KERNELHUB_WITH_TVM_FFI)
-KERNELHUB_TORCH_COMMAND("get", kGetSummary, kTorchExecutable);
+KERNELHUB_SIBLING_COMMAND("get", kGetSummary, kTorchExecutable);
 #endif
 
 }  // namespace kernelhub::cli

@@ -19,7 +19,7 @@ T value_or_raise(Result<T> result, std::string_view context = {}) {
 
 FetchContext context_for(const tvm_ffi_loader::Runtime& runtime, const EnvironmentSource& env,
                          const std::optional<std::string>& backend, std::shared_ptr<Session> session) {
-  auto environment = value_or_raise(detect_environment(runtime, env));
+  auto environment = value_or_raise(detect_environment(&runtime, env));
   return FetchContext{value_or_raise(with_backend(std::move(environment), backend)), env, std::move(session)};
 }
 

@@ -7,7 +7,7 @@
 
 namespace kernelhub::tvm_ffi {
 
-Result<resolver::Environment> detect_environment(const tvm_ffi_loader::Runtime& runtime, const EnvironmentSource& env) {
+Result<resolver::Environment> detect_environment(const tvm_ffi_loader::Runtime* runtime, const EnvironmentSource& env) {
   // No torch to say which backend: the machine's. A driver that sees no GPU runs CPU variants.
   resolver::TorchRuntime machine;
   if (!env(env_vars::kKernelhubBackend)) {
@@ -17,7 +17,7 @@ Result<resolver::Environment> detect_environment(const tvm_ffi_loader::Runtime& 
     }
   }
   KH_ASSIGN_OR_RETURN(resolver::Environment environment, resolver::Environment::detect(machine, env));
-  if (!env(env_vars::kKernelhubTvmFfi)) environment.tvm_ffi = runtime.version().major_minor();
+  if (runtime != nullptr && !env(env_vars::kKernelhubTvmFfi)) environment.tvm_ffi = runtime->version().major_minor();
   return environment;
 }
 

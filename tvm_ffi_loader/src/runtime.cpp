@@ -1,6 +1,7 @@
 #include "kernelhub/tvm_ffi_loader/runtime.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/extra/c_env_api.h>
 
@@ -19,7 +20,15 @@ constexpr const char* kSoname = "libtvm_ffi.so";
 constexpr const char* kAlreadyLoaded = "already loaded in this process";
 constexpr const char* kInstallHint =
     "install the runtime with `pip install apache-tvm-ffi` (into the Python environment that python3 runs here), "
-    "or set KERNELHUB_TVM_FFI_LIBRARY to the path of a libtvm_ffi.so";
+    "or set KERNELHUB_TVM_FFI_LIBRARY to the path of a libtvm_ffi.so (`python -c \"import tvm_ffi.libinfo; "
+    "print(tvm_ffi.libinfo.find_libtvm_ffi())\"` prints the one a Python environment has)";
+
+// "`a`, `b`", for messages.
+std::string quoted_list(const std::vector<std::filesystem::path>& paths) {
+  std::string out;
+  for (const auto& path : paths) out += (out.empty() ? "`" : ", `") + path.string() + "`";
+  return out;
+}
 
 std::string bytes(const TVMFFIByteArray& array) {
   return array.data != nullptr ? std::string(array.data, array.size) : std::string();
@@ -44,7 +53,31 @@ std::string RuntimeVersion::to_string() const {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 }
 
+ProgramLibraryDirs program_library_dirs() {
+  ProgramLibraryDirs out;
+  Dl_info info{};
+  link_map* map = nullptr;
+  if (dladdr1(reinterpret_cast<void*>(&program_library_dirs), &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) ==
+          0 ||
+      map == nullptr) {
+    return out;
+  }
+  std::error_code ec;
+  // The executable's link map has no name; a shared library's is the path it was loaded from.
+  out.object = map->l_name != nullptr && map->l_name[0] != '\0' ? std::filesystem::path(map->l_name)
+                                                                : std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec || out.object.empty()) return out;
+  if (auto elf = loader::ElfFile::read(out.object, loader::ElfParts::kNoSymbols)) {
+    out.dirs = loader::runpath_dirs(out.object, *elf);
+  }
+  return out;
+}
+
 Result<RuntimeLocation> locate_runtime(const EnvironmentSource& env) {
+  return locate_runtime(env, program_library_dirs());
+}
+
+Result<RuntimeLocation> locate_runtime(const EnvironmentSource& env, const ProgramLibraryDirs& program) {
   if (SharedLibrary loaded = SharedLibrary::if_loaded(kSoname, RTLD_LAZY)) {
     return RuntimeLocation{loaded.path(), kAlreadyLoaded};
   }
@@ -52,12 +85,29 @@ Result<RuntimeLocation> locate_runtime(const EnvironmentSource& env) {
     std::error_code ec;
     const std::filesystem::path path = std::filesystem::absolute(*named, ec);
     if (ec || !std::filesystem::is_regular_file(path, ec)) {
-      return unexpected(ErrorCode::kNotFound, "KERNELHUB_TVM_FFI_LIBRARY=`" + *named +
-                                                  "` names no file; set it to the path of a libtvm_ffi.so, or unset "
-                                                  "it to use the apache-tvm-ffi package of the Python environment");
+      return unexpected(ErrorCode::kNotFound,
+                        "KERNELHUB_TVM_FFI_LIBRARY=`" + *named + "` names no file (`" + path.string() +
+                            "` does not exist); set it to the path of a libtvm_ffi.so, or unset it to use the runtime "
+                            "this program was built with, else the apache-tvm-ffi package of the Python "
+                            "environment, else one on the library search path. " +
+                            std::string(kInstallHint));
     }
     return RuntimeLocation{path, std::string(env_vars::kKernelhubTvmFfiLibrary)};
   }
+  for (const auto& dir : program.dirs) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(dir / kSoname, ec)) {
+      // $ORIGIN/../lib/kernelhub as the dynamic linker resolves it: without the `..`.
+      const auto path = std::filesystem::canonical(dir / kSoname, ec);
+      return RuntimeLocation{ec ? dir / kSoname : path,
+                             "the runtime `" + program.object.string() + "` was built with, from its RUNPATH"};
+    }
+  }
+  const std::string program_note =
+      program.dirs.empty()
+          ? "this program (`" + program.object.string() + "`) was built to look nowhere else (no RUNPATH)"
+          : "none is where this program (`" + program.object.string() + "`) was built to look (" +
+                quoted_list(program.dirs) + ")";
   std::string python_note;
   if (auto python = resolver::find_python_environment(env)) {
     for (const auto& dir : python->package_dirs) {
@@ -78,7 +128,8 @@ Result<RuntimeLocation> locate_runtime(const EnvironmentSource& env) {
   return unexpected(ErrorCode::kNotFound,
                     std::string("no TVM-FFI runtime (libtvm_ffi.so) found: none is loaded in this process, "
                                 "KERNELHUB_TVM_FFI_LIBRARY is not set, ") +
-                        python_note + ", and none is on the library search path; " + kInstallHint);
+                        program_note + ", " + python_note + ", and none is on the library search path; " +
+                        kInstallHint);
 }
 
 Runtime::Runtime(RuntimeLocation location, RuntimeVersion version, std::unique_ptr<const Api> api)

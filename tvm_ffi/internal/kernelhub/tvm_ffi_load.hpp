@@ -12,10 +12,11 @@
 namespace kernelhub::tvm_ffi {
 
 // This machine with no torch: uname, glibc, the CUDA driver and GPUs (once per process), the
-// runtime's TVM-FFI version, KERNELHUB_* overrides. The backend is the machine's: CUDA of the
-// driver's version where a driver sees a GPU, else cpu (KERNELHUB_BACKEND overrides it).
+// runtime's TVM-FFI version (none without a runtime: every tvm-ffi build is then refused for its
+// version), KERNELHUB_* overrides. The backend is the machine's: CUDA of the driver's version
+// where a driver sees a GPU, else cpu (KERNELHUB_BACKEND overrides it).
 // Errors: kInvalidArgument for an override that does not parse.
-Result<resolver::Environment> detect_environment(const tvm_ffi_loader::Runtime& runtime,
+Result<resolver::Environment> detect_environment(const tvm_ffi_loader::Runtime* runtime,
                                                  const EnvironmentSource& env = process_environment());
 
 // The fetch get_kernel makes for `repo_id` and `options` (LOCAL_KERNELS in `env` turns it into a

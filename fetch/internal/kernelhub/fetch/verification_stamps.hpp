@@ -13,7 +13,7 @@
 // hashes it once more. (In memory, a library already loaded cannot be loaded again.)
 //
 // Stamp files live in `$KERNELHUB_STATE_DIR`, else `$XDG_STATE_HOME/kernelhub`, else
-// `~/.local/state/kernelhub` (`verified/<hash of the directory's path>.json`, mode 0600, written
+// `~/.local/state/kernelhub` (`verified/<FNV-1a of the directory's path>.json`, mode 0600, written
 // atomically): never in the Hugging Face cache, which other users and tools may write. A stamp
 // file that is missing, unreadable or malformed is ignored (the files are hashed).
 //

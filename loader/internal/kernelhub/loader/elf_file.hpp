@@ -30,6 +30,10 @@ struct ElfSymbol {
   bool weak = false;
 };
 
+// What to read: everything, or all but the dynamic symbols (the costly part of a large library:
+// libstdc++ has thousands), for a caller that needs the dynamic section or the versions defined.
+enum class ElfParts { kAll, kNoSymbols };
+
 struct ElfFile {
   bool is_64bit = false;
   bool little_endian = false;
@@ -45,8 +49,8 @@ struct ElfFile {
   std::vector<std::string> sections;
 
   // Errors: kNotFound (no such file), kCorruptFile (not ELF, truncated, inconsistent).
-  static Result<ElfFile> read(const std::filesystem::path& path);
-  static Result<ElfFile> parse(std::string_view bytes);
+  static Result<ElfFile> read(const std::filesystem::path& path, ElfParts parts = ElfParts::kAll);
+  static Result<ElfFile> parse(std::string_view bytes, ElfParts parts = ElfParts::kAll);
 
   bool has_section(std::string_view name) const;
   // The raw bytes of a section, for the fatbinary reader; none when absent.

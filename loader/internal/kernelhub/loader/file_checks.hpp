@@ -44,6 +44,9 @@ struct PreflightReport {
 PreflightReport check_file(const std::filesystem::path& path, const ElfFile& elf, const EnvironmentSource& env,
                            const TorchLibraries& torch);
 
+// The RUNPATH (or RPATH) directories of the ELF file at `path`, in order, $ORIGIN expanded.
+std::vector<std::filesystem::path> runpath_dirs(const std::filesystem::path& path, const ElfFile& elf);
+
 // Where the dynamic linker would find `soname` for a library without RUNPATH: LD_LIBRARY_PATH (from
 // `env`), the ld.so.conf directories, the system directories, in that order, skipping files built
 // for another cpu or class. None when absent.

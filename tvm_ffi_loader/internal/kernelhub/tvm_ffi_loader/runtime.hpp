@@ -5,11 +5,18 @@
 //   1. a libtvm_ffi.so already loaded in this process (a host that embeds TVM-FFI, or Python's
 //      tvm_ffi package): a process holds one runtime, so it is the only one to use;
 //   2. KERNELHUB_TVM_FFI_LIBRARY, the path of a libtvm_ffi.so;
-//   3. the apache-tvm-ffi package of the Python environment that would run here
+//   3. the runtime this program was built with: libtvm_ffi.so in the RUNPATH of the executable or
+//      shared library kernelhub is linked into. The kernelhub package carries the runtime it is
+//      built against in lib/kernelhub/ and links its programs to look there (the installed
+//      `kernelhub`, a program linked with kernelhub::tvm_ffi: cmake/KernelhubInstall.cmake); the
+//      build's `kernelhub` looks where the build found it. So a program runs as built, with no
+//      Python on the machine;
+//   4. the apache-tvm-ffi package of the Python environment that would run here
 //      (<site-packages>/tvm_ffi/lib/libtvm_ffi.so), found from files as resolver/python_environment.hpp
 //      finds it, without starting Python;
-//   4. libtvm_ffi.so on the library search path (LD_LIBRARY_PATH, ld.so.conf, system directories).
-// "Not there" moves on to the next; a named file that does not exist is an error.
+//   5. libtvm_ffi.so on the library search path (LD_LIBRARY_PATH, ld.so.conf, system directories).
+// "Not there" moves on to the next; a named file that does not exist is an error. Either error
+// says where the runtime was looked for and what to set.
 //
 // Runtime::open() runs the pre-flight's file checks on it (loader/file_checks.hpp), opens it
 // RTLD_LOCAL and reads its version (TVMFFIGetVersion). Only when a kernel of that version is loaded
@@ -26,6 +33,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
@@ -50,6 +58,16 @@ struct RuntimeVersion {
 // Errors: kNotFound (KERNELHUB_TVM_FFI_LIBRARY names no file; or none anywhere: the message says
 // where it looked and how to install one).
 Result<RuntimeLocation> locate_runtime(const EnvironmentSource& env);
+
+// Where the program holding this code was built to find libraries (step 3): the object (the
+// executable, or the shared library kernelhub is linked into) and its RUNPATH directories.
+struct ProgramLibraryDirs {
+  std::filesystem::path object;
+  std::vector<std::filesystem::path> dirs;
+};
+ProgramLibraryDirs program_library_dirs();
+// locate_runtime() with step 3's directories given (tests: a program built to look elsewhere).
+Result<RuntimeLocation> locate_runtime(const EnvironmentSource& env, const ProgramLibraryDirs& program);
 
 class Runtime {
  public:
