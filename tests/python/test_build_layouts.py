@@ -92,14 +92,16 @@ def variant_files(published, layout: str, signed: bool) -> dict:
     return {f["path"]: f["size"] for f in published["reports"][(layout, signed)]["files"]}
 
 
-def test_hub_publish_writes_each_layout_and_puts_the_signature_beside_the_folder(published):
+def test_hub_publish_writes_each_layout_and_signs_it_in_the_folder(published):
     name = cpu_variant_dir().name
     meta = json.loads((cpu_variant_dir() / "metadata.json").read_text())
     for layout in LAYOUTS:
         for signed in (False, True):
             files = variant_files(published, layout, signed)
-            assert (f"build/{name}.kernelhub.sig" in files) is signed
-            assert not any(path.endswith("/kernelhub.sig") for path in files)  # never inside the folder
+            # A Sigstore bundle in the folder, which every kernels release leaves out of its digest.
+            assert (f"build/{name}/metadata.json.sigstore" in files) is signed
+            assert not any(path.endswith("kernelhub.sig") for path in files)  # the format of before 2026-12
+            files = {path: size for path, size in files.items() if not path.endswith(".sigstore")}
             inside = {path.removeprefix(f"build/{name}/") for path in files if path.startswith(f"build/{name}/")}
             if layout == "files":
                 assert {"__init__.py", "_ops.py", "metadata.json", f"{meta['id']}.abi3.so"} <= inside
@@ -209,17 +211,20 @@ def test_our_cpp_loader_loads_both_layouts_and_checks_the_signature(published, t
     assert got["namespace"] == meta["id"]  # the library beside the archive, in the zip layout
     assert (Path(got["path"]) / f"{meta['id']}.abi3.so").is_file()
     if signed:
-        # The signature came down beside the folder, and a key that did not sign it is refused.
-        assert Path(got["path"]).with_name(Path(got["path"]).name + ".kernelhub.sig").is_file()
+        # The bundle came down in the folder, and a key that did not sign it is refused.
+        assert (Path(got["path"]) / "metadata.json.sigstore").is_file()
         other = tmp_path / "other.key"
         assert subprocess.run([str(KERNELHUB), "keygen", "--out", str(other)], capture_output=True).returncode == 0
         refused = kernelhub_get(published, tmp_path / "cache2", repo_of(layout, signed),
                                 KERNELHUB_TRUSTED_KEYS=f"acme={Path(f'{other}.pub').read_text().strip()}")
-        assert refused.returncode == 8 and "does not verify with any trusted key" in refused.stderr
+        # Refused whether this machine verified the bundle before (its signer, a key not configured
+        # now, is not accepted) or not (the configured key does not verify it).
+        assert refused.returncode == 8, refused.stderr
+        assert "not a signer accepted" in refused.stderr or "verifies it" in refused.stderr
     else:
         refused = kernelhub_get(published, tmp_path / "cache", repo_of(layout, signed),
                                 KERNELHUB_TRUSTED_KEYS=f"acme={published['public']}")
-        assert refused.returncode == 8 and "has no signature" in refused.stderr
+        assert refused.returncode == 8 and "is not signed" in refused.stderr
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -398,8 +403,7 @@ def test_hub_publish_refuses_a_bad_archive_and_sends_nothing(bad_repos, kernelhu
     assert json.loads(r.stdout)["variants"][0]["layout"] == "zip"
 
 
-def test_a_signature_left_inside_the_folder_is_refused_unless_the_publish_signs_again(published, kernelhub_serve,
-                                                                                      tmp_path):
+def test_an_old_signature_is_not_published_and_a_stale_bundle_is_refused(published, kernelhub_serve, tmp_path):
     server = kernelhub_serve()
     name = cpu_variant_dir().name
     build_dir = tmp_path / "build"
@@ -407,17 +411,24 @@ def test_a_signature_left_inside_the_folder_is_refused_unless_the_publish_signs_
     (build_dir / name / "kernelhub.sig").write_text("what kernelhub wrote before 2026-12\n")
     r = hub_publish(server, build_dir, "acme/legacy", "--dry-run")
     assert r.returncode == 2 and "kernels >= 0.18 refuses" in r.stderr
+    (build_dir / f"{name}.kernelhub.sig").write_text("what kernelhub wrote beside the folder before 2026-12\n")
+    r = hub_publish(server, build_dir, "acme/legacy", "--dry-run")
+    assert r.returncode == 2 and f"{name}.kernelhub.sig: kernelhub's signature format of before 2026-12" in r.stderr
+    # Signing anew drops both, and writes nothing into the build folder.
     r = hub_publish(server, build_dir, "acme/legacy", "--sign-key", str(published["key"]))
     assert r.returncode == 0, r.stderr
-    assert not (build_dir / name / "kernelhub.sig").exists()
-    assert (build_dir / f"{name}.kernelhub.sig").is_file()
-    # A stale signature beside the folder (files changed after `kernelhub sign`) is not published.
-    (build_dir / name / "extra.py").write_text("EXTRA = 1\n")
+    assert not (build_dir / name / "metadata.json.sigstore").exists()
+    (build_dir / name / "kernelhub.sig").unlink()
+    (build_dir / f"{name}.kernelhub.sig").unlink()
+    # A bundle in the folder that signs another metadata.json (changed after `kernelhub sign`) is
+    # not published: the variant would not load.
+    assert subprocess.run([str(KERNELHUB), "sign", str(build_dir / name), "--key", str(published["key"])],
+                          capture_output=True).returncode == 0
     meta = json.loads((build_dir / name / "metadata.json").read_text())
-    del meta["digest"]
+    meta["version"] = meta["version"]  # the same content, written again in another form
     (build_dir / name / "metadata.json").write_text(json.dumps(meta))
     r = hub_publish(server, build_dir, "acme/legacy", "--dry-run")
-    assert r.returncode == 2 and "is stale: the files changed after it was made" in r.stderr
+    assert r.returncode == 2 and "does not sign this metadata.json" in r.stderr
 
 
 # ---------------------------------------------------------------------------------------------
@@ -454,19 +465,33 @@ def test_an_agnostic_or_unknown_backend_loads_as_in_kernels_0_19_1_and_is_refuse
         assert "`quantum-accelerator`" in r.stderr and "may require a newer version of `kernels`" in r.stderr
 
 
+def legacy_sign(variant: Path, key: Path, repo: str, version: int) -> bytes:
+    """The signature file kernelhub wrote before 2026-12 (docs/SIGNING.md, "kernelhub.sig"): an
+    Ed25519 signature over a manifest of every file of the folder, made here as the format says."""
+    from cryptography.hazmat.primitives import serialization
+
+    private = serialization.load_pem_private_key(key.read_bytes(), password=None)
+    raw = private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    lines = ["kernelhub-manifest v1", f"repo {repo}", f"version {version}", f"variant {variant.name}",
+             "source-commit none", "serial 1764480000"]
+    for f in sorted((p for p in variant.rglob("*") if p.is_file()), key=lambda p: p.relative_to(variant).as_posix()):
+        data = f.read_bytes()
+        lines.append(f"file {hashlib.sha256(data).hexdigest()} {len(data)} {f.relative_to(variant).as_posix()}")
+    manifest = ("\n".join(lines) + "\n").encode()
+    signature = base64.b64encode(private.sign(manifest)).decode()
+    return f"kernelhub-signature v1 {hashlib.sha256(raw).hexdigest()[:16]} {signature}\n".encode() + manifest
+
+
 def test_a_repo_signed_inside_the_folder_before_keeps_verifying_with_kernelhub(published, tmp_path):
     """What kernelhub published signed before 2026-12: `<variant>/kernelhub.sig` inside the folder.
-    kernelhub (C++ and the shim) still verifies it; kernels 0.17.2 loads it; kernels 0.19.1 refuses
-    it, which is why signatures now sit beside the folder (docs/SIGNING.md)."""
+    kernelhub (C++ and the shim) still verifies it where its key is trusted; kernels 0.17.2 loads it;
+    kernels 0.19.1 refuses it (docs/SIGNING.md)."""
     server = published["server"]
     name = cpu_variant_dir().name
     variant = tmp_path / "build" / name
     shutil.copytree(cpu_variant_dir(), variant, ignore=shutil.ignore_patterns("__pycache__"))
-    signed = subprocess.run([str(KERNELHUB), "sign", str(variant), "--key", str(published["key"]), "--repo",
-                             "acme/legacy-signed", "--version", "1"], capture_output=True, text=True, timeout=60)
-    assert signed.returncode == 0, signed.stderr
-    # The same bytes, where older kernelhub put them: the manifest covers the folder's files either way.
-    variant.with_name(f"{name}.kernelhub.sig").rename(variant / "kernelhub.sig")
+    signature = legacy_sign(variant, published["key"], "acme/legacy-signed", 1)
+    (variant / "kernelhub.sig").write_bytes(signature)
     api = HfApi(endpoint=server.url, token=server.write_token)
     api.create_repo("acme/legacy-signed", repo_type="kernel", exist_ok=True)
     api.create_branch("acme/legacy-signed", repo_type="kernel", branch="v1", exist_ok=True)

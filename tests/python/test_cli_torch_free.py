@@ -100,7 +100,7 @@ def test_commands_that_load_no_op_load_no_torch(published, tmp_path):
         ("variants", str(BUILD_DIR / "kernels" / "build"), "--json"),
         ("lock", str(project), "--json"),
         ("keygen", "--out", str(key)),
-        ("sign", str(signed), "--key", str(key), "--repo", REPO, "--version", "1"),
+        ("sign", str(signed), "--key", str(key)),
         ("verify", str(signed), "--repo", REPO, "--version", "1", "--key", f"{key}.pub"),
         ("env", "--json"),
         ("--help",),

@@ -357,10 +357,12 @@ def test_signed_publish_verifies_after_download_and_stays_idempotent(kernelhub_s
     r = hub_publish(server, build_dir, "--version", "1", "--create", "--sign-key", str(key), "--json")
     assert r.returncode == 0, r.stderr
     first = json.loads(r.stdout)
-    # Beside each variant folder, where kernels' digest check does not see it (docs/SIGNING.md).
+    # A Sigstore bundle in each variant folder, the name kernels' digest check leaves out
+    # (docs/SIGNING.md); staged outside the build folder, never written into it.
     variants = [p for p in build_dir.iterdir() if p.is_dir()]
-    signatures = [f["path"] for f in first["files"] if f["path"].endswith(".kernelhub.sig")]
-    assert sorted(signatures) == sorted(f"build/{p.name}.kernelhub.sig" for p in variants)
+    signatures = [f["path"] for f in first["files"] if f["path"].endswith(".sigstore")]
+    assert sorted(signatures) == sorted(f"build/{p.name}/metadata.json.sigstore" for p in variants)
+    assert not list(build_dir.rglob("*.sigstore")) and not list(build_dir.rglob("*.kernelhub.sig"))
 
     # Re-signing identical content keeps the signature, so no new commit.
     again = hub_publish(server, build_dir, "--version", "1", "--sign-key", str(key), "--json")
