@@ -64,13 +64,18 @@ struct Repo {
   }
 };
 
+// metadata.json of a build of `name` whose op namespace is `id`.
+nlohmann::json metadata_of(const std::string& name, const std::string& id) {
+  return {{"name", name},
+          {"id", id},
+          {"version", 1},
+          {"license", "Apache-2.0"},
+          {"python-depends", nlohmann::json::array()},
+          {"backend", {{"type", "cpu"}}}};
+}
+
 Repo relu_repo(const std::string& endpoint, const std::string& name) {
-  const nlohmann::json metadata{{"name", name},
-                                {"id", "_" + name + "_universal_0000000"},
-                                {"version", 1},
-                                {"license", "Apache-2.0"},
-                                {"python-depends", nlohmann::json::array()},
-                                {"backend", {{"type", "cpu"}}}};
+  const nlohmann::json metadata = metadata_of(name, "_" + name + "_universal_0000000");
   const std::string cuda = "build/torch215-cxx11-cu128-x86_64-linux/";
   return Repo{endpoint,
               name,
@@ -196,12 +201,7 @@ std::string elf_header(std::uint16_t machine, std::uint64_t section_headers_at =
 // acme/<name>: one CPU build for this machine's cpu, whose op library is `library`.
 Repo cpu_repo(const std::string& endpoint, const std::string& name, const std::string& variant,
               const std::string& library) {
-  const nlohmann::json metadata{{"name", name},
-                                {"id", "_" + name + "_cpu_0000000"},
-                                {"version", 1},
-                                {"license", "Apache-2.0"},
-                                {"python-depends", nlohmann::json::array()},
-                                {"backend", {{"type", "cpu"}}}};
+  const nlohmann::json metadata = metadata_of(name, "_" + name + "_cpu_0000000");
   const std::string dir = "build/" + variant + "/";
   return Repo{endpoint,
               name,
