@@ -40,6 +40,12 @@ cache="${KERNELHUB_TOOLS_CACHE:-$HOME/.cache/kernelhub}"
 jobs="${JOBS:-$(nproc)}"
 python="$root/.venv/bin/python"
 export PATH="$root/.venv/bin:$PATH"  # the project's Python first, as scripts/release.sh has it
+# ccache as the Makefile sets it, also when this runs alone: scripts/release.sh then finds what the
+# aarch64 build compiled (the same sources and flags), and a second checkout what the first did.
+export CMAKE_C_COMPILER_LAUNCHER="${CMAKE_C_COMPILER_LAUNCHER:-$root/scripts/ccache_launcher.sh}"
+export CMAKE_CXX_COMPILER_LAUNCHER="${CMAKE_CXX_COMPILER_LAUNCHER:-$root/scripts/ccache_launcher.sh}"
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-20G}"
 sysroot=/usr/aarch64-linux-gnu
 emulator=(qemu-aarch64-static -L "$sysroot")
 say() { printf '\033[1m[aarch64]\033[0m %s\n' "$*" >&2; }
@@ -77,7 +83,7 @@ installed_version() { "$python" -c "import importlib.metadata as m; print(m.vers
 # What libtorch_cpu needs from the nvidia-* wheels, at the versions torch's cuda-toolkit pin brings
 # (those of .venv, which pip resolved from the same torch).
 nvidia_wheels=(nvidia-cuda-runtime nvidia-cuda-cupti)
-recipe=1
+recipe=2
 make_prefix() {
   local key versions=() w
   versions+=("torch==$(pinned torch)" "apache-tvm-ffi==$(pinned apache-tvm-ffi)")
@@ -108,6 +114,17 @@ with zipfile.ZipFile(sys.argv[1]) as z:
     z.extractall(".", [n for n in z.namelist() if n.startswith(keep)])
 EOF
   )
+  # The aarch64 LibTorch is a CUDA build, whose CMake config would look for a CUDA toolkit and find
+  # this machine's x86_64 one. What links LibTorch here (c10 and torch_cpu: cmake/KernelhubTorch.cmake)
+  # needs none of it, so its config is made a CPU build's.
+  "$python" - "$prefix/torch/share/cmake/Caffe2/Caffe2Config.cmake" <<'EOF'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+cuda = "if(1)\n  # The file public/cuda.cmake exclusively uses CAFFE2_USE_*."
+assert cuda in text, "Caffe2Config.cmake: no CUDA block where scripts/aarch64.sh expects it"
+open(path, "w").write(text.replace(cuda, "if(0)  # CPU only: scripts/aarch64.sh\n  # The file public/cuda.cmake exclusively uses CAFFE2_USE_*."))
+EOF
   for w in "$prefix"/wheels/nvidia_*.whl; do (cd "$prefix" && "$python" -m zipfile -e "$w" .); done
   (cd "$prefix" && "$python" -m zipfile -e "$prefix"/wheels/apache_tvm_ffi-*.whl .)
   chmod -R u+w "$prefix"
@@ -156,13 +173,19 @@ configure_zig() {
     { cat "$build.configure.log" >&2 && exit 1; }
 }
 
-# The reference kernels' CPU variants: kernels/ as a project of its own, with Debian's cross g++,
-# against the aarch64 LibTorch and libtvm_ffi.so, into build-aarch64/kernels/build/.
-configure_kernels() {
-  cmake -S kernels -B "$build/kernels-project" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_TOOLCHAIN_FILE="$prefix/gcc-toolchain.cmake" -DPython3_EXECUTABLE="$python" \
+# What Debian's cross g++ builds against: the aarch64 LibTorch and libtvm_ffi.so, and this CPython's
+# headers (an LP64 Linux's pyconfig.h differs from aarch64's only in what extensions never read).
+gcc_args() {
+  echo -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$prefix/gcc-toolchain.cmake" \
+    -DPython3_EXECUTABLE="$python" -DPython3_INCLUDE_DIR="$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
     -DTorch_DIR="$prefix/torch/share/cmake/Torch" -Dtvm_ffi_DIR="$prefix/tvm_ffi/share/cmake/tvm_ffi" \
-    -DKERNELHUB_TVM_FFI_RUNTIME="$prefix/tvm_ffi/lib/libtvm_ffi.so" -DKERNELHUB_BUILD_CUDA_KERNELS=OFF \
+    -DKERNELHUB_TVM_FFI_RUNTIME="$prefix/tvm_ffi/lib/libtvm_ffi.so" -DKERNELHUB_BUILD_CUDA_KERNELS=OFF
+}
+
+# The reference kernels' CPU variants: kernels/ as a project of its own, into build-aarch64/kernels/build/.
+configure_kernels() {
+  # shellcheck disable=SC2046  # gcc_args: paths without spaces, one word each
+  cmake -S kernels -B "$build/kernels-project" -G Ninja $(gcc_args) \
     -DKERNELHUB_KERNELS_OUTPUT_DIR="$build/kernels/build" >"$build.kernels-configure.log" 2>&1 ||
     { cat "$build.kernels-configure.log" >&2 && exit 1; }
 }
@@ -178,7 +201,7 @@ do_build() {
     cmake --build "$build" -j "$jobs" --target kernelhub tvm_ffi_rms_norm kernelhub_test_programs
   timed "configure (g++-aarch64-linux-gnu, the reference kernels)" configure_kernels
   timed "build (g++: the reference kernels' CPU variants)" \
-    cmake --build "$build/kernels-project" -j "$jobs" --target reference_kernels_cpu
+    cmake --build "$build/kernels-project" -j "$jobs" --target reference_kernels_cpu reference_kernels_tvm_ffi_cpu
   ls "$build/kernels/build"
 }
 
@@ -191,19 +214,18 @@ do_test() {
   echo "== release artifacts for aarch64 (scripts/release.sh)"
   timed "aarch64 tarball and wheel" release all || status=1
   echo "== pytest tests/python/test_aarch64_*.py"
-  KERNELHUB_AARCH64_BUILD_DIR="$build" KERNELHUB_AARCH64_PREFIX="$prefix" \
-    timed "pytest (aarch64 under qemu)" "$python" -m pytest tests/python/test_aarch64_*.py -q -p no:cacheprovider ||
-    status=1
+  # The x86_64 build whose server and hub-publish the end-to-end tests use: make test's, else build/.
+  timed "pytest (aarch64 under qemu)" env KERNELHUB_BUILD_DIR="${KERNELHUB_BUILD_DIR:-$root/build}" \
+    KERNELHUB_AARCH64_BUILD_DIR="$build" KERNELHUB_AARCH64_PREFIX="$prefix" \
+    "$python" -m pytest tests/python/test_aarch64_*.py -q -p no:cacheprovider -rs || status=1
   return $status
 }
 
 do_torch() {
   local torch_build="$root/build-aarch64-torch"
   do_build
-  timed "configure (g++-aarch64-linux-gnu, with LibTorch)" cmake -S . -B "$torch_build" -G Ninja \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$prefix/gcc-toolchain.cmake" -DPython3_EXECUTABLE="$python" \
-    -DTorch_DIR="$prefix/torch/share/cmake/Torch" -Dtvm_ffi_DIR="$prefix/tvm_ffi/share/cmake/tvm_ffi" \
-    -DKERNELHUB_TVM_FFI_RUNTIME="$prefix/tvm_ffi/lib/libtvm_ffi.so" -DKERNELHUB_BUILD_CUDA_KERNELS=OFF \
+  # shellcheck disable=SC2046
+  timed "configure (g++-aarch64-linux-gnu, with LibTorch)" cmake -S . -B "$torch_build" -G Ninja $(gcc_args) \
     -DKERNELHUB_BUILD_KERNELS=OFF -DKERNELHUB_BUILD_PYTHON=OFF -DKERNELHUB_DEVELOPER=OFF -DBUILD_TESTING=OFF
   timed "build (g++: kernelhub-get, hub-publish)" cmake --build "$torch_build" -j "$jobs" --target kernelhub-get hub-publish
   cp "$torch_build/bin/kernelhub-get" "$torch_build/bin/hub-publish" "$build/bin/"

@@ -129,6 +129,9 @@ def main() -> int:
     p.add_argument("--id", required=True)
     p.add_argument("--backend", required=True)
     p.add_argument("--archs", default="", help="comma-separated, e.g. 8.0,9.0,12.0+PTX")
+    p.add_argument("--no-describe", action="store_true",
+                   help="a library for another machine (a cross build): this Python cannot import it, so "
+                        "no symbols.json or op_schemas.json (readers that import nothing go without)")
     a = p.parse_args()
 
     with open(a.build_toml, "rb") as f:
@@ -166,7 +169,7 @@ def assemble(stage: str, a: argparse.Namespace, general: dict) -> None:
             shutil.copyfile(src, os.path.join(stage, name))  # a symlinked file is copied as a file
     with open(os.path.join(stage, "_ops.py"), "w") as f:
         f.write((TVM_FFI_OPS_PY if tvm_ffi else OPS_PY).format(ns=a.id))
-    if not tvm_ffi:
+    if not tvm_ffi and not a.no_describe:
         # As kernel-builder's get_kernel check: importing the variant must work, and what it exports
         # is written down for readers that import nothing. In its own process: it imports torch.
         described = subprocess.run(
