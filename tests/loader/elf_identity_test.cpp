@@ -1,4 +1,4 @@
-// The machine checks, on a library this build's compiler made (fixtures/fatbin_cpu.cpp): x86_64 in
+// The machine checks, on a library this build's compiler made (fixtures/machine_fixture.c): x86_64 in
 // the x86_64 build, aarch64 in the aarch64 one (scripts/aarch64.sh, under qemu). What the pre-flight
 // reads of it (machine, NEEDED, symbol versions, relocation kinds), a copy claiming the other
 // machine, and copies cut short. Links no LibTorch.
@@ -31,13 +31,13 @@ std::string with_machine(std::string bytes, std::uint16_t machine) {
 
 TEST_CASE("a library built here reads as this machine's: header, NEEDED, symbol versions, relocations") {
   REQUIRE(host_machine() != EM_NONE);
-  const auto id = ElfIdentity::read(KERNELHUB_FATBIN_CPU_FIXTURE).value();
+  const auto id = ElfIdentity::read(KERNELHUB_MACHINE_FIXTURE).value();
   CHECK(id.is_64bit);
   CHECK(id.little_endian);
   CHECK(id.machine == host_machine());
   CHECK(id.type == ET_DYN);
 
-  const auto elf = ElfFile::read(KERNELHUB_FATBIN_CPU_FIXTURE).value();
+  const auto elf = ElfFile::read(KERNELHUB_MACHINE_FIXTURE).value();
   CHECK(elf.machine == host_machine());
   CHECK(std::find(elf.needed.begin(), elf.needed.end(), "libc.so.6") != elf.needed.end());
   bool glibc_versioned = false;
@@ -53,22 +53,22 @@ TEST_CASE("a library built here reads as this machine's: header, NEEDED, symbol 
   const std::string prefix = host_machine() == EM_AARCH64 ? "R_AARCH64_" : "R_X86_64_";
   CHECK(dynamic_relocation_name(host_machine(), elf.relocation_types.back()).starts_with(prefix));
 
-  const PreflightReport report = check_file(KERNELHUB_FATBIN_CPU_FIXTURE, elf, map_environment({}), TorchLibraries{});
+  const PreflightReport report = check_file(KERNELHUB_MACHINE_FIXTURE, elf, map_environment({}), TorchLibraries{});
   CHECK(report.problems.empty());
 }
 
 TEST_CASE("the variant's name and its library's machine must agree, named for both") {
   const std::string here(machine_name(host_machine()));
   const std::string other(machine_name(other_machine()));
-  const auto id = ElfIdentity::read(KERNELHUB_FATBIN_CPU_FIXTURE).value();
-  CHECK(check_variant_machine(KERNELHUB_FATBIN_CPU_FIXTURE, id, "tvm-ffi01-cpu-" + here + "-linux", here).has_value());
+  const auto id = ElfIdentity::read(KERNELHUB_MACHINE_FIXTURE).value();
+  CHECK(check_variant_machine(KERNELHUB_MACHINE_FIXTURE, id, "tvm-ffi01-cpu-" + here + "-linux", here).has_value());
   // An unknown cpu has no machine to check against.
   CHECK(machine_of_cpu("riscv64") == EM_NONE);
-  CHECK(check_variant_machine(KERNELHUB_FATBIN_CPU_FIXTURE, id, "tvm-ffi01-cpu-riscv64-linux", "riscv64").has_value());
+  CHECK(check_variant_machine(KERNELHUB_MACHINE_FIXTURE, id, "tvm-ffi01-cpu-riscv64-linux", "riscv64").has_value());
 
   // This machine's library in a folder named for the other machine.
   const std::string folder = "torch215-cxx11-cpu-" + other + "-linux";
-  const auto refused = check_variant_machine(KERNELHUB_FATBIN_CPU_FIXTURE, id, folder, other);
+  const auto refused = check_variant_machine(KERNELHUB_MACHINE_FIXTURE, id, folder, other);
   REQUIRE_FALSE(refused);
   CHECK(refused.error().code == ErrorCode::kIncompatibleBinary);
   CHECK_THAT(refused.error().message,
@@ -77,7 +77,7 @@ TEST_CASE("the variant's name and its library's machine must agree, named for bo
 
   // The other machine's library (the same bytes, e_machine changed) in a folder named for this one.
   const auto lying =
-      write_temp("other_machine.so", with_machine(read_bytes(KERNELHUB_FATBIN_CPU_FIXTURE), other_machine()));
+      write_temp("other_machine.so", with_machine(read_bytes(KERNELHUB_MACHINE_FIXTURE), other_machine()));
   const auto lying_id = ElfIdentity::read(lying).value();
   CHECK(lying_id.machine == other_machine());
   const auto mislabelled = check_variant_machine(lying, lying_id, "torch215-cxx11-cpu-" + here + "-linux", here);
@@ -91,7 +91,7 @@ TEST_CASE("the variant's name and its library's machine must agree, named for bo
 }
 
 TEST_CASE("a library cut short is kCorruptFile from its header alone, never a crash") {
-  const std::string good = read_bytes(KERNELHUB_FATBIN_CPU_FIXTURE);
+  const std::string good = read_bytes(KERNELHUB_MACHINE_FIXTURE);
   for (std::size_t n : {0ul, 4ul, 17ul, 40ul, 63ul, 64ul, 1000ul, good.size() / 2, good.size() - 1}) {
     INFO(n);
     const auto path = write_temp("cut_short.so", good.substr(0, n));
@@ -111,9 +111,9 @@ TEST_CASE("a library cut short is kCorruptFile from its header alone, never a cr
 }
 
 TEST_CASE("a relocation kind this machine's dynamic linker does not apply is a pre-flight problem") {
-  auto elf = ElfFile::read(KERNELHUB_FATBIN_CPU_FIXTURE).value();
+  auto elf = ElfFile::read(KERNELHUB_MACHINE_FIXTURE).value();
   elf.relocation_types.push_back(4000);
-  const PreflightReport report = check_file(KERNELHUB_FATBIN_CPU_FIXTURE, elf, map_environment({}), TorchLibraries{});
+  const PreflightReport report = check_file(KERNELHUB_MACHINE_FIXTURE, elf, map_environment({}), TorchLibraries{});
   REQUIRE(report.problems.size() == 1);
   CHECK_THAT(report.problems[0],
              Catch::Contains("dynamic relocations of type 4000, which the " +

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from aarch64_support import (BUILD, aarch64_program, prefix, run_aarch64, runtime_library, variant_dirs,
-                             without_torch)
+from aarch64_support import (AARCH64_BUILD, BUILD, aarch64_program, prefix, run_aarch64, runtime_library,
+                             variant_dirs, without_torch)
 
 REPO = "acme/reference-kernels"
 HUB_PUBLISH = BUILD / "bin" / "hub-publish"
@@ -33,7 +33,8 @@ def one_variant(build: Path, pattern: str) -> Path:
 
 
 def aarch64_build() -> Path:
-    return aarch64_program("kernelhub").parents[1]
+    prefix()  # run from scripts/aarch64.sh test
+    return AARCH64_BUILD
 
 
 @pytest.fixture(scope="module")
