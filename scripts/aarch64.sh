@@ -11,6 +11,9 @@
 #                               release artifacts of scripts/release.sh run under qemu
 #   scripts/aarch64.sh torch    also kernelhub-get and hub-publish for aarch64 (LibTorch), in
 #                               build-aarch64-torch/ (not in make test: see docs/AARCH64.md)
+#   scripts/aarch64.sh cuda     also the reference kernels' CUDA variant for aarch64 (sbsa), sm_90
+#                               and sm_100 (GH200, GB200) by default (KERNELHUB_KERNEL_ARCHS), with
+#                               this machine's nvcc (not in make test: docs/AARCH64.md)
 #   scripts/aarch64.sh release [all|wheel|cli]
 #                               the aarch64 tarball and wheel (scripts/release.sh; make dist, make wheel)
 #   scripts/aarch64.sh prefix   print the folder of the aarch64 inputs (built if missing)
@@ -32,8 +35,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 what="${1:-build}"
-case "$what" in build | test | torch | release | prefix) ;;
-  *) echo "usage: $0 [build|test|torch|release [all|wheel|cli]|prefix]" >&2 && exit 2 ;;
+case "$what" in build | test | torch | cuda | release | prefix) ;;
+  *) echo "usage: $0 [build|test|torch|cuda|release [all|wheel|cli]|prefix]" >&2 && exit 2 ;;
 esac
 build="$root/${KERNELHUB_AARCH64_BUILD_DIR:-build-aarch64}"
 cache="${KERNELHUB_TOOLS_CACHE:-$HOME/.cache/kernelhub}"
@@ -231,6 +234,35 @@ do_torch() {
   cp "$torch_build/bin/kernelhub-get" "$torch_build/bin/hub-publish" "$build/bin/"
 }
 
+# The CUDA variant: nvcc compiles for aarch64 with Debian's cross g++ as its host compiler, and looks
+# for the target's headers and libraries in <toolkit>/targets/sbsa-linux, which an x86_64 toolkit
+# lacks. A toolkit folder beside the aarch64 inputs stands in: this machine's nvcc (its programs
+# linked, its nvcc.profile copied so that nvcc takes this folder for its own), its headers (the
+# same for both machines) and the aarch64 CUDA runtime of the nvidia-cuda-runtime wheel.
+do_cuda() {
+  local nvcc toolkit
+  nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
+  [ -x "$nvcc" ] || { say "no nvcc: the CUDA variant needs the CUDA toolkit" && exit 1; }
+  toolkit="$(cd "$(dirname "$(readlink -f "$nvcc")")/.." && pwd)"
+  do_build
+  local stand_in="$build/cuda-sbsa"
+  rm -rf "$stand_in" && mkdir -p "$stand_in/bin" "$stand_in/targets/sbsa-linux/lib"
+  ln -s "$toolkit"/bin/* "$stand_in/bin/" && rm "$stand_in/bin/nvcc.profile" && cp "$toolkit/bin/nvcc.profile" "$stand_in/bin/"
+  ln -s "$toolkit/nvvm" "$stand_in/nvvm"
+  ln -s "$toolkit/targets/x86_64-linux/include" "$stand_in/targets/sbsa-linux/include"
+  ln -s "$prefix"/nvidia/cu13/lib/* "$stand_in/targets/sbsa-linux/lib/"
+  ln -s libcudart.so.13 "$stand_in/targets/sbsa-linux/lib/libcudart.so"
+  ln -s targets/sbsa-linux/include "$stand_in/include"
+  ln -s targets/sbsa-linux/lib "$stand_in/lib64"
+  # shellcheck disable=SC2046
+  timed "configure (nvcc for aarch64, the CUDA variant)" cmake -S kernels -B "$build/kernels-project" -G Ninja $(gcc_args) \
+    -DKERNELHUB_KERNELS_OUTPUT_DIR="$build/kernels/build" -DKERNELHUB_BUILD_CUDA_KERNELS=ON \
+    -DCMAKE_CUDA_COMPILER="$stand_in/bin/nvcc" -DCMAKE_CUDA_HOST_COMPILER=aarch64-linux-gnu-g++ \
+    -DCUDAToolkit_ROOT="$stand_in" -DKERNELHUB_KERNEL_ARCHS="${KERNELHUB_KERNEL_ARCHS:-9.0;10.0}"
+  timed "build (nvcc: the CUDA variant for aarch64)" cmake --build "$build/kernels-project" -j "$jobs" --target reference_kernels
+  ls "$build/kernels/build"
+}
+
 release() { KERNELHUB_PORTABLE_TARGET=aarch64-linux-gnu.2.28 scripts/release.sh "$@"; }
 
 case "$what" in
@@ -239,4 +271,5 @@ case "$what" in
   build) do_build ;;
   test) do_test ;;
   torch) do_torch ;;
+  cuda) do_cuda ;;
 esac

@@ -124,6 +124,24 @@ def test_aarch64_torch_op_variant_through_aarch64_libtorch(hub, tmp_path):
     print(f"aarch64 kernelhub-get (LibTorch) under qemu: {elapsed:.2f} s")
 
 
+def test_the_gpu_fit_reads_an_aarch64_cuda_library(tmp_path):
+    """With the reference kernels' CUDA variant for aarch64 (scripts/aarch64.sh cuda: sm_90 and sm_100
+    SASS), the aarch64 `kernelhub variants` fits it to the GPUs from its own .nv_fatbin: a GH200's
+    (9.0) runs it, an A100's (8.0) does not. Skipped where that variant was not built."""
+    kernelhub = aarch64_program("kernelhub")
+    cuda = one_variant(aarch64_build(), "torch*-cu*-aarch64-linux")
+    kernel = local_kernel(tmp_path, cuda, cuda.name)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KERNELHUB_")}
+    env.update(KERNELHUB_TORCH="2.15.0+cu130", KERNELHUB_CXX11_ABI="1", KERNELHUB_PYTHON="3.11",
+               KERNELHUB_CUDA_DRIVER="13.0")
+    for gpus, fits in (("9.0", True), ("8.0", False)):
+        r = run_aarch64(kernelhub, "variants", str(kernel), "--json", env=dict(env, KERNELHUB_GPUS=gpus))
+        assert r.returncode == (0 if fits else 4), r.stdout + r.stderr
+        (decision,) = [d for d in json.loads(r.stdout)["decisions"] if d["variant"] == cuda.name]
+        assert decision["accepted"] == fits, decision
+        assert "sm_90" in decision["reason"] or "sm_100" in decision["reason"], decision
+
+
 # ---- bad input ----------------------------------------------------------------------------------
 
 
