@@ -44,11 +44,15 @@ def runtime_library() -> Path:
 
 def run_aarch64(program: Path | str, *args: str, env: dict | None = None, timeout: float = 600,
                 **kwargs) -> subprocess.CompletedProcess:
-    """`program args` under qemu-aarch64; `env` is the program's whole environment."""
+    """`program args` under qemu-aarch64; `env` is the program's whole environment. The aarch64
+    libstdc++ (what libtvm_ffi.so, the kernels and LibTorch need) is the cross packages', which the
+    aarch64 dynamic linker does not search by itself: LD_LIBRARY_PATH names it, for the guest only."""
     if QEMU is None:
         pytest.skip("no qemu-aarch64-static (apt-get install qemu-user-static)")
-    return subprocess.run([QEMU, "-L", SYSROOT, str(program), *args], capture_output=True, text=True,
-                          env=env if env is not None else dict(os.environ), timeout=timeout, **kwargs)
+    env = dict(env if env is not None else os.environ)
+    library_path = ":".join(p for p in (env.pop("LD_LIBRARY_PATH", ""), f"{SYSROOT}/lib") if p)
+    return subprocess.run([QEMU, "-L", SYSROOT, "-E", f"LD_LIBRARY_PATH={library_path}", str(program), *args],
+                          capture_output=True, text=True, env=env, timeout=timeout, **kwargs)
 
 
 def without_torch(env: dict) -> dict:
