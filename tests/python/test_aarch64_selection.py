@@ -30,7 +30,7 @@ import test_resolver_differential as differential  # noqa: E402  (skips without 
 
 kvariants = differential.kvariants
 SEED = 20261206
-N_CASES = 500
+N_CASES = 1000
 
 # This process, as kernels detects it (see the module docstring), and our variables for the same.
 PROCESS = {"os": "linux", "cpu": "aarch64", "torch": "2.15", "abi": True, "python": "3.11", "tvm_ffi": "0.1",
