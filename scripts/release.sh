@@ -40,7 +40,13 @@ version="$(sed -n 's/^project(kernelhub VERSION \([0-9.]*\).*/\1/p' CMakeLists.t
 build="$root/${KERNELHUB_PORTABLE_BUILD_DIR:-build-portable$([ "$arch" = "$(uname -m)" ] || echo "-$arch")}"
 mkdir -p "$build"
 wheel_env=()
+auditwheel=("$python" -m auditwheel)
 if [ "$arch" != "$(uname -m)" ]; then
+  # auditwheel repairs a wheel of any machine (it reads the machine from the wheel) but offers as
+  # --plat only the platforms of the machine it runs on: it is told it runs on the target.
+  auditwheel=("$python" -c "import sys; from auditwheel.architecture import Architecture
+Architecture.detect = staticmethod(lambda **_: Architecture('$arch'))
+from auditwheel.main import main; sys.exit(main())")
   # Cross: the wheel's tag and _core's file name are the target's (scikit-build-core and pybind11
   # read these), not this interpreter's; the headers of this CPython serve (an LP64 Linux's
   # pyconfig.h differs only in what extensions never read). The strip of auditwheel --strip and
@@ -78,7 +84,7 @@ make_wheel() {
     echo "the wheel's configure looked for torch ($build/python/CMakeCache.txt)" >&2
     exit 1
   fi
-  "$python" -m auditwheel repair --strip --plat "$plat" --wheel-dir "$work/repaired" "$work"/dist/kernelhub-*.whl \
+  "${auditwheel[@]}" repair --strip --plat "$plat" --wheel-dir "$work/repaired" "$work"/dist/kernelhub-*.whl \
     >"$work/repair.log" 2>&1 || { cat "$work/repair.log" >&2 && exit 1; }
   local wheel
   wheel="$(echo "$work"/repaired/kernelhub-*.whl)"
