@@ -39,7 +39,7 @@ plat="manylinux_${glibc/./_}_$arch"
 version="$(sed -n 's/^project(kernelhub VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
 build="$root/${KERNELHUB_PORTABLE_BUILD_DIR:-build-portable$([ "$arch" = "$(uname -m)" ] || echo "-$arch")}"
 mkdir -p "$build"
-wheel_env=()
+wheel_env=() wheel_defines=()
 auditwheel=("$python" -m auditwheel)
 if [ "$arch" != "$(uname -m)" ]; then
   # auditwheel repairs a wheel of any machine (it reads the machine from the wheel) but offers as
@@ -53,6 +53,7 @@ from auditwheel.main import main; sys.exit(main())")
   # of the CLI is the target's binutils, found first on PATH.
   py_tag="$("$python" -c 'import sys; print(f"{sys.version_info.major}{sys.version_info.minor}")')"
   wheel_env=(_PYTHON_HOST_PLATFORM="linux-$arch" SETUPTOOLS_EXT_SUFFIX=".cpython-$py_tag-$arch-linux-gnu.so")
+  wheel_defines=(--config-settings=cmake.define.PYTHON_MODULE_EXTENSION=".cpython-$py_tag-$arch-linux-gnu.so")
   cross_strip="$(command -v "$arch-linux-gnu-strip")" ||
     { echo "no $arch-linux-gnu-strip: apt-get install binutils-$arch-linux-gnu (scripts/aarch64.sh does)" >&2 && exit 1; }
   mkdir -p "$build/host-tools"
@@ -79,7 +80,7 @@ make_wheel() {
   # No build isolation and no index: nothing is downloaded, and no torch is looked for.
   env "${wheel_env[@]}" "$python" -m pip wheel ./python --quiet --no-build-isolation --no-deps --no-index --wheel-dir "$work/dist" \
     --config-settings=build-dir="$build/python" --config-settings=cmake.define.CMAKE_PREFIX_PATH="$build/prefix" \
-    --config-settings=cmake.define.CMAKE_TOOLCHAIN_FILE="$toolchain"
+    --config-settings=cmake.define.CMAKE_TOOLCHAIN_FILE="$toolchain" "${wheel_defines[@]}"
   if grep -q '^Torch_DIR' "$build/python/CMakeCache.txt"; then
     echo "the wheel's configure looked for torch ($build/python/CMakeCache.txt)" >&2
     exit 1
