@@ -6,9 +6,12 @@
 #   make test SAN=1    the same with ASan+UBSan on our code (build directory build-san/)
 #   make sanitize      every C++ suite (ctest) under ASan+UBSan, then under TSan (CI runs this too)
 #   make build         configure and build only
-#   make wheel         dist/kernelhub-*-manylinux_2_28_x86_64.whl (pip install it; any torch)
-#   make dist          the wheel and dist/kernelhub-*-x86_64-linux.tar.gz (the torch-free CLI); both
-#                      run on glibc 2.28 and newer (scripts/release.sh, scripts/portable_toolchain.sh)
+#   make wheel         dist/kernelhub-*-manylinux_2_28_x86_64.whl and ..._aarch64.whl (pip install
+#                      it; any torch)
+#   make dist          the wheels and dist/kernelhub-*-{x86_64,aarch64}-linux.tar.gz (the torch-free
+#                      CLI); all run on glibc 2.28 and newer (scripts/release.sh, scripts/portable_toolchain.sh)
+#   make aarch64       the aarch64-linux build, cross-built here into build-aarch64/ (scripts/aarch64.sh;
+#                      make test runs it under qemu; docs/AARCH64.md)
 
 , := ,
 SAN ?=
@@ -35,7 +38,7 @@ export CCACHE_MAXSIZE ?= 20G
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=$(PYTHON) \
                $(if $(SAN),-DKERNELHUB_SANITIZE=address$(,)undefined $(SAN_OPT))
 
-.PHONY: all bootstrap bootstrap-test build demo test sanitize clean wheel dist
+.PHONY: all bootstrap bootstrap-test build demo test sanitize clean wheel dist aarch64 aarch64-torch
 
 all: build
 
@@ -72,9 +75,21 @@ test: bootstrap-test build
 # The release artifacts, from the portable toolchain (built once into ~/.cache/kernelhub).
 wheel: bootstrap-test
 	@JOBS=$(JOBS) scripts/release.sh wheel
+	@JOBS=$(JOBS) scripts/aarch64.sh release wheel
 
 dist: bootstrap-test
 	@JOBS=$(JOBS) scripts/release.sh all
+	@JOBS=$(JOBS) scripts/aarch64.sh release all
+
+# aarch64-linux from this machine (scripts/aarch64.sh): the torch-free core, kernelhub (serve, get),
+# the tvm-ffi example and the torch-free suites with zig's clang (the release toolchain), the
+# reference kernels' CPU variants with Debian's cross g++ against PyPI's aarch64 LibTorch; Release.
+# aarch64-torch adds kernelhub-get and hub-publish (LibTorch), which make test leaves out.
+aarch64: bootstrap-test
+	@JOBS=$(JOBS) scripts/aarch64.sh build
+
+aarch64-torch: bootstrap-test
+	@JOBS=$(JOBS) scripts/aarch64.sh torch
 
 # make sanitize: our code built twice more, with ASan+UBSan (build-asan/) and with TSan
 # (build-tsan/), each running every ctest suite; the pytest suite then runs against the ASan+UBSan
@@ -124,4 +139,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf build build-san build-asan build-tsan build-portable dist
+	rm -rf build build-san build-asan build-tsan build-portable build-portable-aarch64 build-aarch64 build-aarch64-torch dist

@@ -45,6 +45,13 @@ if(NOT tvm_ffi_FOUND)
   message(FATAL_ERROR "kernelhub: ${_kh_tvm_ffi_hint}; or build without it: -DKERNELHUB_WITH_TVM_FFI=OFF.")
 endif()
 set(KERNELHUB_WITH_TVM_FFI ON)
+# A cross build links the target machine's libtvm_ffi.so (scripts/aarch64.sh: from the aarch64
+# wheel), which tvm_ffi-config.cmake cannot report: it asks the build machine's Python.
+set(KERNELHUB_TVM_FFI_RUNTIME "" CACHE FILEPATH "libtvm_ffi.so to link the kernels with (cross builds)")
+if(KERNELHUB_TVM_FFI_RUNTIME)
+  set_target_properties(tvm_ffi::shared PROPERTIES IMPORTED_LOCATION "${KERNELHUB_TVM_FFI_RUNTIME}")
+  set(tvm_ffi_LIB_FILES "${KERNELHUB_TVM_FFI_RUNTIME}")
+endif()
 set(KERNELHUB_TVM_FFI_INCLUDE_DIR ${tvm_ffi_INCLUDE_DIR})
 set(KERNELHUB_DLPACK_INCLUDE_DIR ${tvm_ffi_DLPACK_INCLUDE_DIR})
 message(STATUS "kernelhub: TVM-FFI headers from ${tvm_ffi_INCLUDE_DIR}")

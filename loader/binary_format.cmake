@@ -4,7 +4,7 @@
 # torch loader and the tvm-ffi loader share one definition. Included by loader/CMakeLists.txt and by
 # fuzz/CMakeLists.txt.
 add_library(kernelhub_binary_format STATIC
-  ${CMAKE_CURRENT_LIST_DIR}/src/elf_file.cpp ${CMAKE_CURRENT_LIST_DIR}/src/fatbin.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/elf_file.cpp ${CMAKE_CURRENT_LIST_DIR}/src/elf_identity.cpp ${CMAKE_CURRENT_LIST_DIR}/src/fatbin.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/library_image.cpp ${CMAKE_CURRENT_LIST_DIR}/src/mapped_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/op_schema_text.cpp ${CMAKE_CURRENT_LIST_DIR}/src/file_checks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/torch_libraries.cpp ${CMAKE_CURRENT_LIST_DIR}/src/library_paths.cpp

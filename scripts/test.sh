@@ -15,7 +15,8 @@ ctest --test-dir "$build" --output-on-failure --timeout 600 -j "$(nproc)" || sta
 echo
 # The shim's tests (test_shim_*.py) run from the installed wheel (scripts/test_wheel.sh), except in a
 # sanitizer build, which has no Python binding (they skip there).
-wheel=yes ignore=(--ignore-glob='*/test_shim_*.py')
+# The aarch64 tests run in the aarch64 step below, against the aarch64 build.
+wheel=yes ignore=(--ignore-glob='*/test_shim_*.py' --ignore-glob='*/test_aarch64_*.py')
 if grep -q '^KERNELHUB_SANITIZE:STRING=.' "$build/CMakeCache.txt"; then wheel= ignore=(); fi
 echo "== pytest"
 # PYTHONPATH: the kernelhub Python package as the build assembles it (<build>/python/kernelhub).
@@ -29,5 +30,15 @@ if [ -n "$wheel" ]; then
   start=$SECONDS
   scripts/test_wheel.sh "$build" || status=1
   echo "== wheel step: $((SECONDS - start)) s"
+  # aarch64-linux (scripts/aarch64.sh test): cross-built here (ccache keeps a rebuild short), its
+  # suites under qemu, end to end against this build's server, the aarch64 release artifacts.
+  # KERNELHUB_TEST_AARCH64=0 leaves it out (a quick local run; CI runs it).
+  if [ "${KERNELHUB_TEST_AARCH64:-1}" != 0 ]; then
+    echo
+    echo "== aarch64: cross build, its suites under qemu, end to end, the aarch64 tarball and wheel"
+    start=$SECONDS
+    KERNELHUB_BUILD_DIR="$root/$build" scripts/aarch64.sh test || status=1
+    echo "== aarch64 step: $((SECONDS - start)) s"
+  fi
 fi
 exit $status

@@ -21,8 +21,9 @@ trap 'rm -rf "$work"' EXIT
 
 scripts/release.sh all
 version="$(sed -n 's/^project(kernelhub VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
-wheel="$(echo "$root"/dist/kernelhub-"$version"-cp"$("$python" -c 'import sys; print(f"{sys.version_info.major}{sys.version_info.minor}")')"-*.whl)"
-cli="$(echo "$root"/dist/kernelhub-"$version"-*-linux.tar.gz)"
+# This machine's (dist/ may hold the aarch64 ones too: scripts/aarch64.sh).
+wheel="$(echo "$root"/dist/kernelhub-"$version"-cp"$("$python" -c 'import sys; print(f"{sys.version_info.major}{sys.version_info.minor}")')"-*_"$(uname -m)".whl)"
+cli="$(echo "$root"/dist/kernelhub-"$version"-"$(uname -m)"-linux.tar.gz)"
 "$python" -m auditwheel show "$wheel"
 
 "$python" -m pip install --quiet --no-deps --no-index --target "$work/site" "$wheel"

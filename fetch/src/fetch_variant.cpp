@@ -15,9 +15,11 @@
 #include "kernelhub/fetch/variant_checks.hpp"
 #include "kernelhub/fetch/verification_stamps.hpp"
 #include "kernelhub/fetch/zip_layout.hpp"
+#include "kernelhub/loader/elf_identity.hpp"
 #include "kernelhub/loader/library_image.hpp"
 #include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/gpu_fit_step.hpp"
+#include "kernelhub/resolver/variant.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 #include "request_lock.hpp"
 #include "variant_dir.hpp"
@@ -272,6 +274,17 @@ Result<std::optional<KernelLock>> lock_for(const client::RepoId& repo, const Fet
   return std::optional<KernelLock>(std::move(entry));
 }
 
+// The op library of a variant is built for the cpu the variant's name says, read from its ELF header
+// alone (loader/elf_identity.hpp): a mislabelled build (an x86_64 library in an ...-aarch64-linux
+// folder, or the reverse) or a library cut short is refused before anything of it is loaded, in
+// every path (get_kernel, tvm_ffi::get_kernel, the CLI, the Python binding).
+Status check_library_machine(const std::filesystem::path& library, const std::string& variant) {
+  auto parsed = resolver::Variant::parse(variant);
+  if (!parsed || !parsed->is_arch()) return {};
+  KH_ASSIGN_OR_RETURN(const loader::ElfIdentity elf, loader::ElfIdentity::read(library));
+  return loader::check_variant_machine(library, elf, variant, parsed->cpu);
+}
+
 // Reads and verifies a variant directory once: metadata.json (or the namespace from _ops.py), its
 // digest, a zip layout's package archive (zip_layout.hpp), and for a native load the op library
 // (beside the archive in that layout), whose ELF and device code are read (once) when
@@ -290,8 +303,15 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
   FetchedVariant out{
       dir, std::move(variant), std::move(revision), std::move(metadata), std::move(decisions), {}, {}, {}, {}, {}};
   out.warnings = std::move(warnings);
-  if (!request.loadable.python) {
+  if (request.loadable.python) {
+    // Python imports the library itself: its machine is still checked first (a pure-Python
+    // variant has none).
+    if (auto library = find_op_library(dir, out.metadata.id)) {
+      KH_RETURN_IF_ERROR(check_library_machine(*library, out.variant));
+    }
+  } else {
     KH_ASSIGN_OR_RETURN(std::filesystem::path library, find_op_library(dir, out.metadata.id));
+    KH_RETURN_IF_ERROR(check_library_machine(library, out.variant));
     out.library = library;
     // After download, trust the bytes: the fatbinary must agree that this variant runs here.
     if (!environment.gpus.empty() && request.check_arch) {

@@ -129,6 +129,9 @@ def main() -> int:
     p.add_argument("--id", required=True)
     p.add_argument("--backend", required=True)
     p.add_argument("--archs", default="", help="comma-separated, e.g. 8.0,9.0,12.0+PTX")
+    p.add_argument("--no-describe", action="store_true",
+                   help="a library for another machine (a cross build): this Python cannot import it, so "
+                        "no symbols.json or op_schemas.json (readers that import nothing go without)")
     a = p.parse_args()
 
     with open(a.build_toml, "rb") as f:
@@ -166,17 +169,19 @@ def assemble(stage: str, a: argparse.Namespace, general: dict) -> None:
             shutil.copyfile(src, os.path.join(stage, name))  # a symlinked file is copied as a file
     with open(os.path.join(stage, "_ops.py"), "w") as f:
         f.write((TVM_FFI_OPS_PY if tvm_ffi else OPS_PY).format(ns=a.id))
-    # As kernel-builder's get_kernel check: importing the variant must work, and what it exports
-    # is written down for readers that import nothing (describe-api, of a tvm-ffi build too). In
-    # its own process: it imports torch, or tvm_ffi.
-    described = subprocess.run(
-        [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "write_symbols.py"),
-         "--variant-dir", stage, "--id", a.id, "--framework", a.framework],
-        env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"), capture_output=True, text=True, timeout=600)
-    if described.returncode != 0:
-        print(f"write_variant.py: importing the assembled variant to describe its API failed:\n"
-              f"{described.stderr[-4000:]}", file=sys.stderr)
-        raise SystemExit(1)
+    if not a.no_describe:
+        # As kernel-builder's get_kernel check: importing the variant must work, and what it exports
+        # is written down for readers that import nothing (describe-api, of a tvm-ffi build too). In
+        # its own process: it imports torch, or tvm_ffi. A cross build (--no-describe) cannot import
+        # a library of another machine.
+        described = subprocess.run(
+            [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "write_symbols.py"),
+             "--variant-dir", stage, "--id", a.id, "--framework", a.framework],
+            env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"), capture_output=True, text=True, timeout=600)
+        if described.returncode != 0:
+            print(f"write_variant.py: importing the assembled variant to describe its API failed:\n"
+                  f"{described.stderr[-4000:]}", file=sys.stderr)
+            raise SystemExit(1)
     archs = [arch for arch in a.archs.split(",") if arch]
     doc = metadata(general, a.id, a.backend, archs, digest(stage), git_status(os.path.dirname(a.build_toml)))
     with open(os.path.join(stage, "metadata.json"), "w") as f:

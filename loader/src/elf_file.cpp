@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace kernelhub::loader {
@@ -189,6 +190,21 @@ Result<ElfFile> ElfFile::parse(std::string_view bytes, ElfParts parts) {
     }
   }
 
+  // Dynamic relocations: the kinds the dynamic linker must apply.
+  std::set<std::uint32_t> relocation_types;
+  for (const auto& h : sections.headers) {
+    if ((h.sh_type != SHT_RELA && h.sh_type != SHT_REL) || (h.sh_flags & SHF_ALLOC) == 0) continue;
+    const std::uint64_t entry = h.sh_type == SHT_RELA ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel);
+    KH_ASSIGN_OR_RETURN(std::string_view data, section_data(r, h));
+    const Reader rr(data);
+    for (std::uint64_t off = 0; off + entry <= data.size(); off += entry) {
+      Elf64_Rel rel{};  // r_info at the same offset in both kinds
+      rr.read(off, rel);
+      relocation_types.insert(static_cast<std::uint32_t>(ELF64_R_TYPE(rel.r_info)));
+    }
+  }
+  elf.relocation_types.assign(relocation_types.begin(), relocation_types.end());
+
   // Dynamic symbols with their versions.
   const Elf64_Shdr* ds = parts == ElfParts::kAll ? find_type(sections, SHT_DYNSYM) : nullptr;
   if (ds != nullptr) {
@@ -248,6 +264,48 @@ std::optional<std::string_view> ElfFile::section_bytes(std::string_view file, st
     }
   }
   return std::nullopt;
+}
+
+std::string_view dynamic_relocation_name(std::uint16_t machine, std::uint32_t type) {
+  // What glibc's elf_machine_rela applies (sysdeps/x86_64/dl-machine.h, sysdeps/aarch64/dl-machine.h).
+  if (machine == EM_X86_64) {
+    switch (type) {
+      case R_X86_64_NONE: return "R_X86_64_NONE";
+      case R_X86_64_64: return "R_X86_64_64";
+      case R_X86_64_PC32: return "R_X86_64_PC32";
+      case R_X86_64_32: return "R_X86_64_32";
+      case R_X86_64_COPY: return "R_X86_64_COPY";
+      case R_X86_64_GLOB_DAT: return "R_X86_64_GLOB_DAT";
+      case R_X86_64_JUMP_SLOT: return "R_X86_64_JUMP_SLOT";
+      case R_X86_64_RELATIVE: return "R_X86_64_RELATIVE";
+      case R_X86_64_DTPMOD64: return "R_X86_64_DTPMOD64";
+      case R_X86_64_DTPOFF64: return "R_X86_64_DTPOFF64";
+      case R_X86_64_TPOFF64: return "R_X86_64_TPOFF64";
+      case R_X86_64_SIZE32: return "R_X86_64_SIZE32";
+      case R_X86_64_SIZE64: return "R_X86_64_SIZE64";
+      case R_X86_64_TLSDESC: return "R_X86_64_TLSDESC";
+      case R_X86_64_IRELATIVE: return "R_X86_64_IRELATIVE";
+      case R_X86_64_RELATIVE64: return "R_X86_64_RELATIVE64";
+      default: return {};
+    }
+  }
+  if (machine == EM_AARCH64) {
+    switch (type) {
+      case R_AARCH64_NONE: return "R_AARCH64_NONE";
+      case R_AARCH64_ABS64: return "R_AARCH64_ABS64";
+      case R_AARCH64_COPY: return "R_AARCH64_COPY";
+      case R_AARCH64_GLOB_DAT: return "R_AARCH64_GLOB_DAT";
+      case R_AARCH64_JUMP_SLOT: return "R_AARCH64_JUMP_SLOT";
+      case R_AARCH64_RELATIVE: return "R_AARCH64_RELATIVE";
+      case R_AARCH64_TLS_DTPMOD: return "R_AARCH64_TLS_DTPMOD";
+      case R_AARCH64_TLS_DTPREL: return "R_AARCH64_TLS_DTPREL";
+      case R_AARCH64_TLS_TPREL: return "R_AARCH64_TLS_TPREL";
+      case R_AARCH64_TLSDESC: return "R_AARCH64_TLSDESC";
+      case R_AARCH64_IRELATIVE: return "R_AARCH64_IRELATIVE";
+      default: return {};
+    }
+  }
+  return {};
 }
 
 std::string_view machine_name(std::uint16_t machine) {

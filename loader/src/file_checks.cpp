@@ -8,20 +8,13 @@
 #include <map>
 #include <set>
 
+#include "kernelhub/loader/elf_identity.hpp"
 #include "library_paths.hpp"
 #include "loaded_libraries.hpp"
 
 namespace kernelhub::loader {
 
 namespace {
-
-#if defined(__x86_64__)
-constexpr std::uint16_t kHostMachine = EM_X86_64;
-#elif defined(__aarch64__)
-constexpr std::uint16_t kHostMachine = EM_AARCH64;
-#else
-constexpr std::uint16_t kHostMachine = EM_NONE;
-#endif
 
 // "GLIBCXX_3.4.30" → {3, 4, 30}, for ordering versions of one family.
 std::vector<int> version_numbers(std::string_view version) {
@@ -98,14 +91,23 @@ PreflightReport check_file(const std::filesystem::path& path, const ElfFile& elf
                            const TorchLibraries& torch) {
   PreflightReport report;
   report.bind_now = elf.bind_now;
-  if (!elf.is_64bit || !elf.little_endian || elf.machine != kHostMachine) {
+  if (!elf.is_64bit || !elf.little_endian || elf.machine != host_machine()) {
     report.problems.push_back("it is built for " + std::string(machine_name(elf.machine)) +
                               (elf.is_64bit ? "" : " (32-bit)") + ", this process is " +
-                              std::string(machine_name(kHostMachine)) + "; use the variant built for this cpu");
+                              std::string(machine_name(host_machine())) + "; use the variant built for this cpu");
     return report;
   }
   if (elf.type != ET_DYN)
     report.problems.push_back("it is not a shared library (ELF type " + std::to_string(elf.type) + ")");
+  // A relocation this machine's dynamic linker does not apply fails dlopen; say which before it.
+  for (std::uint32_t type : elf.relocation_types) {
+    if (dynamic_relocation_name(elf.machine, type).empty()) {
+      report.problems.push_back("it has dynamic relocations of type " + std::to_string(type) + ", which the " +
+                                std::string(machine_name(elf.machine)) +
+                                " dynamic linker does not apply (a library linked wrongly, e.g. from objects "
+                                "built without -fPIC); rebuild it as a shared library of position-independent code");
+    }
+  }
 
   const auto loaded = loaded_libraries();
   const auto dirs = search_dirs(path, elf, env);
@@ -188,7 +190,7 @@ std::optional<std::filesystem::path> find_on_library_path(std::string_view sonam
     if (!std::filesystem::is_regular_file(candidate, ec)) continue;
     // As the dynamic linker does, pass over a library of another class or machine (/lib32/...).
     auto elf = ElfFile::read(candidate, ElfParts::kNoSymbols);
-    if (elf && elf->is_64bit && elf->little_endian && elf->machine == kHostMachine) return candidate;
+    if (elf && elf->is_64bit && elf->little_endian && elf->machine == host_machine()) return candidate;
   }
   return std::nullopt;
 }

@@ -1,5 +1,7 @@
 #include "kernelhub/base/sha256.hpp"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>

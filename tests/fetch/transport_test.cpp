@@ -1,8 +1,11 @@
 // fetch_variant over the Transport seam (SessionOptions::transport): a Hub held in memory serves a
 // repo's revision, listing, publisher overview and files; the test checks the variant the fetch
 // chose and put in the cache, and each request it made.
+#include <elf.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -10,6 +13,8 @@
 #include "kernelhub/base/git_blob_sha1.hpp"
 #include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/fetch/session.hpp"
+#include "kernelhub/loader/elf_file.hpp"
+#include "kernelhub/loader/elf_identity.hpp"
 #include "memory_hub.hpp"
 #include "support/temp_dir.hpp"
 
@@ -59,13 +64,18 @@ struct Repo {
   }
 };
 
+// metadata.json of a build of `name` whose op namespace is `id`.
+nlohmann::json metadata_of(const std::string& name, const std::string& id) {
+  return {{"name", name},
+          {"id", id},
+          {"version", 1},
+          {"license", "Apache-2.0"},
+          {"python-depends", nlohmann::json::array()},
+          {"backend", {{"type", "cpu"}}}};
+}
+
 Repo relu_repo(const std::string& endpoint, const std::string& name) {
-  const nlohmann::json metadata{{"name", name},
-                                {"id", "_" + name + "_universal_0000000"},
-                                {"version", 1},
-                                {"license", "Apache-2.0"},
-                                {"python-depends", nlohmann::json::array()},
-                                {"backend", {{"type", "cpu"}}}};
+  const nlohmann::json metadata = metadata_of(name, "_" + name + "_universal_0000000");
   const std::string cuda = "build/torch215-cxx11-cu128-x86_64-linux/";
   return Repo{endpoint,
               name,
@@ -168,6 +178,72 @@ TEST_CASE("bytes that are not the listed file fail the fetch and leave nothing i
   CHECK(fetched.error().code == ErrorCode::kIntegrityMismatch);
   CHECK_THAT(fetched.error().message, Catch::Contains("__init__.py"));
   CHECK_FALSE(std::filesystem::exists(fetch.snapshot("silu") / path));
+}
+
+// A shared library's ELF header for `machine` and nothing else; `section_headers_at`/`sections` say
+// where its section headers are (none by default; past the end: a file cut short).
+std::string elf_header(std::uint16_t machine, std::uint64_t section_headers_at = 0, std::uint16_t sections = 0) {
+  Elf64_Ehdr h{};
+  std::memcpy(h.e_ident, ELFMAG, SELFMAG);
+  h.e_ident[EI_CLASS] = ELFCLASS64;
+  h.e_ident[EI_DATA] = ELFDATA2LSB;
+  h.e_ident[EI_VERSION] = EV_CURRENT;
+  h.e_type = ET_DYN;
+  h.e_machine = machine;
+  h.e_version = EV_CURRENT;
+  h.e_ehsize = sizeof h;
+  h.e_shentsize = sizeof(Elf64_Shdr);
+  h.e_shoff = section_headers_at;
+  h.e_shnum = sections;
+  return std::string(reinterpret_cast<const char*>(&h), sizeof h);
+}
+
+// acme/<name>: one CPU build for this machine's cpu, whose op library is `library`.
+Repo cpu_repo(const std::string& endpoint, const std::string& name, const std::string& variant,
+              const std::string& library) {
+  const nlohmann::json metadata = metadata_of(name, "_" + name + "_cpu_0000000");
+  const std::string dir = "build/" + variant + "/";
+  return Repo{endpoint,
+              name,
+              {{dir + "metadata.json", metadata.dump(2)},
+               {dir + name + "/__init__.py", "from ._ops import ops\n"},
+               {dir + name + "/_" + name + "_cpu_0000000.abi3.so", library}}};
+}
+
+TEST_CASE("a library of another machine than its variant's name, or one cut short, is refused before any load") {
+  const std::uint16_t here = loader::host_machine();
+  const std::string cpu(loader::machine_name(here));
+  const std::uint16_t other = here == EM_AARCH64 ? EM_X86_64 : EM_AARCH64;
+  const std::string variant = "torch215-cxx11-cpu-" + cpu + "-linux";
+
+  SECTION("mislabelled: the other machine's library in a folder named for this one") {
+    Fetch fetch;
+    const Repo repo = cpu_repo("http://hub-four.test", "relu", variant, elf_header(other));
+    repo.serve(*fetch.hub);
+    const auto fetched = fetch.run(repo.endpoint, "relu");
+    REQUIRE_FALSE(fetched.has_value());
+    CHECK(fetched.error().code == ErrorCode::kIncompatibleBinary);
+    CHECK_THAT(fetched.error().message, Catch::Contains("is built for " + std::string(loader::machine_name(other)) +
+                                                        ", but its variant `" + variant + "` is named for " + cpu));
+    CHECK_THAT(fetched.error().message, Catch::Contains("mislabelled build"));
+  }
+  SECTION("cut short: section headers past the end of the file") {
+    Fetch fetch;
+    const Repo repo = cpu_repo("http://hub-five.test", "gelu", variant, elf_header(here, 8192, 30));
+    repo.serve(*fetch.hub);
+    const auto fetched = fetch.run(repo.endpoint, "gelu");
+    REQUIRE_FALSE(fetched.has_value());
+    CHECK(fetched.error().code == ErrorCode::kCorruptFile);
+    CHECK_THAT(fetched.error().message, Catch::Contains("cut short: its section headers end at byte 10112"));
+  }
+  SECTION("this machine's library in the folder named for it passes the check") {
+    Fetch fetch;
+    const Repo repo = cpu_repo("http://hub-six.test", "silu", variant, elf_header(here));
+    repo.serve(*fetch.hub);
+    const auto fetched = fetch.run(repo.endpoint, "silu");
+    REQUIRE(fetched.has_value());
+    CHECK(fetched->variant == variant);
+  }
 }
 
 }  // namespace

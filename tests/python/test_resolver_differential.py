@@ -340,15 +340,17 @@ def our_order_key(env: dict):
     return functools.cmp_to_key(compare)
 
 
-def compare(case: dict, ours: dict) -> list[str]:
-    """The differences between ours and kernels 0.19.1 on `case` (empty when none)."""
+def compare(case: dict, ours: dict, trace=None) -> list[str]:
+    """The differences between ours and kernels 0.19.1 on `case` (empty when none); `trace`:
+    kernels' decisions when they come from elsewhere than kernels_resolve (its own detection)."""
     assert "error" not in ours, ours
     env, names = case["env"], case["names"]
     decisions = ours["decisions"]
     assert sorted(d["variant"] for d in decisions) == names
     problems = []
 
-    trace = kernels_resolve(env, names)
+    if trace is None:
+        trace = kernels_resolve(env, names)
     parsed = {d.variant.variant_str for d in trace}
     assert parsed == {n for n in names if kernels_parse(n) is not None}  # names are canonical
     for d in decisions:

@@ -1,5 +1,6 @@
 // What an operator relies on: the server owns its port, and a request's id is the client's.
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstdio>

@@ -10,6 +10,7 @@
 #include "kernelhub/fetch/metadata.hpp"
 #include "kernelhub/fetch/zip_layout.hpp"
 #include "kernelhub/loader/elf_file.hpp"
+#include "kernelhub/loader/elf_identity.hpp"
 #include "kernelhub/loader/preflight.hpp"
 #include "kernelhub/loader/torch_libraries.hpp"
 #include "kernelhub/resolver/variant.hpp"
@@ -45,12 +46,6 @@ std::string library_namespace(const fs::path& rel) {
 bool inside(const fs::path& path, const fs::path& root) {
   const auto rel = path.lexically_relative(root);
   return !rel.empty() && *rel.begin() != "..";
-}
-
-std::uint16_t machine_for_cpu(const std::string& cpu) {
-  if (cpu == "x86_64") return 62;
-  if (cpu == "aarch64") return 183;
-  return 0;
 }
 
 // Why the full pre-flight cannot judge `variant` in this process, or empty when it can.
@@ -236,7 +231,8 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
       problem(rel.string() + " is not a readable ELF file: " + elf.error().message);
     } else if (elf->type != 3) {
       problem(rel.string() + " is not a shared object (ELF type " + std::to_string(elf->type) + ")");
-    } else if (parsed && machine_for_cpu(parsed->cpu) != 0 && elf->machine != machine_for_cpu(parsed->cpu)) {
+    } else if (parsed && loader::machine_of_cpu(parsed->cpu) != 0 &&
+               elf->machine != loader::machine_of_cpu(parsed->cpu)) {
       problem(rel.string() + " is built for " + std::string(loader::machine_name(elf->machine)) +
               " but the variant says " + parsed->cpu);
     }

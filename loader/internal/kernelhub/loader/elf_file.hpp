@@ -4,8 +4,9 @@
 // Reads 64-bit little-endian ELF (the only kind a kernel for x86_64 or aarch64 Linux can be):
 // header (class, machine, OS ABI, type), the dynamic section (NEEDED, RUNPATH/RPATH, SONAME,
 // FLAGS/FLAGS_1 for immediate binding), dynamic symbols (defined and undefined, with the version
-// each needs from .gnu.version/.gnu.version_r), the versions it defines (.gnu.version_d), and
-// which sections exist (e.g. .nv_fatbin). Every offset is bounds-checked: a truncated or lying
+// each needs from .gnu.version/.gnu.version_r), the versions it defines (.gnu.version_d), the
+// kinds of relocation the dynamic linker must apply (.rela.dyn, .rela.plt), and which sections
+// exist (e.g. .nv_fatbin). Every offset is bounds-checked: a truncated or lying
 // file gives kCorruptFile, never a crash.
 //
 // Thread safety: a value type.
@@ -46,6 +47,9 @@ struct ElfFile {
   bool bind_now = false;  // DT_BIND_NOW, DF_BIND_NOW or DF_1_NOW: every symbol resolved at load
   std::vector<ElfSymbol> symbols;
   std::vector<std::string> defined_versions;  // from .gnu.version_d, e.g. GLIBCXX_3.4.30
+  // The relocation types of the dynamic relocations (SHT_RELA/SHT_REL sections loaded with the
+  // file), each once, in order: R_X86_64_* or R_AARCH64_* numbers, by `machine`.
+  std::vector<std::uint32_t> relocation_types;
   std::vector<std::string> sections;
 
   // Errors: kNotFound (no such file), kCorruptFile (not ELF, truncated, inconsistent).
@@ -58,5 +62,9 @@ struct ElfFile {
 };
 
 std::string_view machine_name(std::uint16_t machine);
+
+// "R_AARCH64_GLOB_DAT" for a dynamic relocation type of `machine`; empty for one glibc's dynamic
+// linker of that machine does not apply (it would refuse the library at dlopen).
+std::string_view dynamic_relocation_name(std::uint16_t machine, std::uint32_t type);
 
 }  // namespace kernelhub::loader
