@@ -1,25 +1,16 @@
 #include "kernelhub/base/hub_names.hpp"
 
+#include "kernelhub/base/printable.hpp"
+
 namespace kernelhub::hub_names {
 
 namespace {
 
 constexpr std::size_t kShownBytes = 200;
 
-// The name as a message shows it: control bytes as \xNN, at most kShownBytes bytes.
+// The name as a message shows it (printable.hpp), at most kShownBytes bytes of it.
 std::string shown(std::string_view name) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (char c : name.substr(0, kShownBytes)) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-    } else {
-      out.push_back(c);
-    }
-  }
+  std::string out = printable(name.substr(0, kShownBytes), Lines::kEscaped);
   if (name.size() > kShownBytes) out += "...";
   return out;
 }

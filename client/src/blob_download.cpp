@@ -108,7 +108,8 @@ struct Job final : BodySink {
   std::string url;
   State state = State::kWaiting;
   Clock::time_point ready_at{};
-  int failures = 0;             // consecutive attempts that ended without progress
+  int failures = 0;             // consecutive attempts that ended without progress (the backoff)
+  int retries = 0;              // every retry after a transient failure (Note [Retry policy])
   int attempts = 0;             // every GET
   Clock::time_point started{};  // of the first GET
   int integrity_failures = 0;
@@ -459,15 +460,39 @@ class BlobDownload final : public Workload {
   }
 
   // A failure worth another attempt: resume (Range) from what is written, after a backoff.
+  // Note [Retry policy]: a file is retried at most settings.max_retries times in all (5, what
+  // docs/CLI.md promises and huggingface_hub's http_get does), whatever each attempt received:
+  // a transfer cut every time ends after 6 attempts, bounded in time, instead of going on for as
+  // long as each attempt brings a few bytes. The wait doubles from backoff_base to backoff_max
+  // (1, 2, 4, 8, 8 s), from the base again after an attempt that received bytes (the link works,
+  // it was cut). Each retry is said (ProgressSink::retry). What was received stays on disk, and the
+  // next command continues it (Note [Partial downloads]); the error says so.
   void transient(Job& j, const std::string& why, std::optional<std::chrono::milliseconds> wait = std::nullopt) {
-    if (j.attempt_bytes > 0) j.failures = 0;  // progress was made: the counter starts over
+    if (j.attempt_bytes > 0) j.failures = 0;  // the link works: the backoff starts over
     ++j.failures;
-    if (j.failures > settings_.max_retries) {
+    ++j.retries;
+    if (j.retries > settings_.max_retries) {
+      const std::string kept = j.written > 0
+                                   ? "; the " + std::to_string(j.written) + " of " + std::to_string(j.spec.size) +
+                                         " bytes received are kept, and running the command again continues from there"
+                                   : "";
+      // j.retries is now the transfers tried: the first and max_retries more (redirects not counted).
       fail(j, Error{ErrorCode::kNetwork, "cannot download " + what_for(j).describe() + " after " +
-                                             plural(j.attempts, "attempt") + ": " + why});
+                                             plural(j.retries, "attempt") + ": " + why + " (the last of " +
+                                             std::to_string(settings_.max_retries) + " retries, " +
+                                             seconds_text(Clock::now() - j.started) + " after the first)" + kept});
       return;
     }
-    j.ready_at = Clock::now() + (wait ? *wait : backoff(settings_, j.failures));
+    const auto delay = wait ? *wait : backoff(settings_, j.failures);
+    j.ready_at = Clock::now() + delay;
+    say_retry("retrying `" + j.spec.path + "` in " + seconds_text(delay) + " (retry " + std::to_string(j.retries) +
+              " of " + std::to_string(settings_.max_retries) + "): " + why);
+  }
+
+  void say_retry(const std::string& message) {
+    if (progress_lock_ == nullptr) return progress_.retry(message);
+    std::lock_guard lock(*progress_lock_);
+    progress_.retry(message);
   }
 
   void integrity_retry(Job& j, const std::string& why) {

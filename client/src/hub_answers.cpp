@@ -5,6 +5,7 @@
 
 #include "kernelhub/base/hub_names.hpp"
 #include "kernelhub/base/json_nesting.hpp"
+#include "kernelhub/base/printable.hpp"
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/client/cache_layout.hpp"
 
@@ -43,15 +44,14 @@ Result<std::uint64_t> required_size(const json& object, std::string_view where) 
   return object["size"].get<std::uint64_t>();
 }
 
+// One file of a listing; its path is checked by the caller (parse_tree_page).
 Result<TreeEntry> parse_tree_file(const json& item, std::size_t index) {
   const std::string where = "entry " + std::to_string(index);
   TreeEntry entry;
   KH_ASSIGN_OR_RETURN(auto path, optional_string(item, "path", where));
-  if (!path || !hub_names::validate_repo_path(*path)) {
-    return corrupt(where + " has an unsafe or missing path `" + path.value_or("") + "`");
-  }
+  if (!path) return corrupt(where + " has no path");
   entry.path = std::move(*path);
-  const std::string at = where + " (`" + entry.path + "`)";
+  const std::string at = where + " (`" + printable(entry.path, Lines::kEscaped) + "`)";
   KH_ASSIGN_OR_RETURN(auto oid, optional_string(item, "oid", at));
   if (!oid || !is_lower_hex(*oid, 40)) return corrupt(at + ": `oid` is not a 40-hex git blob id");
   entry.blob_id = std::move(*oid);
@@ -96,7 +96,7 @@ Result<std::vector<BranchRef>> parse_refs_answer(std::string_view body) {
   return branches;
 }
 
-Result<std::vector<TreeEntry>> parse_tree_page(std::string_view body) {
+Result<std::vector<TreeEntry>> parse_tree_page(std::string_view body, std::vector<TreeEntry>* unsafe) {
   KH_ASSIGN_OR_RETURN(json doc, parse(body, json::value_t::array, "the tree listing"));
   std::vector<TreeEntry> files;
   for (std::size_t i = 0; i < doc.size(); ++i) {
@@ -105,6 +105,11 @@ Result<std::vector<TreeEntry>> parse_tree_page(std::string_view body) {
     KH_ASSIGN_OR_RETURN(auto type, optional_string(item, "type", "entry " + std::to_string(i)));
     if (type != "file") continue;  // folders (and anything newer) carry nothing to download
     KH_ASSIGN_OR_RETURN(TreeEntry entry, parse_tree_file(item, i));
+    if (auto safe = hub_names::validate_repo_path(entry.path); !safe) {
+      if (unsafe == nullptr) return corrupt("entry " + std::to_string(i) + ": " + safe.error().message);
+      unsafe->push_back(std::move(entry));  // Note [Unsafe paths in a listing] (repo_tree.hpp)
+      continue;
+    }
     files.push_back(std::move(entry));
   }
   return files;

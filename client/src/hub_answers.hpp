@@ -29,8 +29,10 @@ Result<std::vector<BranchRef>> parse_refs_answer(std::string_view body);
 
 // GET /api/<type>s/<id>/tree/<commit>?recursive=true: the files of one page (folders are skipped).
 // Every path passes hub_names::validate_repo_path; ids are hex of the right length (an LFS
-// entry's `lfs.oid` is its sha256; an invalid `xetHash` is dropped, as it is optional).
-Result<std::vector<TreeEntry>> parse_tree_page(std::string_view body);
+// entry's `lfs.oid` is its sha256; an invalid `xetHash` is dropped, as it is optional). A file
+// whose path does not pass is an error, unless `unsafe` is given: then it goes there, and the
+// page is read on (Note [Unsafe paths in a listing], repo_tree.hpp).
+Result<std::vector<TreeEntry>> parse_tree_page(std::string_view body, std::vector<TreeEntry>* unsafe = nullptr);
 
 // GET /api/organizations/<org>/overview: `trustedKernelPublisher` (false when absent).
 Result<bool> parse_overview_answer(std::string_view body);

@@ -354,15 +354,16 @@ Result<RepoTree> tree_impl(Call& call, const RepoId& repo, RepoType type, std::s
       }
     }
     KH_ASSIGN_OR_RETURN(std::string body, std::move(got));
-    auto files = parse_tree_page(body);
+    auto files = parse_tree_page(body, &tree.unsafe);
     if (!files) return unexpected(files.error().with_context("the tree listing of " + what.describe()));
     std::move(files->begin(), files->end(), std::back_inserter(tree.files));
     auto next = next_link(head);
     if (!next) break;
     KH_ASSIGN_OR_RETURN(target, url::resolve(target, *next));
   }
-  std::sort(tree.files.begin(), tree.files.end(),
-            [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
+  const auto by_path = [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; };
+  std::sort(tree.files.begin(), tree.files.end(), by_path);
+  std::sort(tree.unsafe.begin(), tree.unsafe.end(), by_path);
   if (write_file_atomic(file, tree.to_cache_json())) call.state.trees().keep(file, tree);  // the cache: best effort
   return tree;
 }
@@ -633,6 +634,10 @@ Result<Snapshot> download_prefixes_impl(const Settings& settings, Transport& tra
     }
   }
   const bool variant_found = !selected.empty();
+  // A file that cannot be stored safely among those asked for: refused, not left out.
+  if (auto safe = tree.check_no_unsafe_path(prefixes, options.with_files); !safe) {
+    return unexpected(safe.error().with_context(what.describe()));
+  }
   for (const std::string& path : options.with_files) {
     for (const TreeEntry* e : tree.under(path)) {
       if (e->path == path) selected.push_back(e);

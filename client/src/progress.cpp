@@ -2,18 +2,22 @@
 
 #include <unistd.h>
 
+#include "kernelhub/base/printable.hpp"
+
 namespace kernelhub::client {
 
-ProgressReporter::ProgressReporter(bool enabled, std::FILE* out) : enabled_(enabled), out_(out) {}
+ProgressReporter::ProgressReporter(bool enabled, std::FILE* out, bool quiet)
+    : enabled_(enabled), out_(out), quiet_(quiet) {}
 
-ProgressReporter::ProgressReporter(ProgressSink* sink) : enabled_(sink != nullptr), out_(nullptr), sink_(sink) {}
+ProgressReporter::ProgressReporter(ProgressSink* sink)
+    : enabled_(sink != nullptr), out_(nullptr), quiet_(sink == nullptr), sink_(sink) {}
 
 ProgressReporter ProgressReporter::for_terminal(bool quiet) {
-  return ProgressReporter(!quiet && ::isatty(STDERR_FILENO) == 1, stderr);
+  return ProgressReporter(!quiet && ::isatty(STDERR_FILENO) == 1, stderr, quiet);
 }
 
-void ProgressReporter::start(std::string label, std::uint64_t total_bytes, int files) {
-  label_ = std::move(label);
+void ProgressReporter::start(const std::string& label, std::uint64_t total_bytes, int files) {
+  label_ = sink_ != nullptr ? label : printable(label, Lines::kEscaped);  // a repo's and a variant's name
   total_ = total_bytes;
   files_ = files;
   done_ = 0;
@@ -31,7 +35,17 @@ void ProgressReporter::add(std::uint64_t bytes) {
 
 void ProgressReporter::file_done() {
   ++files_done_;
+  if (sink_ != nullptr) return sink_->file_done();
   draw(false);
+}
+
+void ProgressReporter::retry(const std::string& message) {
+  if (sink_ != nullptr) return sink_->retry(message);
+  if (quiet_ || out_ == nullptr) return;
+  // On its own line, above the progress line, which is drawn again below it.
+  std::fprintf(out_, "%s%s: %s\n", drawn_ ? "\r\033[K" : "", label_.c_str(), printable(message).c_str());
+  std::fflush(out_);
+  if (drawn_) draw(true);
 }
 
 std::string ProgressReporter::format_bytes(double bytes) {

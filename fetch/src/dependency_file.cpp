@@ -149,11 +149,21 @@ Result<std::vector<KernelDependency>> read_dependencies(const std::filesystem::p
 Result<std::filesystem::path> find_dependency_file(const std::filesystem::path& project_dir) {
   std::error_code ec;
   const auto pyproject = project_dir / "pyproject.toml";
-  if (std::filesystem::is_regular_file(pyproject, ec)) {
-    auto listed = read_dependencies(pyproject);
-    if (listed || listed.error().code != ErrorCode::kNotFound) return pyproject;
-  }
   const auto kernels_toml = project_dir / "kernels.toml";
+  const auto lists = [](const std::filesystem::path& file) {
+    auto listed = read_dependencies(file);
+    return listed || listed.error().code != ErrorCode::kNotFound;
+  };
+  if (std::filesystem::is_regular_file(pyproject, ec) && lists(pyproject)) {
+    // Two lists of the kernels to lock: which one is meant is the user's to say, not ours to guess.
+    if (std::filesystem::is_regular_file(kernels_toml, ec) && lists(kernels_toml)) {
+      return unexpected(ErrorCode::kInvalidArgument,
+                        "`" + project_dir.string() +
+                            "` lists kernels in both pyproject.toml [tool.kernels.dependencies] and kernels.toml "
+                            "[dependencies]; keep one list (the kernels package reads pyproject.toml) and lock again");
+    }
+    return pyproject;
+  }
   if (std::filesystem::is_regular_file(kernels_toml, ec)) return kernels_toml;
   return unexpected(ErrorCode::kNotFound, "`" + project_dir.string() +
                                               "` has neither a pyproject.toml with [tool.kernels.dependencies] nor a "

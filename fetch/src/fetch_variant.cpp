@@ -10,6 +10,7 @@
 #include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/fetch/lockfile.hpp"
 #include "kernelhub/fetch/publisher_trust.hpp"
+#include "kernelhub/fetch/resolve_commit.hpp"
 #include "kernelhub/fetch/session.hpp"
 #include "kernelhub/fetch/signature_check.hpp"
 #include "kernelhub/fetch/variant_checks.hpp"
@@ -95,13 +96,13 @@ Error not_resolved(const client::HubClient& hub, const client::RepoId& repo, con
   const std::string id = repo.to_string();
   std::string online_first = "Download the kernel while online first, or pass an explicit `revision=<commit>`.";
   if (!kernels) {
-    // The same sentence for C++ and the CLI, with their spelling of a commit and what is cached.
+    // The same sentence for C++ and the CLI, each with its spelling of a commit, and what is cached.
     const client::CacheLayout layout(hub.settings().cache_dir(kKernelRepo), kKernelRepo, repo);
     const auto refs = layout.list_refs();
     online_first =
-        "Download the kernel while online first, or give the commit itself ({.revision = \"<commit>\"}, "
-        "--revision <commit>); the cache at `" +
-        layout.cache_root().string() + "` holds " +
+        "Download the kernel while online first, or give the commit itself (" +
+        std::string(request.wording == Wording::kCli ? "--revision <commit>" : "{.revision = \"<commit>\"}") +
+        "); the cache at `" + layout.cache_root().string() + "` holds " +
         (refs.empty() ? std::string("nothing of it") : "its refs " + join_versions(refs)) + ".";
   }
   if (request.version) {
@@ -141,11 +142,12 @@ Result<VariantDecisions> resolve(const client::HubClient& hub, const client::Rep
     // As the kernels package: no implicit `main`; say which versions exist and what to write.
     auto versions = hub.list_versions(repo, kKernelRepo);
     const std::string example = versions && !versions->empty() ? versions->back().substr(1) : "1";
+    const std::string write = request.wording == Wording::kCli
+                                  ? "Give --version " + example + " (or --revision R)"
+                                  : "Write get_kernel(\"" + repo.to_string() + "\", {.version = " + example + "})";
     return unexpected(ErrorCode::kInvalidArgument,
                       "a kernel version or revision must be given for `" + repo.to_string() +
-                          "`; available versions: " + (versions ? join_versions(*versions) : "none") +
-                          ". Write get_kernel(\"" + repo.to_string() + "\", {.version = " + example +
-                          "}) (CLI: --version " + example + ")");
+                          "`; available versions: " + (versions ? join_versions(*versions) : "none") + ". " + write);
   }
   auto commit = hub.resolve_revision(repo, kKernelRepo, out.revision);
   if (!commit) return unexpected(not_resolved(hub, repo, request, commit.error()));
@@ -626,6 +628,12 @@ Result<VariantDecisions> variant_decisions(const FetchRequest& request, const Fe
   KH_ASSIGN_OR_RETURN(HubDecision decided, decide_on_hub(hub, repo, request, ctx, *signature_settings, check_trust));
   decided.resolved.fallbacks = hub.fallbacks();
   return std::move(decided.resolved);
+}
+
+Result<std::string> resolve_commit(const client::HubClient& hub, const client::RepoId& repo,
+                                   const FetchRequest& request) {
+  KH_ASSIGN_OR_RETURN(VariantDecisions resolved, resolve(hub, repo, request));
+  return std::move(resolved.commit);
 }
 
 }  // namespace kernelhub

@@ -69,7 +69,7 @@ Status check_digest(const std::filesystem::path& dir, const Metadata& metadata, 
                                  "with a kernel-builder that writes one");
     return {};
   }
-  if (wording == Wording::kKernelhub) return verify_digest(dir, metadata, digests);
+  if (wording != Wording::kKernels) return verify_digest(dir, metadata, digests);
   KH_ASSIGN_OR_RETURN(auto actual, compute_digest(dir, metadata.digest_algorithm, digests));
   const auto violations =
       compare_digests(metadata.digest_algorithm, metadata.digest, metadata.digest_algorithm, actual);

@@ -11,8 +11,8 @@ namespace kernelhub {
 namespace {
 
 template <typename T>
-T value_or_raise(Result<T> result, std::string_view context = {}) {
-  if (!result) raise_for(context.empty() ? result.error() : result.error().with_context(context));
+T value_or_raise(Result<T> result) {
+  if (!result) raise_for(result.error());
   return *std::move(result);
 }
 
@@ -32,21 +32,21 @@ Kernel said(Kernel kernel, const GetKernelOptions& options) {
   return kernel;
 }
 
-FetchContext context_for(const EnvironmentSource& env, const std::optional<std::string>& backend,
-                         std::shared_ptr<Session> session = nullptr) {
-  auto environment = detect_environment(env);
-  if (!environment) raise_for(environment.error());
-  return FetchContext{value_or_raise(with_backend(*std::move(environment), backend)), env, std::move(session)};
+Result<FetchContext> context_for(const EnvironmentSource& env, const std::optional<std::string>& backend,
+                                 std::shared_ptr<Session> session = nullptr, client::ProgressSink* progress = nullptr) {
+  KH_ASSIGN_OR_RETURN(resolver::Environment environment, detect_environment(env));
+  KH_ASSIGN_OR_RETURN(environment, with_backend(std::move(environment), backend));
+  return FetchContext{std::move(environment), env, std::move(session), progress};
 }
 
 }  // namespace
 
-Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
+Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOptions& options, Wording wording) {
   const EnvironmentSource env = process_environment();
-  const client::RepoId repo = value_or_raise(client::RepoId::parse(repo_id));
+  KH_ASSIGN_OR_RETURN(const client::RepoId repo, client::RepoId::parse(repo_id));
   if (options.revision && options.version) {
-    raise_for(Error{ErrorCode::kInvalidArgument,
-                    "give either a revision or a version for `" + repo.to_string() + "`, not both"});
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "give either a revision or a version for `" + repo.to_string() + "`, not both");
   }
   FetchRequest request{repo,
                        options.revision,
@@ -57,21 +57,29 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
                        options.lockfile,
                        options.require_signature,
                        resolver::Loadable::cpp_process()};
-  if (auto local = value_or_raise(local_kernel_dir(repo.to_string(), env))) {
+  request.wording = wording;
+  KH_ASSIGN_OR_RETURN(auto local, local_kernel_dir(repo.to_string(), env));
+  KH_ASSIGN_OR_RETURN(const FetchContext ctx, context_for(env, options.backend, options.session, options.progress));
+  if (local) {
     request.source = *std::move(local);
     const KernelDependency standing_for{repo.to_string(), options.version, options.revision};
-    return said(value_or_raise(load_kernel(request, context_for(env, options.backend, options.session), standing_for),
-                               "LOCAL_KERNELS entry for `" + repo.to_string() + "`"),
-                options);
+    auto kernel = load_kernel(request, ctx, standing_for);
+    if (!kernel) return unexpected(kernel.error().with_context("LOCAL_KERNELS entry for `" + repo.to_string() + "`"));
+    return said(*std::move(kernel), options);
   }
-  return said(value_or_raise(load_kernel(request, context_for(env, options.backend, options.session))), options);
+  KH_ASSIGN_OR_RETURN(Kernel kernel, load_kernel(request, ctx));
+  return said(std::move(kernel), options);
+}
+
+Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
+  return value_or_raise(get_kernel_result(repo_id, options, Wording::kKernelhub));
 }
 
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend) {
   const EnvironmentSource env = process_environment();
   FetchRequest request;
   request.source = path;
-  return value_or_raise(load_kernel(request, context_for(env, backend)));
+  return value_or_raise(load_kernel(request, value_or_raise(context_for(env, backend))));
 }
 
 }  // namespace kernelhub

@@ -105,9 +105,9 @@ std::optional<PythonRuntime> python_of_lib_folder(std::string_view name) {
   return PythonRuntime{*version, text.ends_with('t'), false, std::nullopt};
 }
 
-// tvm_ffi/_version.py's `__version__ = version = '0.1.15.post2'` (setuptools-scm); the package
-// says 0.0.0.dev0 without one, and so does this.
-Version tvm_ffi_version(const fs::path& package) {
+}  // namespace
+
+Version tvm_ffi_package_version(const fs::path& package) {
   auto text = read_file(package / "_version.py");
   if (!text) return Version{0, 0};
   std::string_view rest = *text;
@@ -124,6 +124,8 @@ Version tvm_ffi_version(const fs::path& package) {
   return Version{0, 0};
 }
 
+namespace {
+
 // The header's `runtime`: `declared` is pyvenv.cfg's or the interpreter's version text, if any.
 std::optional<PythonRuntime> runtime_of(const PythonEnvironment& python, const std::optional<std::string>& declared) {
   std::optional<PythonRuntime> runtime;
@@ -134,7 +136,8 @@ std::optional<PythonRuntime> runtime_of(const PythonEnvironment& python, const s
   if (!runtime) return std::nullopt;
   for (const auto& dir : python.package_dirs) {
     runtime->mlx = runtime->mlx || directory_exists(dir / "mlx");
-    if (!runtime->tvm_ffi && directory_exists(dir / "tvm_ffi")) runtime->tvm_ffi = tvm_ffi_version(dir / "tvm_ffi");
+    if (!runtime->tvm_ffi && directory_exists(dir / "tvm_ffi"))
+      runtime->tvm_ffi = tvm_ffi_package_version(dir / "tvm_ffi");
   }
   return runtime;
 }

@@ -77,6 +77,46 @@ TEST_CASE("faults: a connection reset mid-body resumes with Range") {
   CHECK(snap->downloaded_bytes == kBig.size() + kSmall.size());
 }
 
+// Note [Retry policy] (blob_download.cpp): retries are counted per file whether or not an attempt
+// brought bytes, each is said to the progress sink, and what came is kept for the next run.
+TEST_CASE("faults: a transfer cut every time ends after the retries docs/CLI.md states, each said") {
+  struct Retries final : ProgressSink {
+    std::vector<std::string> said;
+    void start(const std::string&, std::uint64_t, int) override {}
+    void add(std::uint64_t) override {}
+    void finish() override {}
+    void retry(const std::string& message) override { said.push_back(message); }
+  };
+  Fixture f;
+  f.hub.add_kernel("org/big", {{"build/torch-cpu/big.so", kBig, true}});
+  Faults faults;
+  faults.resets = 1000;  // every GET: each brings 100 kB of 2.5 MB, then the connection is cut
+  faults.reset_after = 100'000;
+  f.hub.set_faults(faults);
+  Settings s = test_settings(f.cache, f.hub.endpoint());
+  Retries retries;
+  DownloadOptions options;
+  options.progress = &retries;
+  const RepoId big{"org", "big"};
+  auto snap = HubClient(s).download_variant(big, RepoType::kKernel, "main", "torch-cpu", options);
+  REQUIRE_FALSE(snap);
+  CHECK(snap.error().code == ErrorCode::kNetwork);
+  CHECK_THAT(snap.error().message, Catch::Contains("after 6 attempts") && Catch::Contains("the last of 5 retries") &&
+                                       Catch::Contains("600000 of 2500000 bytes received are kept"));
+  REQUIRE(retries.said.size() == 5);
+  CHECK_THAT(retries.said[0], Catch::StartsWith("retrying `build/torch-cpu/big.so` in 0.0 s (retry 1 of 5): "));
+  CHECK_THAT(retries.said[4], Catch::Contains("(retry 5 of 5)"));
+  CHECK(cache_problems(f.cache).empty());
+  CHECK(partial_files(f.cache).size() == 1);
+
+  // The next run continues from the bytes kept.
+  f.hub.set_faults(Faults{});
+  auto again = HubClient(s).download_variant(big, RepoType::kKernel, "main", "torch-cpu");
+  REQUIRE(again);
+  CHECK(again->resumed_bytes == 600'000);
+  CHECK(read_file(again->path / "big.so") == kBig);
+}
+
 TEST_CASE("faults: a response slower than the read timeout is retried") {
   Fixture f;
   Faults faults;

@@ -125,8 +125,28 @@ TEST_CASE("Hub answers: wrong types, missing fields and unsafe paths are kCorrup
   CHECK((*good)[0].lfs_sha256 == sha256);
   CHECK_FALSE((*good)[0].xet_hash);
 
+  // Note [Unsafe paths in a listing]: with somewhere to put them, files whose path cannot be stored
+  // safely are set apart, named as listed, and the page is read on; without, they fail it.
+  const std::string mixed = R"([{"type": "file", "path": "docs\\notes.md", "oid": ")" + sha1 +
+                            R"(", "size": 4}, {"type": "file", "path": "build/a.so", "oid": ")" + sha1 +
+                            R"(", "size": 3}, {"type": "file", "path": "build/x/\u001b[31m.py", "oid": ")" + sha1 +
+                            R"(", "size": 2}])";
+  std::vector<TreeEntry> unsafe;
+  auto split = parse_tree_page(mixed, &unsafe);
+  REQUIRE(split);
+  REQUIRE(split->size() == 1);
+  CHECK((*split)[0].path == "build/a.so");
+  REQUIRE(unsafe.size() == 2);
+  CHECK(unsafe[0].path == "docs\\notes.md");
+  CHECK(unsafe[0].size == 4);
+  CHECK(unsafe[1].path == "build/x/\x1b[31m.py");
+  auto refused = parse_tree_page(mixed);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().code == ErrorCode::kCorruptFile);
+  CHECK_THAT(refused.error().message, Catch::Contains("backslash"));
+
   for (const char* refs : {R"({"branches": [1]})", R"({"branches": [{"name": 5}]})",
-                                 R"({"branches": [{"name": "v1", "targetCommit": 5}]})", R"({"branches": {}})"}) {
+                           R"({"branches": [{"name": "v1", "targetCommit": 5}]})", R"({"branches": {}})"}) {
     INFO(refs);
     auto branches = parse_refs_answer(refs);
     REQUIRE_FALSE(branches);
@@ -139,4 +159,31 @@ TEST_CASE("Hub answers: wrong types, missing fields and unsafe paths are kCorrup
   CHECK_FALSE(parse_overview_answer(R"({"trustedKernelPublisher": "yes"})"));
   CHECK(parse_overview_answer(R"({"trustedKernelPublisher": true})").value());
   CHECK_FALSE(parse_overview_answer(R"({})").value());
+}
+
+TEST_CASE("a listing's unsafe paths survive the tree cache, and refuse only a download that includes them") {
+  const std::string sha1 = "0123456789abcdef0123456789abcdef01234567";
+  RepoTree tree;
+  tree.commit = std::string(40, 'c');
+  tree.files = {{"build/torch-cpu/a.py", 3, sha1, {}, {}}, {"build/torch-cpu/b.so", 9, sha1, std::string(64, 'b'), {}}};
+  tree.unsafe = {{"build/torch-cuda/..\\evil.py", 5, sha1, {}, {}}, {"docs\\notes.md", 4, sha1, {}, {}}};
+
+  auto again = RepoTree::from_cache_json(tree.commit, tree.to_cache_json());
+  REQUIRE(again);
+  REQUIRE(again->files.size() == 2);
+  CHECK(again->files[1].lfs_sha256 == std::string(64, 'b'));
+  REQUIRE(again->unsafe.size() == 2);
+  CHECK(again->unsafe[0].path == "build/torch-cuda/..\\evil.py");
+  CHECK(again->unsafe[1].path == "docs\\notes.md");
+  CHECK(again->subfolders("build") == std::vector<std::string>{"torch-cpu"});
+
+  // The CPU variant holds no unsafe file, whatever lies beside it; the CUDA one does, and so does
+  // the whole repo.
+  CHECK(again->check_no_unsafe_path({"build/torch-cpu/"}, {"build/torch-cpu.kernelhub.sig"}));
+  const auto cuda = again->check_no_unsafe_path({"build/torch-cuda/"}, {});
+  REQUIRE_FALSE(cuda);
+  CHECK(cuda.error().code == ErrorCode::kCorruptFile);
+  CHECK_THAT(cuda.error().message, Catch::Contains("build/torch-cuda/..\\evil.py") && Catch::Contains("backslash"));
+  CHECK_FALSE(again->check_no_unsafe_path({}, {}));
+  CHECK_FALSE(again->check_no_unsafe_path({"build/torch-cpu/"}, {"docs\\notes.md"}));
 }

@@ -92,10 +92,12 @@ struct Fetch {
   // One Session, as one process has: its listings and trust answers carry from one fetch to the next.
   std::shared_ptr<Session> session = std::make_shared<Session>(SessionOptions{.transport = hub});
 
-  Result<FetchedVariant> run(const std::string& endpoint, const std::string& name) const {
+  Result<FetchedVariant> run(const std::string& endpoint, const std::string& name, std::optional<int> version = 1,
+                             Wording wording = Wording::kKernelhub) const {
     FetchRequest request;
     request.source = client::RepoId{"acme", name};
-    request.version = 1;
+    request.version = version;
+    request.wording = wording;
     request.loadable = resolver::Loadable::python_process();
     // A CPU torch on a machine without GPUs: torch-universal runs, the CUDA build does not.
     const resolver::TorchRuntime torch{resolver::Version{2, 15}, true, {}};
@@ -243,6 +245,57 @@ TEST_CASE("a library of another machine than its variant's name, or one cut shor
     const auto fetched = fetch.run(repo.endpoint, "silu");
     REQUIRE(fetched.has_value());
     CHECK(fetched->variant == variant);
+  }
+}
+
+// Wording (fetch/wording.hpp): one rule, each caller's spelling of the request in what to do.
+TEST_CASE("a request without a version says how to give one in the caller's own terms") {
+  Fetch fetch;
+  const Repo repo = relu_repo("http://hub-seven.test", "mish");
+  repo.serve(*fetch.hub);
+  fetch.hub->serve(repo.endpoint + "/api/kernels/acme/mish/refs",
+                   {200, {}, R"({"branches": [{"name": "v1", "targetCommit": ")" + kCommit + R"("}], "tags": []})"});
+  const auto cpp = fetch.run(repo.endpoint, "mish", std::nullopt, Wording::kKernelhub);
+  const auto cli = fetch.run(repo.endpoint, "mish", std::nullopt, Wording::kCli);
+  REQUIRE_FALSE(cpp);
+  REQUIRE_FALSE(cli);
+  CHECK(cpp.error().code == ErrorCode::kInvalidArgument);
+  CHECK(cli.error().code == ErrorCode::kInvalidArgument);
+  CHECK_THAT(cpp.error().message, Catch::Contains("available versions: v1") &&
+                                      Catch::EndsWith("Write get_kernel(\"acme/mish\", {.version = 1})"));
+  CHECK_THAT(cli.error().message,
+             Catch::Contains("available versions: v1") && Catch::EndsWith("Give --version 1 (or --revision R)"));
+  CHECK(cli.error().message.find("{.") == std::string::npos);
+}
+
+// Note [Unsafe paths in a listing] (client/repo_tree.hpp): the kernels package downloads a
+// variant's folder by pattern and loads it whatever else the repo holds; so does a fetch. What it
+// would download stays refused.
+TEST_CASE("a file with an unsafe name outside the variant changes nothing; inside it, the fetch is refused") {
+  Fetch fetch;
+  Repo repo = relu_repo("http://hub-eight.test", "tanh");
+  repo.files["docs\\notes.md"] = "# notes\n";
+  repo.files["build/torch215-cxx11-cu128-x86_64-linux/tanh/..\\..\\evil.py"] = "print('evil')\n";
+  repo.serve(*fetch.hub);
+  const auto fetched = fetch.run(repo.endpoint, "tanh");
+  REQUIRE(fetched.has_value());
+  CHECK(fetched->variant == "torch-universal");
+  // Another process (a new Session) reads the listing from trees/<commit>.json: the same answer.
+  fetch.session = std::make_shared<Session>(SessionOptions{.transport = fetch.hub});
+  const auto again = fetch.run(repo.endpoint, "tanh");
+  REQUIRE(again.has_value());
+
+  Repo inside = relu_repo("http://hub-nine.test", "gelu");
+  inside.files["build/torch-universal/gelu/..\\evil.py"] = "print('evil')\n";
+  inside.serve(*fetch.hub);
+  for (int run = 0; run < 2; ++run) {  // the listing from the Hub, then from the tree cache
+    INFO("run " << run);
+    fetch.session = std::make_shared<Session>(SessionOptions{.transport = fetch.hub});
+    const auto refused = fetch.run(inside.endpoint, "gelu");
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().code == ErrorCode::kCorruptFile);
+    CHECK_THAT(refused.error().message, Catch::Contains("gelu/..\\evil.py") && Catch::Contains("backslash"));
+    CHECK_FALSE(std::filesystem::exists(fetch.snapshot("gelu") / "build" / "torch-universal"));
   }
 }
 

@@ -141,6 +141,7 @@ def test_variants_lists_the_latest_version_as_kernels_does(hub, tmp_path):
     assert ours["repo_id"] == theirs["repo_id"] == REPO
     (revision,), (their_revision,) = ours["revisions"], theirs["revisions"]
     assert revision["version"] == their_revision["version"] == 2
+    assert revision["revision"] == their_revision["revision"] == "refs/heads/v2"  # the ref the Hub lists
     assert revision["commit"] == hub.v2
     assert by_variant(revision) == by_variant(their_revision)
     assert revision["chosen"] == cpu_variant_dir().name
@@ -238,7 +239,8 @@ def test_describe_api_refuses_a_symbols_json_of_another_schema(hub, tmp_path):
 
 def test_every_new_command_has_help_and_json(hub, tmp_path):
     env = env_for(hub, tmp_path / "cache")
-    for command in (["cache", "ls"], ["variants"], ["describe-api"], ["info"]):
+    for command in (["cache", "ls"], ["variants"], ["describe-api"], ["info"], ["verify"], ["keygen"], ["serve"],
+                    ["download"], ["lock"], ["get"]):
         result = run(KERNELHUB, *command, "--help", env=env)
         assert result.returncode == 0 and "--json" in result.stdout, command
     assert run(KERNELHUB, "info", env=env).returncode == 2

@@ -364,7 +364,16 @@ def test_signed_publish_verifies_after_download_and_stays_idempotent(kernelhub_s
     assert sorted(signatures) == sorted(f"build/{p.name}/metadata.json.sigstore" for p in variants)
     assert not list(build_dir.rglob("*.sigstore")) and not list(build_dir.rglob("*.kernelhub.sig"))
 
-    # Re-signing identical content keeps the signature, so no new commit.
+    # Publishing wrote nothing into the build directory: no signature beside a variant there for a
+    # later unsigned publish to trip on (or to publish, stale, elsewhere).
+    assert sorted(build_dir.glob("*.kernelhub.sig")) == []
+    env = dict(os.environ, HF_ENDPOINT=server.url, HF_TOKEN=server.write_token, HF_HOME=str(tmp_path / "hf-home"))
+    unsigned = subprocess.run([str(HUB_PUBLISH), "acme/unsigned-kernels", "--build-dir", str(build_dir), "--version",
+                               "1", "--create", "--json"], capture_output=True, text=True, env=env, timeout=600)
+    assert unsigned.returncode == 0, unsigned.stderr
+    assert not [f for f in json.loads(unsigned.stdout)["files"] if f["path"].endswith(".kernelhub.sig")]
+
+    # Re-signing identical content keeps the signature the branch has, so no new commit.
     again = hub_publish(server, build_dir, "--version", "1", "--sign-key", str(key), "--json")
     assert again.returncode == 0, again.stderr
     assert not json.loads(again.stdout)["committed"]

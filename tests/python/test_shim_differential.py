@@ -326,3 +326,51 @@ def test_pure_python_variant(hub, tmp_path):
     got = {package: run_json(script, child_env(hub, tmp_path / f"cache-{package}"), package)
            for package in ("kernelhub", "kernels")}
     assert got["kernelhub"] == got["kernels"] == ["_universal_only_0000001", "torch-universal", 42], got
+
+
+# get_kernel_variants' objects, described field by field (kernels' dataclasses and ours alike):
+# {"<class>": {field: ..., "variant_str": ...}}, versions as their text.
+DESCRIBE_VARIANTS = r"""
+import dataclasses, json, sys
+import kernelhub, kernels
+repo, kwargs = sys.argv[1], json.loads(sys.argv[2])
+def describe(value):
+    if dataclasses.is_dataclass(value):
+        fields = {f.name: describe(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        if hasattr(value, "variant_str"):
+            fields["variant_str"] = value.variant_str
+        if hasattr(value, "name") and "name" not in fields:
+            fields["name"] = value.name
+        return {type(value).__name__: fields}
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    return str(value)  # a Version
+ours = kernelhub.get_kernel_variants(repo, **kwargs)
+theirs = kernels.get_kernel_variants(repo, **kwargs)
+print(json.dumps({"ours": [describe(d) for d in ours], "theirs": [describe(d) for d in theirs],
+                  "first_framework": type(ours[0].variant.framework).__name__}))
+"""
+
+# One folder of every shape kernels 0.19.1 parses, each a copy of the CPU variant's files, and one
+# name it does not parse (left out, with a warning, by both).
+SHAPES = ["torch-2.15-cxx11-cpu-cpython-3.9-abi3-x86_64-linux", "torch29-cxx11-cu128-x86_64-linux",
+          "torch-stable-abi211-cu126-x86_64-linux", "tvm-ffi01-cu126-x86_64-linux",
+          "tvm-ffi-0.1-rocm-7.1-cpython-3.12-abi3-x86_64-linux", "torch-universal", "torch-cuda", "mlx-metal",
+          "sdk", "sdk-cuda", "sdk-cuda-12.8-cpython-3.12-abi3-x86_64-linux", "sdk-cpython-3.10-abi3-x86_64-linux",
+          "torch210-xpu20253-x86_64-linux", "not-a-variant"]
+
+
+def test_get_kernel_variants_returns_kernels_objects(hub, tmp_path):
+    for name in SHAPES:
+        publish(hub, "acme/variant-shapes", variant_name=name)
+    publish(hub, "acme/variant-shapes")  # and the one that runs here
+    got = run_json(DESCRIBE_VARIANTS, child_env(hub, tmp_path / "cache"), "acme/variant-shapes",
+                   json.dumps({"version": 1, **CPU}))
+    assert len(got["ours"]) == len(SHAPES), got["ours"]  # every name but not-a-variant, and the CPU build
+    # The same objects; kernels orders variants it ranks alike by a set's order, so as sets.
+    as_set = lambda decisions: sorted(json.dumps(d, sort_keys=True) for d in decisions)  # noqa: E731
+    assert as_set(got["ours"]) == as_set(got["theirs"])
+    first = got["ours"][0]["VariantAccepted"]["variant"]["ArchVariant"]
+    assert first["framework"]["Torch"]["version"] == "2.15"
+    assert first["backend"] == {"CPU": {"variant_str": "cpu", "name": "cpu"}}
+    assert got["first_framework"] == "Torch"  # code that reads `decision.variant.framework` runs

@@ -144,14 +144,16 @@ int exit_status(ErrorCode code) {
 }
 
 int fail(std::string_view command, const Error& error, bool json) {
-  std::fprintf(stderr, "%.*s: error: %s\n", static_cast<int>(command.size()), command.data(), error.message.c_str());
+  // A message may quote names from a Hub: never an escape sequence to the terminal (printable.hpp).
+  std::fprintf(stderr, "%.*s: error: %s\n", static_cast<int>(command.size()), command.data(),
+               printable(error.message).c_str());
   if (json) std::printf("%s\n", error_json(error).dump(2).c_str());
   return exit_status(error.code);
 }
 
 void say_fallbacks(std::string_view command, const std::vector<std::string>& fallbacks) {
   for (const std::string& note : fallbacks) {
-    std::fprintf(stderr, "%.*s: note: %s\n", static_cast<int>(command.size()), command.data(), note.c_str());
+    std::fprintf(stderr, "%.*s: note: %s\n", static_cast<int>(command.size()), command.data(), printable(note).c_str());
   }
 }
 
@@ -176,8 +178,8 @@ int usage_error(const CLI::App& command, std::string_view why) {
   const auto formatter = std::dynamic_pointer_cast<CLI::Formatter>(command.get_formatter());
   std::string usage = formatter ? formatter->make_usage(&command, name) : "usage: " + name;
   while (!usage.empty() && usage.back() == '\n') usage.pop_back();
-  std::fprintf(stderr, "%s: error: %.*s\n%s (`%s --help` for every option)\n", name.c_str(),
-               static_cast<int>(why.size()), why.data(), usage.c_str(), name.c_str());
+  std::fprintf(stderr, "%s: error: %s\n%s (`%s --help` for every option)\n", name.c_str(), printable(why).c_str(),
+               usage.c_str(), name.c_str());
   if (json_asked) {
     std::printf("%s\n", error_json(Error{ErrorCode::kInvalidArgument, std::string(why)}).dump(2).c_str());
   }

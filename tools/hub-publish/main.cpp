@@ -235,7 +235,15 @@ int main(int argc, char** argv) {
       "cut upload is finished by running the command again. Uses HF_TOKEN and HF_ENDPOINT.",
       "hub-publish");
   cli::apply_conventions(app);
-  app.footer("exit status: 0 published (or already up to date), 1 a problem (stderr says what), 2 bad usage");
+  app.footer(
+      "exit status, the same kinds as every kernelhub command (docs/CLI.md):\n"
+      "  0  published, already up to date, or a dry run\n"
+      "  1  another failure (the disk)\n"
+      "  2  bad usage, or a build directory that does not pass its checks (nothing was sent)\n"
+      "  3  not found: the repo (without --create), the branch, the --sign-key or --card file\n"
+      "  5  the Hub could not be reached, or kept failing\n"
+      "  7  access refused: no token, or one that may not write to the repo\n"
+      "  9  an answer or an upload that is not what it should be");
   PublishArguments args;
   app.add_option("ORG/NAME", args.repo, "the Hub repo to publish to")->required();
   app.add_option("--build-dir", args.build_dir,

@@ -10,7 +10,9 @@
 #include "decision_json.hpp"
 #include "get_options.hpp"
 #include "kernelhub/base/process_io.hpp"
+#include "kernelhub/client/progress.hpp"
 #include "kernelhub/kernelhub.hpp"
+#include "kernelhub/load.hpp"
 #include "torch_commands.hpp"
 
 namespace kernelhub::cli {
@@ -33,8 +35,10 @@ nlohmann::json dependencies_json(const Kernel& kernel) {
 
 void print_dependencies(const Kernel& kernel, const std::string& indent) {
   for (const Kernel& dependency : kernel.dependencies()) {
-    std::printf("%s%s (%s, %s)\n", indent.c_str(), dependency.metadata().name.c_str(), dependency.variant().c_str(),
-                dependency.revision().c_str());
+    std::printf("%s%s\n", indent.c_str(),
+                printable(dependency.metadata().name + " (" + dependency.variant() + ", " + dependency.revision() + ")",
+                          Lines::kEscaped)
+                    .c_str());
     print_dependencies(dependency, indent + "  ");
   }
 }
@@ -42,8 +46,14 @@ void print_dependencies(const Kernel& kernel, const std::string& indent) {
 int run_get(const GetArguments& args) {
   const auto read_before = bytes_read_by_process();
   const auto start = std::chrono::steady_clock::now();
+  // A download draws its progress line on a terminal, as `kernelhub download` does.
+  client::ProgressReporter progress = client::ProgressReporter::for_terminal(args.json);
+  GetKernelOptions options = get_kernel_options(args);
+  options.progress = &progress;
   try {
-    const Kernel kernel = get_kernel(args.repo, get_kernel_options(args));
+    auto got = get_kernel_result(args.repo, options, Wording::kCli);
+    if (!got) return fail("kernelhub get", got.error(), args.json);
+    const Kernel& kernel = *got;
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     say_fallbacks("kernelhub get", kernel.fallbacks());
     if (args.json) {
@@ -67,17 +77,15 @@ int run_get(const GetArguments& args) {
       return kExitOk;
     }
     std::fputs(kernel_header_text(args.repo, kernel.variant(), kernel.revision(), kernel.path()).c_str(), stdout);
-    std::printf("namespace: %s\n", kernel.ns().c_str());
+    std::printf("namespace: %s\n", printable(kernel.ns(), Lines::kEscaped).c_str());
     std::printf("ops:\n");
-    for (const auto& op : kernel.ops()) std::printf("  %s\n", op.schema.c_str());
+    for (const auto& op : kernel.ops()) std::printf("  %s\n", printable(op.schema, Lines::kEscaped).c_str());
     if (!kernel.dependencies().empty()) {
       std::printf("depends on (loaded first):\n");
       print_dependencies(kernel, "  ");
     }
     std::fputs(load_statistics_text(kernel.timings(), ms).c_str(), stdout);
     return kExitOk;
-  } catch (const NotFoundError& e) {
-    return fail("kernelhub get", Error{e.code(), e.what(), e.missing()}, args.json);
   } catch (const KernelhubError& e) {
     return fail("kernelhub get", Error{e.code(), e.what()}, args.json);
   }

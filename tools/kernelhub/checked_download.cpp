@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "kernelhub/base/file_digests.hpp"
+#include "kernelhub/base/printable.hpp"
 #include "kernelhub/client/cache_layout.hpp"
 #include "kernelhub/fetch/session.hpp"
 #include "kernelhub/fetch/verification_stamps.hpp"
@@ -46,8 +47,8 @@ void say_repaired(std::string_view command, const client::Snapshot& snapshot) {
     std::fprintf(stderr,
                  "%.*s: repaired `%s`: its blob %s had changed in the cache (it hashed to %s); downloaded "
                  "again\n",
-                 static_cast<int>(command.size()), command.data(), r.path.c_str(), r.blob.filename().c_str(),
-                 r.found.c_str());
+                 static_cast<int>(command.size()), command.data(), printable(r.path, Lines::kEscaped).c_str(),
+                 r.blob.filename().c_str(), r.found.c_str());
   }
 }
 

@@ -105,15 +105,16 @@ Result<nlohmann::json> read_ops(const std::filesystem::path& path, std::string& 
 }
 
 void print_human(const nlohmann::json& info) {
+  // Names from the kernel's files and its Hub: printed as printable.hpp shows them.
+  const auto text = [](const nlohmann::json& value) { return printable(value.get<std::string>(), Lines::kEscaped); };
   if (info.contains("repo_id")) {
-    std::printf("Repository: %s\nRevision: %s\n", info["repo_id"].get<std::string>().c_str(),
-                info["revision"].get<std::string>().c_str());
+    std::printf("Repository: %s\nRevision: %s\n", text(info["repo_id"]).c_str(), text(info["revision"]).c_str());
   } else {
-    std::printf("Path: %s\n", info["path"].get<std::string>().c_str());
+    std::printf("Path: %s\n", text(info["path"]).c_str());
   }
-  std::printf("Variant: %s\n", info["variant"].get<std::string>().c_str());
+  std::printf("Variant: %s\n", text(info["variant"]).c_str());
   std::printf("\nFunctions:\n");
-  for (const auto& function : info["functions"]) std::printf("  %s\n", function["name"].get<std::string>().c_str());
+  for (const auto& function : info["functions"]) std::printf("  %s\n", text(function["name"]).c_str());
   if (info["functions"].empty()) std::printf("  (none)\n");
   std::printf("\nLayers:\n");
   for (const auto& layer : info["layers"]) {
@@ -122,17 +123,17 @@ void print_human(const nlohmann::json& info) {
       const auto& value = layer["attributes"].value(name, nlohmann::json());
       flags += std::string("  ") + name + "=" + (value.is_null() ? "unknown" : value.get<bool>() ? "True" : "False");
     }
-    std::printf("  %s%s\n", layer["name"].get<std::string>().c_str(), flags.c_str());
+    std::printf("  %s%s\n", text(layer["name"]).c_str(), flags.c_str());
   }
   if (info["layers"].empty()) std::printf("  (none)\n");
   if (!info.contains("ops")) return;
   std::printf("\nOps (torch.ops.%s), from C++ as kernel.op<Signature>(\"name\"):\n",
-              info.value("namespace", std::string()).c_str());
+              printable(info.value("namespace", std::string()), Lines::kEscaped).c_str());
   for (const auto& op : info["ops"]) {
-    const std::string name = op["name"].get<std::string>();
-    std::printf("  %s\n", op["schema"].get<std::string>().c_str());
+    const std::string name = text(op["name"]);
+    std::printf("  %s\n", text(op["schema"]).c_str());
     if (op["cpp_signature"].is_string()) {
-      std::printf("    kernel.op<%s>(\"%s\")\n", op["cpp_signature"].get<std::string>().c_str(), name.c_str());
+      std::printf("    kernel.op<%s>(\"%s\")\n", text(op["cpp_signature"]).c_str(), name.c_str());
     }
   }
   if (info["ops"].empty()) std::printf("  (none)\n");
@@ -151,6 +152,7 @@ int run_describe(const DescribeArguments& args, const CLI::App& app) {
   const client::HubClient hub(*settings);
 
   FetchRequest request;
+  request.wording = Wording::kCli;
   request.loadable = selection->loadable;  // with a torch: what Python would load too
   request.trust_remote_code = args.trust_remote_code;
   request.metadata_only = true;

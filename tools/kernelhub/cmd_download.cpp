@@ -13,6 +13,7 @@
 #include "dependency_download.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/fetch/lockfile.hpp"
+#include "kernelhub/fetch/resolve_commit.hpp"
 #include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
 #include "kernelhub/signing/signature_file.hpp"
@@ -81,7 +82,8 @@ int run_locked(const DownloadArguments& args) {
     return kExitOk;
   }
   for (const auto& kernel : (*done)["kernels"]) {
-    for (const auto& path : kernel["paths"]) std::printf("%s\n", path.get<std::string>().c_str());
+    for (const auto& path : kernel["paths"])
+      std::printf("%s\n", printable(path.get<std::string>(), Lines::kEscaped).c_str());
   }
   return kExitOk;
 }
@@ -113,7 +115,15 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
     return fail(kCommand, error, json);
   };
 
-  auto commit = hub.resolve_revision(*repo, type, revision);
+  // Resolved as `get` resolves it, so that a version the repo lacks is said the same way.
+  FetchRequest asked;
+  asked.wording = Wording::kCli;
+  if (args.version) {
+    asked.version = args.version;
+  } else {
+    asked.revision = revision;
+  }
+  auto commit = resolve_commit(hub, *repo, asked);
   if (!commit) return failed(commit.error());
   std::vector<std::string> variants;
   if (args.all_files) {
@@ -203,9 +213,10 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
   }
-  for (const auto& p : paths) std::printf("%s\n", p.c_str());
+  for (const auto& p : paths) std::printf("%s\n", printable(p, Lines::kEscaped).c_str());
   for (const auto& dependency : dependencies) {
-    for (const auto& p : dependency["paths"]) std::printf("%s\n", p.get<std::string>().c_str());
+    for (const auto& p : dependency["paths"])
+      std::printf("%s\n", printable(p.get<std::string>(), Lines::kEscaped).c_str());
   }
   return kExitOk;
 }

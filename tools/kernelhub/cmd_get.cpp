@@ -71,7 +71,8 @@ void print_kernel(const GetArguments& args, const tvm_ffi::Kernel& kernel, doubl
               kernel.runtime_found_by().c_str());
   std::printf("functions:\n");
   for (const auto& f : kernel.functions()) {
-    std::printf("  %s\n", (f.signature ? f.signature->to_string(f.name) : f.name + "(...)").c_str());
+    std::printf("  %s\n",
+                printable(f.signature ? f.signature->to_string(f.name) : f.name + "(...)", Lines::kEscaped).c_str());
   }
   std::fputs(load_statistics_text(kernel.timings(), ms).c_str(), stdout);
 }
@@ -111,10 +112,13 @@ int run_get(const GetArguments& args) {
   if (!chosen_backend) return failed(chosen_backend.error(), args.json);
   auto request = tvm_ffi::fetch_request(args.repo, options, env);
   if (!request) return failed(request.error(), args.json);
+  request->wording = Wording::kCli;
   request->loadable =
       resolver::Loadable{.libtorch = torch_executable && has_torch, .python = false, .tvm_ffi = runtime.has_value()};
 
-  const FetchContext ctx{*std::move(chosen_backend), env, nullptr};
+  // A download draws its progress line on a terminal, as `kernelhub download` does.
+  client::ProgressReporter progress = client::ProgressReporter::for_terminal(args.json);
+  const FetchContext ctx{*std::move(chosen_backend), env, nullptr, &progress};
   if (request->loadable.libtorch || !runtime) {
     // Decide before fetching (the revision, the listing; no file of the kernel): a torch build is
     // kernelhub-get's to trust, fetch, verify and load, so that its work and its counts are its own.

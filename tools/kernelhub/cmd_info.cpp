@@ -96,21 +96,22 @@ void print_tree(const nlohmann::json& tree, const std::string& prefix) {
   std::size_t index = 0;
   for (const auto& [repo, dependencies] : tree.items()) {
     const bool last = ++index == tree.size();
-    std::printf("%s%s%s\n", prefix.c_str(), last ? "`-- " : "|-- ", repo.c_str());
+    std::printf("%s%s%s\n", prefix.c_str(), last ? "`-- " : "|-- ", printable(repo, Lines::kEscaped).c_str());
     print_tree(dependencies, prefix + (last ? "    " : "|   "));
   }
 }
 
 void print_human(const nlohmann::json& info) {
+  // What metadata.json says is the publisher's text: printed as printable.hpp shows it.
   auto text = [&](const char* key) {
     const auto& value = info.at(key);
     if (value.is_null()) return std::string("-");
-    return value.is_string() ? value.get<std::string>() : value.dump();
+    return printable(value.is_string() ? value.get<std::string>() : value.dump(), Lines::kEscaped);
   };
   auto joined = [&](const char* key) {
     std::string out;
     for (const auto& item : info.at(key)) out += (out.empty() ? "" : ", ") + item.get<std::string>();
-    return out.empty() ? std::string("-") : out;
+    return out.empty() ? std::string("-") : printable(out, Lines::kEscaped);
   };
   if (info.contains("repo_id")) {
     std::printf("Repository: %s\nRevision: %s\n", text("repo_id").c_str(), text("revision").c_str());
@@ -146,6 +147,7 @@ int run_info(const InfoArguments& args, const CLI::App& app) {
   say_torch_free("kernelhub info", *selection);
 
   FetchRequest request;
+  request.wording = Wording::kCli;
   request.loadable = selection->loadable;  // with a torch: what Python would load too
   request.trust_remote_code = true;        // nothing runs: describing a kernel needs no trust
   request.metadata_only = true;

@@ -76,6 +76,7 @@ int run_lock(const LockArguments& args) {
                             .c_str());
     return kExitOk;
   }
+  std::printf("locked the kernels listed in %s\n", file->c_str());
   for (const auto& l : lock->locks) {
     std::printf("%s %s -> %s (%zu variants)\n", l.dependency.repo_id.c_str(), l.dependency.wanted().c_str(),
                 l.commit.c_str(), l.variants.size());
@@ -89,7 +90,7 @@ CommandRun define_lock(CLI::App& app) {
   app.description(
       "Lock the kernels a project depends on: each `\"org/name\" = <major version>` of\n"
       "[tool.kernels.dependencies] in PROJECT_DIR/pyproject.toml (or of [dependencies] in\n"
-      "PROJECT_DIR/kernels.toml, for C++ projects) is resolved to a commit, and every build variant\n"
+      "PROJECT_DIR/kernels.toml, for C++ projects; not both) is resolved to a commit, and every build variant\n"
       "at that commit, of every kind (torch, tvm-ffi, ...), is hashed (git_lfs_concat, as the kernels\n"
       "package hashed its torch builds up to 0.16).\n"
       "Load with `kernelhub get ORG/NAME --lockfile PROJECT_DIR/kernels.lock` or\n"

@@ -1,7 +1,9 @@
 // `kernelhub serve`: run the Hub-compatible server (kernelhub/server/server.hpp) until SIGINT or
-// SIGTERM. Prints the URL it listens on, so scripts and tests using `--port 0` can read it.
+// SIGTERM. Prints the URL it listens on, so scripts and tests using `--port 0` can read it (with
+// --json as one JSON line, flushed as soon as it listens).
 #include <csignal>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "command.hpp"
@@ -11,7 +13,7 @@
 namespace kernelhub::cli {
 namespace {
 
-int run_serve(server::ServerOptions options, const CLI::App& app) {
+int run_serve(server::ServerOptions options, bool json, const CLI::App& app) {
   if (options.port > 65535) return usage_error(app, "--port must be 0..65535");
   std::erase(options.trusted_publishers, std::string());  // `a,,b` names two
   // Block the stop signals in every thread (workers inherit the mask) and wait for them here.
@@ -23,11 +25,19 @@ int run_serve(server::ServerOptions options, const CLI::App& app) {
   std::signal(SIGPIPE, SIG_IGN);
 
   auto server = server::Server::create(options);
-  if (!server) return fail("kernelhub serve", server.error(), false);
-  if (auto started = (*server)->start(); !started) return fail("kernelhub serve", started.error(), false);
-  std::printf("kernelhub serve: listening on %s (storage %s, root %s)\n", (*server)->public_url().c_str(),
-              (*server)->storage_url().c_str(), options.root.c_str());
-  std::printf("HF_ENDPOINT=%s\n", (*server)->public_url().c_str());
+  if (!server) return fail("kernelhub serve", server.error(), json);
+  if (auto started = (*server)->start(); !started) return fail("kernelhub serve", started.error(), json);
+  if (json) {
+    std::printf("%s\n", nlohmann::json{{"url", (*server)->public_url()},
+                                       {"storage_url", (*server)->storage_url()},
+                                       {"root", options.root.string()}}
+                            .dump()
+                            .c_str());
+  } else {
+    std::printf("kernelhub serve: listening on %s (storage %s, root %s)\n", (*server)->public_url().c_str(),
+                (*server)->storage_url().c_str(), options.root.c_str());
+    std::printf("HF_ENDPOINT=%s\n", (*server)->public_url().c_str());
+  }
   std::fflush(stdout);
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
@@ -38,6 +48,7 @@ int run_serve(server::ServerOptions options, const CLI::App& app) {
 
 CommandRun define_serve(CLI::App& app) {
   auto options = std::make_shared<server::ServerOptions>();
+  auto json = std::make_shared<bool>(false);
   app.description(
       "Serve the Hugging Face Hub API for the kernel and model repos stored under DIR.\n"
       "Point clients at it with HF_ENDPOINT=<printed URL> (and HF_HUB_DISABLE_XET=1).");
@@ -81,7 +92,10 @@ CommandRun define_serve(CLI::App& app) {
     app.get_option(positive)->check(CLI::PositiveNumber);
   }
   app.add_flag("--log-requests", options->log_requests, "one line per request on stderr");
-  return [options, &app] { return run_serve(*options, app); };
+  app.add_flag("--json", *json,
+               "once listening, print one JSON line: {\"url\", \"storage_url\", \"root\"} (on failure: "
+               "{\"error\": {\"code\", \"message\"}})");
+  return [options, json, &app] { return run_serve(*options, *json, app); };
 }
 
 }  // namespace

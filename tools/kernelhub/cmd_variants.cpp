@@ -23,6 +23,7 @@
 // (default: all true, a Python process) says what the process can load (resolver/loadable.hpp).
 // One JSON array of --json answers, each with the "trace" as the `kernels` package prints it
 // (resolver::format_trace), or {"error": message}, is printed. Exit 0 unless FILE cannot be read.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -132,15 +133,17 @@ void print_decisions(const std::string& where, const std::vector<resolver::Decis
   std::size_t start = 0;
   while (start < trace.size()) {
     const std::size_t end = trace.find('\n', start);
-    std::printf("  %s\n", trace.substr(start, end - start).c_str());
+    std::printf("  %s\n", printable(trace.substr(start, end - start), Lines::kEscaped).c_str());
     start = end == std::string::npos ? trace.size() : end + 1;
   }
   const resolver::Decision* best = resolver::chosen(decisions);
   if (best) {
-    std::printf("chosen: %s\n", best->name.c_str());
+    std::printf("chosen: %s\n", printable(best->name, Lines::kEscaped).c_str());
   } else {
-    std::printf("chosen: none; no variant in %s runs here%s\n", where.c_str(),
-                closest.empty() ? "" : (": " + closest).c_str());
+    std::printf("%s\n", printable("chosen: none; no variant in " + where + " runs here" +
+                                      (closest.empty() ? "" : ": " + closest),
+                                  Lines::kEscaped)
+                            .c_str());
   }
 }
 
@@ -154,12 +157,49 @@ std::string closest_text(const std::vector<resolver::Decision>& decisions, const
 void print_trace(const std::string& dir, const std::vector<resolver::Decision>& decisions,
                  const resolver::Environment& env, const resolver::Loadable& loadable, bool only_compatible) {
   print_environment(env);
-  std::printf("variants in %s, best first:\n", dir.c_str());
+  std::printf("variants in %s, best first:\n", printable(dir, Lines::kEscaped).c_str());
   print_decisions(dir, only_compatible ? compatible(decisions) : decisions, only_compatible,
                   closest_text(decisions, env, loadable));
 }
 
-// One revision of a repo to list: a version (branch vN) or a revision as given.
+// DIR may be one variant's own folder (its metadata.json or _ops.py in it, no variant folder under
+// it), as get_local_kernel accepts: then `resolved` becomes its decision alone, made among its
+// siblings in the parent folder as for any local kernel, and a note says so. A folder whose name
+// is no variant name cannot be judged (nothing says what it was built for): kInvalidArgument
+// saying what to do. Anything else leaves `resolved` as it is.
+Status variant_folder_decision(const std::filesystem::path& dir, VariantDecisions& resolved,
+                               const FetchRequest& request, const FetchContext& ctx) {
+  std::error_code ec;
+  const bool any_variant = std::any_of(resolved.decisions.begin(), resolved.decisions.end(),
+                                       [](const resolver::Decision& d) { return d.variant.has_value(); });
+  if (any_variant ||
+      !(std::filesystem::exists(dir / "metadata.json", ec) || std::filesystem::exists(dir / "_ops.py", ec))) {
+    return {};
+  }
+  const std::filesystem::path folder = std::filesystem::absolute(dir, ec).lexically_normal();
+  const std::string name = (folder.has_filename() ? folder : folder.parent_path()).filename().string();
+  if (!resolver::Variant::parse(name)) {
+    return unexpected(ErrorCode::kInvalidArgument,
+                      "`" + dir.string() + "` is a variant's folder, but `" + name +
+                          "` is no variant name, so nothing says what it was built for: name the folder as its "
+                          "build (e.g. torch215-cxx11-cpu-x86_64-linux), or give the kernel folder holding build/");
+  }
+  FetchRequest parent = request;
+  parent.source = (folder.has_filename() ? folder : folder.parent_path()).parent_path();
+  KH_ASSIGN_OR_RETURN(VariantDecisions siblings, variant_decisions(parent, ctx));
+  std::erase_if(siblings.decisions, [&](const resolver::Decision& d) { return d.name != name; });
+  std::fprintf(stderr,
+               "kernelhub variants: note: `%s` is a variant's folder: its own decision (`kernelhub variants %s` lists "
+               "its siblings)\n",
+               printable(dir.string(), Lines::kEscaped).c_str(),
+               printable(std::get<std::filesystem::path>(parent.source).string(), Lines::kEscaped).c_str());
+  resolved = std::move(siblings);
+  return {};
+}
+
+// One revision of a repo to list: a version (branch vN) or a revision as given. `revision` is what
+// kernels' --json says: the ref the Hub's refs listing names (`refs/heads/v1`), the ref's name
+// where it came from the cache (offline: `v1`), else the revision as given.
 struct Listed {
   std::optional<int> version;
   std::string revision;
@@ -181,8 +221,11 @@ Result<std::vector<Listed>> revisions_to_list(const client::RepoId& repo, const 
   }
   if (!listed) return unexpected(listed.error());
   const std::vector<std::string>& branches = *listed;
+  const bool from_hub = !hub.settings().offline && hub.fallbacks().empty();
   std::vector<Listed> versions;
-  for (const auto& branch : branches) versions.push_back({std::stoi(branch.substr(1)), branch});
+  for (const auto& branch : branches) {
+    versions.push_back({std::stoi(branch.substr(1)), from_hub ? "refs/heads/" + branch : branch});
+  }
   std::string available;
   for (const auto& v : versions) available += (available.empty() ? "" : ", ") + std::to_string(*v.version);
   if (args.version && *args.version != "latest") {
@@ -233,6 +276,7 @@ int run_repo(const client::RepoId& repo, const VariantsArguments& args, const re
   if (!args.json) print_environment(env);
   for (const Listed& item : *listed) {
     FetchRequest request;
+    request.wording = Wording::kCli;
     request.source = repo;
     request.loadable = loadable;
     if (item.version) {
@@ -259,8 +303,9 @@ int run_repo(const client::RepoId& repo, const VariantsArguments& args, const re
       continue;
     }
     const std::string label = item.version ? "Version " + std::to_string(*item.version) : "Revision " + item.revision;
-    std::printf("%s (commit %s):\n", label.c_str(), resolved->commit.c_str());
-    print_decisions(repo.to_string() + " at " + item.revision, shown, args.only_compatible,
+    std::printf("%s (commit %s):\n", printable(label, Lines::kEscaped).c_str(), resolved->commit.c_str());
+    const std::string at = item.version ? "v" + std::to_string(*item.version) : item.revision;
+    print_decisions(repo.to_string() + " at " + at, shown, args.only_compatible,
                     closest_text(resolved->decisions, env, request.loadable));
   }
   if (args.json) {
@@ -364,10 +409,14 @@ int run_variants(const VariantsArguments& args, const CLI::App& app) {
   if (kernel->repo) return run_repo(*kernel->repo, args, env, detected->env, loadable);
 
   FetchRequest request;
+  request.wording = Wording::kCli;
   request.loadable = loadable;
   request.source = std::filesystem::path(target);
   auto resolved = variant_decisions(request, FetchContext{env, detected->env});
   if (!resolved) return fail(kCommand, resolved.error(), args.json);
+  if (auto own = variant_folder_decision(target, *resolved, request, FetchContext{env, detected->env}); !own) {
+    return fail(kCommand, own.error(), args.json);
+  }
   say_fallbacks(kCommand, resolved->fallbacks);
   const auto& decisions = resolved->decisions;
   if (args.json) {

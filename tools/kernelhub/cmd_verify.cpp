@@ -1,9 +1,10 @@
-// kernelhub verify DIR --repo ORG/NAME [--version N] [--commit C] [--key PUB] [--require]: check
+// kernelhub verify DIR --repo ORG/NAME [--version N] [--commit C] [--key PUB] [--require] [--json]: check
 // a variant directory the way get_kernel does: its signature first (metadata.json.sigstore, or
 // kernelhub's kernelhub.sig of before 2026-12; docs/SIGNING.md), then its files against
 // metadata.json's digest. With neither a digest nor an accepted signature, it fails: nothing was
 // verified.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "command.hpp"
 #include "kernelhub/base/file_digests.hpp"
@@ -25,6 +26,7 @@ struct VerifyArguments {
   std::optional<std::string> commit;
   std::optional<std::string> key;
   bool require = false;
+  bool json = false;
 };
 
 // --key PUB: a file (PEM or base64) or the base64 itself, accepted for the repo like a trusted key.
@@ -47,28 +49,42 @@ Status add_key(SignatureSettings& settings, const std::string& repo, const std::
   return unexpected(key.error().with_context("--key"));
 }
 
+// The verdict's words for --json's "signature.status".
+std::string_view status_name(SignatureVerdict::Status status) {
+  switch (status) {
+    case SignatureVerdict::Status::kAccepted: return "accepted";
+    case SignatureVerdict::Status::kUnsigned: return "unsigned";
+    case SignatureVerdict::Status::kNotAccepted: return "not_accepted";
+    case SignatureVerdict::Status::kMalformed: return "malformed";
+    case SignatureVerdict::Status::kDoesNotVerify: return "does_not_verify";
+    case SignatureVerdict::Status::kMetadataMissing: return "metadata_missing";
+  }
+  return "unknown";
+}
+
 int run_verify(const VerifyArguments& args) {
+  const bool json = args.json;
   const std::filesystem::path dir = std::filesystem::path(args.dir).lexically_normal();
   const std::string variant = (dir.has_filename() ? dir : dir.parent_path()).filename().string();
   auto settings = SignatureSettings::from_environment(process_environment(), args.require);
-  if (!settings) return fail(kCommand, settings.error(), false);
+  if (!settings) return fail(kCommand, settings.error(), json);
   if (args.key) {
-    if (auto added = add_key(*settings, args.repo, *args.key); !added) return fail(kCommand, added.error(), false);
+    if (auto added = add_key(*settings, args.repo, *args.key); !added) return fail(kCommand, added.error(), json);
   }
   // What a kernelhub.sig must name: the version, else the commit.
   const std::string revision = args.version ? "v" + std::to_string(*args.version) : args.commit.value_or("");
   FileDigests digests;  // the signature and the digest read the same files: once
   const SignatureRecords fresh(std::nullopt, nullptr);
   auto verdict = check_signature(dir, args.repo, variant, revision, *settings, fresh, &digests);
-  if (!verdict) return fail(kCommand, verdict.error(), false);
+  if (!verdict) return fail(kCommand, verdict.error(), json);
   if (auto refused = refuse_unless_accepted(*verdict, args.repo, variant, Wording::kKernelhub); !refused) {
-    return fail(kCommand, refused.error(), false);
+    return fail(kCommand, refused.error(), json);
   }
   auto metadata = Metadata::read(dir);  // an older build without metadata.json has no digest
-  if (!metadata && metadata.error().code != ErrorCode::kNotFound) return fail(kCommand, metadata.error(), false);
+  if (!metadata && metadata.error().code != ErrorCode::kNotFound) return fail(kCommand, metadata.error(), json);
   const bool has_digest = metadata && metadata->has_digest;
   if (has_digest) {
-    if (auto checked = verify_digest(dir, *metadata, &digests); !checked) return fail(kCommand, checked.error(), false);
+    if (auto checked = verify_digest(dir, *metadata, &digests); !checked) return fail(kCommand, checked.error(), json);
   }
   const bool accepted = verdict->status == SignatureVerdict::Status::kAccepted;
   if (!accepted && !has_digest) {
@@ -78,7 +94,20 @@ int run_verify(const VerifyArguments& args) {
                           "` against: metadata.json has no digest, and it has no signature accepted for " + args.repo +
                           "; sign it (`kernelhub sign`) and give --key PUB, or set KERNELHUB_TRUSTED_KEYS / the "
                           "signers file (docs/SIGNING.md)"},
-                false);
+                json);
+  }
+  if (json) {
+    nlohmann::json signature = {{"status", status_name(verdict->status)}};
+    if (!verdict->signer.empty()) signature["signer"] = verdict->signer;
+    if (!verdict->why_not.empty()) signature["why_not"] = verdict->why_not;
+    const nlohmann::json out = {
+        {"dir", dir.string()},
+        {"repo", args.repo},
+        {"variant", variant},
+        {"digest", {{"checked", has_digest}, {"files", has_digest ? metadata->digest.size() : 0}}},
+        {"signature", std::move(signature)}};
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
   }
   const std::string digest_text =
       has_digest ? "digest OK (" + std::to_string(metadata->digest.size()) + " files, metadata.json)"
@@ -116,6 +145,9 @@ CommandRun define_verify(CLI::App& app) {
   app.add_option("--commit", args->commit, "the source commit a kernelhub.sig should sign")->option_text("C");
   app.add_option("--key", args->key, "also accept this public key (file, or base64) for ORG/NAME")->option_text("PUB");
   app.add_flag("--require", args->require, "fail when DIR is not signed by a signer accepted for ORG/NAME");
+  app.add_flag("--json", args->json,
+               "print one JSON object: dir, repo, variant, digest {checked, files}, signature {status (accepted, "
+               "unsigned, not_accepted, ...), signer, why_not} (on failure: {\"error\": {\"code\", \"message\"}})");
   return [args] { return run_verify(*args); };
 }
 

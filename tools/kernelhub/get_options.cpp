@@ -64,8 +64,9 @@ nlohmann::json load_statistics_json(const LoadTimings& t, double total_ms, std::
 
 std::string kernel_header_text(const std::string& repo, const std::string& variant, const std::string& revision,
                                const std::filesystem::path& path) {
-  return "kernel:    " + repo + "\nvariant:   " + variant + "\nrevision:  " + revision +
-         "\npath:      " + path.string() + "\n";
+  const auto shown = [](const std::string& text) { return printable(text, Lines::kEscaped); };
+  return "kernel:    " + repo + "\nvariant:   " + shown(variant) + "\nrevision:  " + shown(revision) +
+         "\npath:      " + shown(path.string()) + "\n";
 }
 
 std::string load_statistics_text(const LoadTimings& t, double total_ms) {

@@ -18,9 +18,10 @@ T value_or_raise(Result<T> result, std::string_view context = {}) {
 }
 
 FetchContext context_for(const tvm_ffi_loader::Runtime& runtime, const EnvironmentSource& env,
-                         const std::optional<std::string>& backend, std::shared_ptr<Session> session) {
+                         const GetKernelOptions& options) {
   auto environment = value_or_raise(detect_environment(&runtime, env));
-  return FetchContext{value_or_raise(with_backend(std::move(environment), backend)), env, std::move(session)};
+  return FetchContext{value_or_raise(with_backend(std::move(environment), options.backend)), env, options.session,
+                      options.progress};
 }
 
 FetchRequest tvm_ffi_request() {
@@ -29,11 +30,10 @@ FetchRequest tvm_ffi_request() {
   return request;
 }
 
-Kernel fetch_and_load(const FetchRequest& request, const EnvironmentSource& env,
-                      const std::optional<std::string>& backend, std::shared_ptr<Session> session,
+Kernel fetch_and_load(const FetchRequest& request, const EnvironmentSource& env, const GetKernelOptions& options,
                       std::string_view context = {}) {
   auto runtime = value_or_raise(tvm_ffi_loader::Runtime::of_process(env));
-  const FetchContext ctx = context_for(*runtime, env, backend, std::move(session));
+  const FetchContext ctx = context_for(*runtime, env, options);
   FetchedVariant fetched = value_or_raise(fetch_variant(request, ctx), context);
   return value_or_raise(load_variant(std::move(fetched), std::move(runtime), env), context);
 }
@@ -65,8 +65,8 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
   const EnvironmentSource env = process_environment();
   const FetchRequest request = value_or_raise(fetch_request(repo_id, options, env));
   const bool local = std::holds_alternative<std::filesystem::path>(request.source);
-  Kernel kernel = fetch_and_load(request, env, options.backend, options.session,
-                                 local ? "LOCAL_KERNELS entry for `" + std::string(repo_id) + "`" : std::string());
+  Kernel kernel =
+      fetch_and_load(request, env, options, local ? "LOCAL_KERNELS entry for `" + std::string(repo_id) + "`" : "");
   for (const std::string& warning : kernel.warnings()) {
     if (options.on_warning) {
       options.on_warning(warning);
@@ -81,7 +81,7 @@ Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::st
   const EnvironmentSource env = process_environment();
   FetchRequest request = tvm_ffi_request();
   request.source = path;
-  return fetch_and_load(request, env, backend, nullptr);
+  return fetch_and_load(request, env, GetKernelOptions{.backend = std::move(backend)});
 }
 
 }  // namespace kernelhub::tvm_ffi

@@ -39,6 +39,7 @@
 #include "kernelhub/fetch/local_kernels.hpp"
 #include "kernelhub/fetch/lockfile.hpp"
 #include "kernelhub/fetch/variant_checks.hpp"
+#include "kernelhub/resolver/python_environment.hpp"
 #include "kernelhub/resolver/torch_version_info.hpp"
 
 namespace py = pybind11;
@@ -76,8 +77,11 @@ T without_gil(Work work) {
 
 // This interpreter as the `kernels` package sees it when it selects (its compat.py and
 // variants.py): its version, whether it is free-threaded, whether `mlx` and `tvm_ffi` can be
-// imported, and tvm_ffi.__version__. Read once (as compat.py does), taking the GIL for it: it is
-// called from work that runs without it.
+// imported (importlib.util.find_spec, as compat.py asks), and the tvm_ffi version. kernels imports
+// tvm_ffi for its __version__; here the package's _version.py, where that comes from, is read
+// (resolver/python_environment.hpp): the import cost a warm get_kernel 35 ms of 61, for every repo,
+// tvm-ffi variants or not. Read once (as compat.py does), taking the GIL for it: it is called from
+// work that runs without it.
 const resolver::PythonRuntime& this_python() {
   static const resolver::PythonRuntime runtime = [] {
     resolver::PythonRuntime python{{PY_MAJOR_VERSION, PY_MINOR_VERSION}, false, false, std::nullopt};
@@ -88,12 +92,16 @@ const resolver::PythonRuntime& this_python() {
     try {
       const py::object find_spec = py::module_::import("importlib.util").attr("find_spec");
       python.mlx = !find_spec("mlx").is_none();
-      if (!find_spec("tvm_ffi").is_none()) {
-        const std::string version = py::str(py::module_::import("tvm_ffi").attr("__version__"));
-        if (auto parsed = resolver::Version::parse(version)) python.tvm_ffi = *parsed;
+      const py::object tvm_ffi = find_spec("tvm_ffi");
+      if (!tvm_ffi.is_none()) {
+        const py::object locations = tvm_ffi.attr("submodule_search_locations");
+        if (!locations.is_none() && py::len(locations) > 0) {
+          const std::string package = py::str(locations[py::int_(0)]);
+          python.tvm_ffi = resolver::tvm_ffi_package_version(package);
+        }
       }
     } catch (const py::error_already_set&) {
-      // A package that fails to import is one kernels could not use either.
+      // A package whose spec cannot be read is one kernels could not use either.
     }
     return python;
   }();
@@ -110,7 +118,7 @@ Result<resolver::Environment> python_environment(const EnvironmentSource& env, c
 }
 
 // A download's progress, handed to a Python callable as ("start", label, total_bytes, files),
-// ("update", bytes) and ("close",). Bytes are gathered between calls so that Python runs at most
+// ("update", bytes), ("retry", message) and ("close",). Bytes are gathered between calls so that Python runs at most
 // ten times a second; an exception in the callable stops the reports, never the download.
 // Created and destroyed with the GIL held; its events come with the GIL released (downloads run
 // without it), from the download loop's thread or under the lock parallel downloads share.
@@ -133,6 +141,10 @@ class PythonProgress final : public client::ProgressSink {
   void finish() override {
     flush();
     report("close");
+  }
+  void retry(const std::string& message) override {
+    flush();
+    report("retry", message);
   }
 
  private:
@@ -434,6 +446,38 @@ py::list kernel_variants(const std::string& repo_id, std::optional<std::string> 
       }));
 }
 
+// A variant name as resolver::Variant::parse reads it (resolver/variant.hpp), for the Python side's
+// objects of kernels' shape (kernelhub/_variants.py); None when the name does not parse. Keys:
+// "framework" (torch, torch-stable-abi, tvm-ffi, torch-noarch, mlx-noarch, sdk), "legacy",
+// "framework_version" ("M.m" or None), "cxx11_abi" (True, False or None), "backend" (a kind name,
+// "cpu", "cuda", ..., or None), "backend_version" ("M.m" or None), "noarch_backend" (the name as
+// written, or None), "python_version" ("M.m" or None for variants with no compiled parts),
+// "python_abi" ("abi3" or "abi3t"), "cpu" and "os" (or None).
+py::object parse_variant(const std::string& name) {
+  auto parsed = resolver::Variant::parse(name);
+  if (!parsed) return py::none();
+  const resolver::Variant& v = *parsed;
+  const auto version = [](const std::optional<resolver::Version>& version) -> py::object {
+    return version ? py::object(py::str(version->to_string())) : py::none();
+  };
+  static constexpr const char* kFrameworks[] = {"torch",        "torch-stable-abi", "tvm-ffi",
+                                                "torch-noarch", "mlx-noarch",       "sdk"};
+  py::dict out;
+  out["framework"] = kFrameworks[static_cast<int>(v.framework)];
+  out["legacy"] = v.form == resolver::NameForm::kLegacy;
+  out["framework_version"] = v.is_arch() ? version(v.framework_version) : py::none();
+  out["cxx11_abi"] = v.cxx11_abi ? py::object(py::bool_(*v.cxx11_abi)) : py::none();
+  const bool has_backend = v.is_arch() || (v.framework == resolver::Framework::kSdk && v.compiled && !v.any_backend);
+  out["backend"] = has_backend ? py::object(py::str(std::string(v.backend.kind_name()))) : py::none();
+  out["backend_version"] = has_backend ? version(v.backend.version) : py::none();
+  out["noarch_backend"] = v.noarch_backend ? py::object(py::str(*v.noarch_backend)) : py::none();
+  out["python_version"] = v.compiled ? version(v.python.min) : py::none();
+  out["python_abi"] = v.python.abi3t ? "abi3t" : "abi3";
+  out["cpu"] = v.compiled ? py::object(py::str(v.cpu)) : py::none();
+  out["os"] = v.compiled ? py::object(py::str(v.os)) : py::none();
+  return out;
+}
+
 // metadata.json's text, read as get_kernel reads it (kernels' Metadata.read_from_file).
 py::dict parse_metadata(const std::string& text) {
   return metadata_to_python(value_or_raise(Metadata::parse(text)));
@@ -556,6 +600,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("kernel_variants", &kernel_variants, py::arg("repo_id"), py::kw_only(), py::arg("revision") = py::none(),
         py::arg("version") = py::none(), py::arg("backend") = py::none(), py::arg("torch") = no_torch,
         "Every variant of a Hub repo at a revision, best first, as (name, accepted, reason).");
+  m.def("parse_variant", &parse_variant, py::arg("name"),
+        "A build variant's name as selection reads it (a dict of its parts), or None when it does not parse.");
   m.def("parse_metadata", &parse_metadata, py::arg("text"), "metadata.json's fields, as get_kernel reads them.");
   m.def("check_same_build", &check_same_build, py::arg("loaded_metadata_json"), py::arg("metadata_json"),
         py::arg("variant_path"),

@@ -35,8 +35,6 @@ Where kernelhub differs from kernels 0.19.1 on purpose:
 
 from ._importer import LoadedKernel, Metadata, RepoInfo, get_kernel_dep, get_loaded_kernels
 from ._load import (
-    VariantAccepted,
-    VariantRejected,
     get_kernel,
     get_kernel_variants,
     get_local_kernel,
@@ -77,11 +75,19 @@ _LAYER_NAMES = {
 }
 
 
+# Served by kernelhub._variants (get_kernel_variants' classes), imported on first access.
+_VARIANT_NAMES = {"VariantAccepted", "VariantRejected"}
+
+
 def __getattr__(name: str):
     if name in _LAYER_NAMES:
         from . import layers
 
         return getattr(layers, name)
+    if name in _VARIANT_NAMES:
+        from . import _variants
+
+        return getattr(_variants, name)
     raise AttributeError(f"module 'kernelhub' has no attribute {name!r}")
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -234,41 +233,28 @@ def get_locked_kernel(
 # Decision traces
 
 
-@dataclass(frozen=True)
-class Variant:
-    """A build variant, by its directory name."""
-
-    variant_str: str
-
-    def __str__(self) -> str:
-        return self.variant_str
-
-
-@dataclass(unsafe_hash=True)
-class VariantAccepted:
-    """A variant that runs here."""
-
-    variant: Variant
-
-
-@dataclass(unsafe_hash=True)
-class VariantRejected:
-    """A variant that does not run here, and why."""
-
-    variant: Variant
-    reason: str
-
-
 def get_kernel_variants(
     repo_id: str,
     *,
     revision: str | None = None,
     version: int | None = None,
     backend: str | None = None,
-) -> list[VariantAccepted | VariantRejected]:
-    """Every build variant of `repo_id` at the revision, compatible ones first, best first."""
+) -> list:
+    """Every build variant of `repo_id` at the revision, compatible ones first, best first: each a
+    VariantAccepted or VariantRejected whose `variant` has kernels' shape (_variants.py:
+    `decision.variant.framework`, `.backend`, ...). A directory whose name is no variant is left
+    out with a warning, as kernels leaves it out."""
+    from . import _variants  # its classes are made on first use, not at `import kernelhub`
+
     decisions = _call(_core.kernel_variants, repo_id, revision=revision, version=version, backend=backend)
-    return [
-        VariantAccepted(Variant(name)) if accepted else VariantRejected(Variant(name), reason)
-        for name, accepted, reason in decisions
-    ]
+    out = []
+    for name, accepted, reason in decisions:
+        parts = _core.parse_variant(name)
+        if parts is None:
+            logging.getLogger("kernelhub").warning(
+                "Repository %s (revision: %s) contains invalid build variant variant: %r",
+                repo_id, revision if revision is not None else f"v{version}", name)
+            continue
+        variant = _variants.from_parts(parts)
+        out.append(_variants.VariantAccepted(variant) if accepted else _variants.VariantRejected(variant, reason))
+    return out

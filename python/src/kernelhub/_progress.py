@@ -7,6 +7,11 @@ group kernels' downloads belong to) turn them off; as in huggingface_hub, a bar 
 terminal unless TQDM_POSITION=-1, and not when huggingface_hub's logger is set to NOTSET. Without
 huggingface_hub (kernelhub needs none), plain tqdm draws them if it is installed, with
 HF_HUB_DISABLE_PROGRESS_BARS read here; without either, nothing is drawn.
+
+Nothing of this is decided, and neither huggingface_hub nor tqdm is imported, until a download
+starts: a get_kernel that finds everything cached (the common call) pays for no bar machinery
+(tests/python/test_shim_api.py checks what a warm get imports). A retry the core makes during a
+download is logged as a warning on the `kernelhub` logger, as huggingface_hub logs its own resumes.
 """
 
 from __future__ import annotations
@@ -41,20 +46,21 @@ def _bar_factory():
 
 
 def bar_reporter():
-    """The `progress` callable for a core fetch, or None when no bar is to be drawn. The core
-    calls it with ("start", label, total_bytes, files), ("update", bytes) and ("close",)."""
-    make_bar = _bar_factory()
-    if make_bar is None:
-        return None
+    """The `progress` callable for a core fetch. The core calls it with ("start", label,
+    total_bytes, files) when a download starts, ("update", bytes), ("retry", message) and
+    ("close",); whether a bar is drawn is decided at "start"."""
     bar = None
 
     def report(event: str, *args) -> None:
         nonlocal bar
         if event == "start":
+            make_bar = _bar_factory()
             label, total, files = args
-            bar = make_bar(total, f"{label} ({files} file{'s' if files != 1 else ''})")
+            bar = make_bar(total, f"{label} ({files} file{'s' if files != 1 else ''})") if make_bar else None
         elif event == "update" and bar is not None:
             bar.update(args[0])
+        elif event == "retry":
+            logging.getLogger("kernelhub").warning("kernelhub: %s", args[0])
         elif event == "close" and bar is not None:
             bar.close()
             bar = None

@@ -12,6 +12,9 @@
 namespace kernelhub {
 
 class Session;  // session.hpp
+namespace client {
+class ProgressSink;  // kernelhub/client/progress.hpp
+}
 
 struct GetKernelOptions {
   std::optional<std::string> revision;  // branch, tag or commit ...
@@ -30,6 +33,9 @@ struct GetKernelOptions {
   // The Hub connection, parsed listings, trust answers and verification records to use; none:
   // the process's (Session::process_default(), session.hpp).
   std::shared_ptr<Session> session;
+  // Where the progress of a download goes (not owned; must outlive the call), retries included:
+  // a client::ProgressReporter draws the CLI's line on a terminal. None: nowhere.
+  client::ProgressSink* progress = nullptr;
 };
 
 }  // namespace kernelhub

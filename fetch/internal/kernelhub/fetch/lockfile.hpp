@@ -108,7 +108,8 @@ Status verify_variant_lock(const std::filesystem::path& variant_dir, const clien
 Result<std::vector<KernelDependency>> read_dependencies(const std::filesystem::path& file);
 
 // The dependency file of a project directory: pyproject.toml when it has the table, else
-// kernels.toml. Errors: kNotFound saying what was looked for.
+// kernels.toml. Errors: kNotFound saying what was looked for; kInvalidArgument when both list
+// kernels (naming both).
 Result<std::filesystem::path> find_dependency_file(const std::filesystem::path& project_dir);
 
 // Locks each dependency (what `kernelhub lock` does): the publisher trust check (publisher_trust.hpp),

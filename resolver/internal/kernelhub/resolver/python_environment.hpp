@@ -42,4 +42,10 @@ struct PythonEnvironment {
 // the PATH searched); kIo when a python3 script does not say its prefix.
 Result<PythonEnvironment> find_python_environment(const EnvironmentSource& env);
 
+// The version an installed apache-tvm-ffi says as tvm_ffi.__version__, read from the package
+// folder `package` (site-packages/tvm_ffi) without importing it: its _version.py's
+// `__version__ = version = '0.1.15.post2'` (setuptools-scm); 0.0 where that is missing or says
+// nothing, as the package says 0.0.0.dev0 then.
+Version tvm_ffi_package_version(const std::filesystem::path& package);
+
 }  // namespace kernelhub::resolver
