@@ -13,7 +13,8 @@ kernels has), median of --repeat processes each:
                    of the process, the package already imported
   import + get     `import <package>` then that first get_kernel(version=1)
 and, for kernelhub, what the warm first get imports (`python -X importtime`: the modules a get
-loads, with their cumulative time) and whether tvm_ffi, huggingface_hub or tqdm are among them.
+loads, with their cumulative time), and for both which of tvm_ffi, huggingface_hub and tqdm the
+package's import and get imported (torch.hub imports tqdm itself where it is installed).
 Prints a Markdown report (and writes it to --out); bench/python/SHIM_GET.md has recorded runs.
 """
 
@@ -41,6 +42,7 @@ import torch
 if cuda:
     torch.zeros(1, device="cuda")
     torch.cuda.synchronize()
+before = set(sys.modules)
 start = time.perf_counter()
 pkg = __import__(package)
 imported = time.perf_counter()
@@ -48,7 +50,7 @@ print("--- get_kernel", file=sys.stderr, flush=True)
 module = pkg.get_kernel(repo, **kwargs)
 done = time.perf_counter()
 print(json.dumps({"import_s": imported - start, "get_s": done - imported, "module": module.__name__,
-                  "loaded": sorted(m for m in ("tvm_ffi", "huggingface_hub", "tqdm") if m in sys.modules)}))
+                  "loaded": sorted(m for m in ("tvm_ffi", "huggingface_hub", "tqdm") if m in set(sys.modules) - before)}))
 """
 
 
@@ -105,6 +107,7 @@ def main() -> None:
     parser.add_argument("--out", help="also write the report here")
     args = parser.parse_args()
     build = Path(args.build).resolve()
+    os.environ["HF_HUB_DISABLE_XET"] = "1"  # read at import: kernelhub serve speaks git-LFS, not Xet
     from huggingface_hub import CommitOperationAdd, HfApi  # noqa: E402
 
     import torch  # noqa: E402
@@ -169,7 +172,7 @@ def main() -> None:
                        ("warm_commit", "warm first get_kernel(revision=commit)"),
                        ("import_get", "import + first get_kernel(version=1)")):
         say(f"| {label} | {ours[key]:.1f} ms | {theirs[key]:.1f} ms | {theirs[key] / ours[key]:.1f}x |")
-    say(f"| of tvm_ffi, huggingface_hub, tqdm: imported by the process | {', '.join(ours['loaded']) or 'none'} | "
+    say(f"| of tvm_ffi, huggingface_hub, tqdm: imported by the package's import and get | {', '.join(ours['loaded']) or 'none'} | "
         f"{', '.join(theirs['loaded']) or 'none'} | |")
     say()
     say("kernelhub's warm first get imports (`python -X importtime`, cumulative ms):")
