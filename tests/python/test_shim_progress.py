@@ -67,6 +67,16 @@ def test_huggingface_hubs_switches_turn_it_off(published, tmp_path, switch):
     assert (tmp_path / "cache").exists()  # it did download
 
 
+def test_a_retry_is_logged_as_huggingface_hub_logs_its_resumes(kernelhub_serve, tmp_path):
+    require_shim()
+    library = max(cpu_variant_dir().rglob("*.so"), key=lambda f: f.stat().st_size)
+    server = kernelhub_serve("--fault-cut-after", str(library.stat().st_size // 2))  # each LFS object, once
+    publish(server, REPO)
+    result = install(server, tmp_path / "cache", HF_HUB_DISABLE_PROGRESS_BARS="1")
+    path = f"build/{cpu_variant_dir().name}/{library.relative_to(cpu_variant_dir()).as_posix()}"
+    assert f"kernelhub: retrying `{path}` in 1.0 s (retry 1 of 5): " in result.stderr, result.stderr[-2000:]
+
+
 def test_no_bar_on_a_stderr_that_is_no_terminal(published, tmp_path):
     result = install(published, tmp_path / "cache")  # as huggingface_hub: tqdm decides from the stream
     assert "%|" not in result.stderr, result.stderr[-2000:]
