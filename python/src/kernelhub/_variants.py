@@ -133,30 +133,6 @@ class _VersionedBackend(_Versioned):
 
 
 @dataclass(unsafe_hash=True)
-class CUDA(_VersionedBackend):
-    _NAME = "cuda"
-    _LEGACY_PREFIX = "cu"
-
-
-@dataclass(unsafe_hash=True)
-class ROCm(_VersionedBackend):
-    _NAME = "rocm"
-    _LEGACY_PREFIX = "rocm"
-
-
-@dataclass(unsafe_hash=True)
-class XPU(_VersionedBackend):
-    _NAME = "xpu"
-    _LEGACY_PREFIX = "xpu"
-
-
-@dataclass(unsafe_hash=True)
-class CANN(_VersionedBackend):
-    _NAME = "cann"
-    _LEGACY_PREFIX = "cann"
-
-
-@dataclass(unsafe_hash=True)
 class _PlainBackend:
     _NAME = ""
 
@@ -169,24 +145,23 @@ class _PlainBackend:
         return self._NAME
 
 
-@dataclass(unsafe_hash=True)
-class CPU(_PlainBackend):
-    _NAME = "cpu"
+def _backend(class_name: str, name: str, legacy_prefix: str | None = None) -> type:
+    """One of kernels' backend classes: versioned (CUDA: `cu128`, `cuda-12.8`) when it has a legacy
+    prefix, else a plain name (CPU: `cpu`)."""
+    base = _VersionedBackend if legacy_prefix is not None else _PlainBackend
+    namespace = {"_NAME": name, "_LEGACY_PREFIX": legacy_prefix or "", "__module__": __name__,
+                 "__qualname__": class_name}
+    return dataclass(unsafe_hash=True)(type(class_name, (base,), namespace))
 
 
-@dataclass(unsafe_hash=True)
-class Metal(_PlainBackend):
-    _NAME = "metal"
-
-
-@dataclass(unsafe_hash=True)
-class Neuron(_PlainBackend):
-    _NAME = "neuron"
-
-
-@dataclass(unsafe_hash=True)
-class TPU(_PlainBackend):
-    _NAME = "tpu"
+CUDA = _backend("CUDA", "cuda", "cu")
+ROCm = _backend("ROCm", "rocm", "rocm")
+XPU = _backend("XPU", "xpu", "xpu")
+CANN = _backend("CANN", "cann", "cann")
+CPU = _backend("CPU", "cpu")
+Metal = _backend("Metal", "metal")
+Neuron = _backend("Neuron", "neuron")
+TPU = _backend("TPU", "tpu")
 
 
 Backend = Union[CPU, CUDA, ROCm, XPU, CANN, Metal, Neuron, TPU]
