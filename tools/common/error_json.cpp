@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "kernelhub/base/printable.hpp"
+
 namespace kernelhub::cli {
 
 nlohmann::json error_json(const Error& error) {
@@ -15,7 +17,8 @@ int report_failure(const Error& error, bool json, std::string_view command, int 
   if (json) {
     std::printf("%s\n", error_json(error).dump(2).c_str());
   } else {
-    std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(command.size()), command.data(), error.message.c_str());
+    std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(command.size()), command.data(),
+                 printable(error.message).c_str());
   }
   return status;
 }

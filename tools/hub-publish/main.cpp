@@ -293,7 +293,7 @@ int main(int argc, char** argv) {
   try {
     return run(args, app);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "hub-publish: error: %s\n", e.what());
+    std::fprintf(stderr, "hub-publish: error: %s\n", printable(e.what()).c_str());
     return kExitFailure;
   }
 }

@@ -103,7 +103,7 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
       const std::string pad(widths[c] - row[c].size(), ' ');
       line += (c ? " " : "") + (c == 1 ? pad + row[c] : row[c] + pad);
     }
-    std::printf("%s\n", line.c_str());
+    std::printf("%s\n", printable(line, Lines::kEscaped).c_str());  // variant names came from a Hub
   };
   print_row(headers);
   std::vector<std::string> rule;
@@ -184,7 +184,7 @@ int run_cache_ls(const CacheLsArguments& args) {
     if (args.show_warnings) {
       for (std::string warning : scan.warnings) {
         while (!warning.empty() && warning.back() == '.') warning.pop_back();
-        std::fprintf(stderr, "Warning: %s. Repo ignored.\n", warning.c_str());
+        std::fprintf(stderr, "Warning: %s. Repo ignored.\n", printable(warning).c_str());
       }
     } else {
       std::fprintf(stderr, "Warning: Found %zu cache inconsistencies. Re-run with `--show-warnings` to display them.\n",

@@ -96,15 +96,15 @@ void print_report(const RepoReport& r) {
   for (const auto& c : r.check.changed) {
     std::printf("%s: blob %s changed in the cache: it hashes to %s (`%s`)\n", id.c_str(),
                 c.blob.blob.filename().c_str(), c.blob.found.c_str(), c.blob.blob.c_str());
-    for (const auto& f : c.used_by) std::printf("  used by %s\n", file_label(f).c_str());
+    for (const auto& f : c.used_by) std::printf("  used by %s\n", printable(file_label(f), Lines::kEscaped).c_str());
     if (c.used_by.empty()) std::printf("  used by no snapshot\n");
   }
   for (const auto& f : r.check.missing)
-    std::printf("%s: %s links to a blob that is gone\n", id.c_str(), file_label(f).c_str());
+    std::printf("%s: %s links to a blob that is gone\n", id.c_str(), printable(file_label(f), Lines::kEscaped).c_str());
   if (r.repaired) {
     std::printf("%s: repaired\n", id.c_str());
   } else if (r.repair_error) {
-    std::printf("%s: not repaired: %s\n", id.c_str(), r.repair_error->message.c_str());
+    std::printf("%s: not repaired: %s\n", id.c_str(), printable(r.repair_error->message).c_str());
   } else {
     std::printf("%s: repair with `kernelhub cache verify %s --repair`\n", id.c_str(), id.c_str());
   }
@@ -189,7 +189,7 @@ int run_cache_verify(const CacheVerifyArguments& args, const CLI::App& app) {
   if (left == 0) return kExitOk;
   if (first_repair_error != nullptr) {
     std::fprintf(stderr, "%.*s: error: %s\n", static_cast<int>(kCommand.size()), kCommand.data(),
-                 first_repair_error->message.c_str());
+                 printable(first_repair_error->message).c_str());
     return exit_status(first_repair_error->code);
   }
   return kExitIntegrity;

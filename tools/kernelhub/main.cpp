@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   try {
     return runs.at(name)();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "kernelhub %s: error: %s\n", name.c_str(), e.what());
+    std::fprintf(stderr, "kernelhub %s: error: %s\n", name.c_str(), kernelhub::printable(e.what()).c_str());
     return kExitFailure;
   }
 }
