@@ -36,10 +36,6 @@ Result<Manifest> sign_variant(const fs::path& dir, const VariantIdentity& identi
   manifest.files = std::move(listed.files);
   const std::string bytes = manifest.to_bytes();
   const SignatureFile file{key.public_key().key_id(), key.sign(bytes), bytes};
-  if (options.signature_file) {
-    KH_RETURN_IF_ERROR(write_file_atomic(*options.signature_file, file.to_bytes()));
-    return manifest;
-  }
   KH_RETURN_IF_ERROR(write_file_atomic(signature_path(dir), file.to_bytes()));
   std::error_code ec;
   if (fs::remove(legacy_signature_path(dir), ec); ec) {

@@ -372,7 +372,7 @@ def test_signed_publish_verifies_after_download_and_stays_idempotent(kernelhub_s
     unsigned = subprocess.run([str(HUB_PUBLISH), "acme/unsigned-kernels", "--build-dir", str(build_dir), "--version",
                                "1", "--create", "--json"], capture_output=True, text=True, env=env, timeout=600)
     assert unsigned.returncode == 0, unsigned.stderr
-    assert not [f for f in json.loads(unsigned.stdout)["files"] if f["path"].endswith(".kernelhub.sig")]
+    assert not [f for f in json.loads(unsigned.stdout)["files"] if f["path"].endswith((".kernelhub.sig", ".sigstore"))]
 
     # Re-signing identical content keeps the signature the branch has, so no new commit.
     again = hub_publish(server, build_dir, "--version", "1", "--sign-key", str(key), "--json")

@@ -18,15 +18,11 @@ namespace kernelhub::signing {
 
 struct SignOptions {
   std::optional<std::uint64_t> serial;  // default: the current Unix time in seconds
-  // Where the signature file goes, instead of signature_path(dir): hub-publish signs what it
-  // publishes without writing into the build directory. The folder is then left as it is.
-  std::optional<std::filesystem::path> signature_file;
 };
 
-// Writes signature_path(dir) (temp file + rename, replacing an older one), or
-// options.signature_file, and returns the manifest it signed. Beside the folder, a legacy
-// `<dir>/kernelhub.sig` is removed too: it is this tool's own earlier output, and kernels >= 0.18
-// refuses a folder holding it. Nothing is written when a file
+// Writes signature_path(dir) (temp file + rename, replacing an older one) and returns the
+// manifest it signed. A legacy `<dir>/kernelhub.sig` is removed first: it is this tool's own
+// earlier output, and kernels >= 0.18 refuses a folder holding it. Nothing is written when a file
 // cannot be covered: errors list every symlink, device or unsafe name.
 // Errors: kInvalidArgument (identity or files), kNotFound, kIo.
 Result<Manifest> sign_variant(const std::filesystem::path& dir, const VariantIdentity& identity, const PrivateKey& key,
