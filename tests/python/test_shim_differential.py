@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from huggingface_hub import HfApi
+from huggingface_hub import CommitOperationAdd, HfApi
 from shim_support import child_env, cpu_variant_dir, fresh, publish, require_shim, requests_in_log, run_json
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -351,8 +351,8 @@ print(json.dumps({"ours": [describe(d) for d in ours], "theirs": [describe(d) fo
                   "first_framework": type(ours[0].variant.framework).__name__}))
 """
 
-# One folder of every shape kernels 0.19.1 parses, each a copy of the CPU variant's files, and one
-# name it does not parse (left out, with a warning, by both).
+# One folder of every shape kernels 0.19.1 parses, and one name it does not parse (left out, with a
+# warning, by both).
 SHAPES = ["torch-2.15-cxx11-cpu-cpython-3.9-abi3-x86_64-linux", "torch29-cxx11-cu128-x86_64-linux",
           "torch-stable-abi211-cu126-x86_64-linux", "tvm-ffi01-cu126-x86_64-linux",
           "tvm-ffi-0.1-rocm-7.1-cpython-3.12-abi3-x86_64-linux", "torch-universal", "torch-cuda", "mlx-metal",
@@ -361,9 +361,16 @@ SHAPES = ["torch-2.15-cxx11-cpu-cpython-3.9-abi3-x86_64-linux", "torch29-cxx11-c
 
 
 def test_get_kernel_variants_returns_kernels_objects(hub, tmp_path):
-    for name in SHAPES:
-        publish(hub, "acme/variant-shapes", variant_name=name)
-    publish(hub, "acme/variant-shapes")  # and the one that runs here
+    # One commit: each shape a folder holding the CPU variant's metadata.json (a listing is all
+    # get_kernel_variants reads), and the CPU variant itself, the one that runs here.
+    api = HfApi(endpoint=hub.url, token=hub.write_token)
+    api.create_repo("acme/variant-shapes", repo_type="kernel", exist_ok=True)
+    api.create_branch("acme/variant-shapes", repo_type="kernel", branch="v1", exist_ok=True)
+    metadata = str(cpu_variant_dir() / "metadata.json")
+    api.create_commit("acme/variant-shapes", repo_type="kernel", revision="v1", commit_message="shapes",
+                      operations=[CommitOperationAdd(path_in_repo=f"build/{name}/metadata.json", path_or_fileobj=metadata)
+                                  for name in SHAPES])
+    publish(hub, "acme/variant-shapes")
     got = run_json(DESCRIBE_VARIANTS, child_env(hub, tmp_path / "cache"), "acme/variant-shapes",
                    json.dumps({"version": 1, **CPU}))
     assert len(got["ours"]) == len(SHAPES), got["ours"]  # every name but not-a-variant, and the CPU build
