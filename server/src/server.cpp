@@ -189,7 +189,14 @@ Status Server::start() {
   }
   while (s.storage_url.ends_with('/')) s.storage_url.pop_back();
   s.running = true;
-  s.thread = std::thread([&s] { s.http.listen_after_bind(); });
+  s.thread = std::thread([&s] {
+    s.http.listen_after_bind();
+    s.listen_returned = true;
+  });
+  // Back only once it accepts: cpp-httplib's stop() does nothing to a server whose listen loop has
+  // not started yet, which would then accept forever and stop() would never return (a SIGTERM
+  // right after the URL was printed hung `kernelhub serve`).
+  while (!s.http.is_running() && !s.listen_returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return {};
 }
 

@@ -58,7 +58,8 @@ struct Server::Impl {
   std::string public_url;
   std::string storage_url;
   std::atomic<bool> running{false};
-  int listen_fd = -1;  // the listening socket, once bound (owned by `http`)
+  std::atomic<bool> listen_returned{false};  // the listen loop ended (or never began: start() waits for either)
+  int listen_fd = -1;                        // the listening socket, once bound (owned by `http`)
   std::mutex faults_mutex;
   std::set<std::string> faulted_blobs;         // blobs whose first storage GET was cut (fault injection)
   std::atomic<bool> upload_fault_done{false};  // the one upload cut has happened

@@ -112,7 +112,7 @@ def test_verify_keygen_and_serve_take_json(tmp_path):
         assert listening["url"].startswith("http://") and listening["root"] == str(tmp_path / "store")
     finally:
         serve.send_signal(signal.SIGTERM)
-        assert serve.wait(timeout=10) == 0
+        assert serve.wait(timeout=60) == 0
     bad = subprocess.run([str(KERNELHUB), "serve", "--root", str(tmp_path / "store"), "--tokens",
                           str(tmp_path / "none.json"), "--json"], capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "error" in json.loads(bad.stdout)
