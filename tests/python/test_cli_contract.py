@@ -100,7 +100,7 @@ def test_verify_keygen_and_serve_take_json(tmp_path):
     assert checked.returncode == 0, checked.stderr
     checked = json.loads(checked.stdout)
     assert checked["variant"] == variant.name and checked["digest"]["checked"] is True
-    assert checked["digest"]["files"] > 0 and checked["signature"] == {"checked": False}
+    assert checked["digest"]["files"] > 0 and checked["signature"] == {"status": "unsigned"}
     refused = subprocess.run([str(KERNELHUB), "verify", str(variant), "--repo", REPO, "--require", "--json"],
                              capture_output=True, text=True, timeout=60)
     assert refused.returncode == 8 and json.loads(refused.stdout)["error"]["code"] == "missing_signature"
