@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Process wall time of the `kernelhub` CLI before and after it stopped linking LibTorch (issue
-37): not a test.
+"""Process wall time of the `kernelhub` CLI before and after it stopped linking LibTorch: not a
+test.
 
     .venv/bin/python bench/client/cli_startup.py --before OLD/bin/kernelhub [--after build/bin/kernelhub] [--runs 20]
 

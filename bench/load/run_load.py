@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Load (issue #11): N processes doing cold and warm `kernelhub get` against `kernelhub serve`
+"""Load: N processes doing cold and warm `kernelhub get` against `kernelhub serve`
 while `hub-publish` pushes a new build to the same version branch. Not a test: a script with
 its last results in bench/load/RESULTS.md.
 

@@ -42,6 +42,7 @@ import subprocess
 import sys
 import tarfile
 import threading
+import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -286,10 +287,12 @@ def report(summary: dict, table: dict, rows: dict) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror/huggingface+huggingface_hub/repo"))
+    parser.add_argument("--mirror", type=Path, required=True,
+                        help="bare git mirror of huggingface_hub (the one the suite is taken from)")
     parser.add_argument("--commit", default="ee0a4510")
-    parser.add_argument("--python", default="/work/hfh-venv/bin/python")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/kernelhub-hub-suite"))
+    parser.add_argument("--python", default=str(REPO / ".venv" / "bin" / "python"),
+                        help="interpreter with huggingface_hub and pytest (default: the checkout's .venv)")
+    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kernelhub-hub-suite")
     parser.add_argument("--build-dir", type=Path, default=Path(os.environ.get("KERNELHUB_BUILD_DIR", REPO / "build")))
     parser.add_argument("--files", nargs="*", default=None,
                         help="test files (or node ids) under tests/, to look into a few (default: every tests/test_*.py)")

@@ -1,4 +1,4 @@
-"""hub-publish (issue #9) end to end, with clients we did not write.
+"""hub-publish end to end, with clients we did not write.
 
 Build dir → `hub-publish` to `kernelhub serve` → the real huggingface_hub `snapshot_download` gets
 identical bytes → the real `kernels` package's `get_kernel(repo, version=1)` loads it and calls an

@@ -1,4 +1,4 @@
-"""Lock files (issue #6): `kernelhub lock`, locked loads, and the kernels package on both sides.
+"""Lock files: `kernelhub lock`, locked loads, and the kernels package on both sides.
 
 The variant hash is checked against an independent implementation of the kernels <= 0.16
 algorithm over huggingface_hub's own listing, and the lock files cross between the two packages:

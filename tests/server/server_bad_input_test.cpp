@@ -1,4 +1,4 @@
-// Bad input (issue "Bad input"): every case answers a 4xx with X-Error-Code and a message,
+// Bad input: every case answers a 4xx with X-Error-Code and a message,
 // writes nothing outside --root, and leaves the repo as it was.
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
-// BuildDirCheck: everything hub-publish verifies about DIR/<variant>/ before a byte is sent
-// (issue #9): each name parses as a build variant, metadata.json is there and agrees with the
+// BuildDirCheck: everything hub-publish verifies about DIR/<variant>/ before a byte is sent:
+// each name parses as a build variant, metadata.json is there and agrees with the
 // library (`id` = the op namespace the .so is named after, backend, version), its digest matches
 // the files (computed and written when absent), a zip layout's package archive is sound
 // (fetch's zip_layout.hpp), nothing leads out of DIR, and our loader's pre-flight accepts each

@@ -1,5 +1,5 @@
 // hub-publish: publish a kernel's build variants (DIR/<variant>/) to a Hub repo, checked first,
-// in one commit on branch v<N> (issue #9). See publish.hpp for the order of the steps and
+// in one commit on branch v<N>. See publish.hpp for the order of the steps and
 // build_dir_check.hpp for what is checked.
 #include <unistd.h>
 #include <cstdio>

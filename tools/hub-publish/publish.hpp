@@ -1,4 +1,4 @@
-// publish(): puts checked build variants on a Hub branch in ONE commit (issue #9).
+// publish(): puts checked build variants on a Hub branch in ONE commit.
 //
 // Order, so that a reader never sees half a publish and a cut run can simply be repeated:
 //   1. hash every local file; read the branch head and its files (the plan's parent commit);
