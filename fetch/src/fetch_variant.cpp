@@ -103,7 +103,7 @@ Error not_resolved(const client::HubClient& hub, const client::RepoId& repo, con
         "Download the kernel while online first, or give the commit itself (" +
         std::string(request.wording == Wording::kCli ? "--revision <commit>" : "{.revision = \"<commit>\"}") +
         "); the cache at `" + layout.cache_root().string() + "` holds " +
-        (refs.empty() ? std::string("nothing of it") : "its refs " + join_versions(refs)) + ".";
+        (refs.empty() ? std::string("nothing for this repo") : "its refs " + join_versions(refs)) + ".";
   }
   if (request.version) {
     const std::string n = std::to_string(*request.version);
