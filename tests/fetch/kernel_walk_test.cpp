@@ -36,7 +36,7 @@ struct TableVisitor : KernelWalkVisitor {
   }
 };
 
-TEST_CASE("each kernel is left after those it depends on; a diamond is entered once") {
+TEST_CASE("each kernel is left after those it depends on, and a diamond is entered once") {
   TableVisitor visitor;
   visitor.depends = {{"acme/a", {"acme/b", "acme/c"}}, {"acme/b", {"acme/d"}}, {"acme/c", {"acme/d"}}};
   const auto root = walk_kernel_tree(kernel("a"), visitor, Wording::kKernelhub);
@@ -47,7 +47,7 @@ TEST_CASE("each kernel is left after those it depends on; a diamond is entered o
         std::vector<std::string>{"acme/d<acme/b:", "acme/b<acme/a:0", "acme/c<acme/a:0", "acme/a<-:12"});
 }
 
-TEST_CASE("a cycle names the chain; the CLI's words are the C++ API's") {
+TEST_CASE("a cycle names the chain, in the same words for the CLI and the C++ API") {
   TableVisitor visitor;
   visitor.depends = {{"acme/a", {"acme/b"}}, {"acme/b", {"acme/a"}}};
   for (Wording wording : {Wording::kKernelhub, Wording::kCli}) {
@@ -61,7 +61,7 @@ TEST_CASE("a cycle names the chain; the CLI's words are the C++ API's") {
   CHECK(theirs.error().message == "Cyclic kernel dependency detected: acme/a (acme/a -> acme/b -> acme/a)");
 }
 
-TEST_CASE("a dependency's error keeps its code, prefixed with the chain; the first kernel's is its own") {
+TEST_CASE("a dependency's error keeps its code, prefixed with the chain, and the first kernel's is its own") {
   TableVisitor visitor;
   visitor.depends = {{"acme/a", {"acme/b"}}, {"acme/b", {"acme/c"}}};
   visitor.fails.emplace("acme/c", Error{ErrorCode::kNotFound, "no such repo"});
