@@ -58,12 +58,4 @@ char* const* inherited_environment() {
   return environ;
 }
 
-bool is_truthy(const std::optional<std::string>& value) {
-  if (!value) return false;
-  std::string upper = *value;
-  std::transform(upper.begin(), upper.end(), upper.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return upper == "1" || upper == "ON" || upper == "YES" || upper == "TRUE";
-}
-
 }  // namespace kernelhub

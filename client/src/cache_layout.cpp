@@ -84,7 +84,7 @@ fs::path CacheLayout::partial_path(std::string_view etag) const {
 }
 
 fs::path CacheLayout::snapshot_dir(std::string_view commit) const {
-  return repo_dir_ / "snapshots" / std::string(commit);
+  return snapshots_dir() / std::string(commit);
 }
 
 fs::path CacheLayout::snapshot_path(std::string_view commit, std::string_view path) const {
@@ -92,7 +92,7 @@ fs::path CacheLayout::snapshot_path(std::string_view commit, std::string_view pa
 }
 
 fs::path CacheLayout::ref_path(std::string_view revision) const {
-  return repo_dir_ / "refs" / std::string(revision);
+  return refs_dir() / std::string(revision);
 }
 
 fs::path CacheLayout::no_exist_path(std::string_view commit, std::string_view path) const {
@@ -188,7 +188,7 @@ void CacheLayout::ensure_cachedir_tag() const {
 
 std::vector<std::string> CacheLayout::list_refs() const {
   std::vector<std::string> out;
-  collect_refs(repo_dir_ / "refs", "", out);
+  collect_refs(refs_dir(), "", out);
   // Not refs: our own in-flight writes (*.tmp) and those of the kernels package (.<name>.<random>,
   // from tempfile.mkstemp), left behind by a crash.
   std::erase_if(out, [](const std::string& name) {
@@ -201,7 +201,7 @@ std::vector<std::string> CacheLayout::list_refs() const {
 std::vector<std::string> CacheLayout::list_snapshots() const {
   std::vector<std::string> out;
   std::error_code ec;
-  for (fs::directory_iterator it(repo_dir_ / "snapshots", ec), end; !ec && it != end; it.increment(ec)) {
+  for (fs::directory_iterator it(snapshots_dir(), ec), end; !ec && it != end; it.increment(ec)) {
     out.push_back(it->path().filename().string());
   }
   std::sort(out.begin(), out.end());

@@ -77,8 +77,8 @@ struct Corrupted {
 std::variant<CachedRepo, Corrupted> scan_repo(const fs::path& dir, RepoType type, RepoId repo) {
   std::error_code ec;
   CachedRepo out{type, std::move(repo), dir, {}, 0, 0, 0, 0};
-  const fs::path snapshots = dir / "snapshots";
-  const fs::path refs = dir / "refs";
+  const fs::path snapshots = CacheLayout::snapshots_dir_of(dir);
+  const fs::path refs = CacheLayout::refs_dir_of(dir);
   if (!fs::is_directory(snapshots, ec))
     return Corrupted{"Snapshots dir doesn't exist in cached repo: " + snapshots.string()};
 

@@ -7,6 +7,7 @@
 
 #include "kernelhub/base/hex.hpp"
 #include "kernelhub/base/sha256.hpp"
+#include "kernelhub/client/cache_layout.hpp"
 
 namespace kernelhub::client {
 
@@ -44,7 +45,7 @@ Result<RepoCacheCheck> check_cached_repo(const std::filesystem::path& repo_dir) 
   RepoCacheCheck out;
   // Which snapshot files link to which blob, and which links lead nowhere.
   std::map<std::string, std::vector<SnapshotFile>> users;
-  const fs::path snapshots = repo_dir / "snapshots";
+  const fs::path snapshots = CacheLayout::snapshots_dir_of(repo_dir);
   for (fs::directory_iterator commits(snapshots, ec), end; !ec && commits != end; commits.increment(ec)) {
     const fs::path root = commits->path();
     std::error_code walk_ec;
@@ -60,7 +61,7 @@ Result<RepoCacheCheck> check_cached_repo(const std::filesystem::path& repo_dir) 
       users[fs::read_symlink(it->path(), link_ec).filename().string()].push_back(std::move(file));
     }
   }
-  const fs::path blobs = repo_dir / "blobs";
+  const fs::path blobs = CacheLayout::blobs_dir_of(repo_dir);
   std::vector<fs::path> names;
   for (fs::directory_iterator it(blobs, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path());
   std::sort(names.begin(), names.end());

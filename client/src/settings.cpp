@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "kernelhub/base/boolean_variable.hpp"
 #include "kernelhub/base/environment_variables.hpp"
 
 namespace kernelhub::client {
@@ -124,11 +125,7 @@ Result<Settings> Settings::from_env(const EnvironmentSource& env) {
   KH_ASSIGN_OR_RETURN(s.api_timeout, seconds_var(env, env_vars::kHfHubEtagTimeout, s.api_timeout));
   KH_ASSIGN_OR_RETURN(s.read_timeout, seconds_var(env, env_vars::kHfHubDownloadTimeout, s.read_timeout));
   KH_ASSIGN_OR_RETURN(s.connect_timeout, seconds_var(env, env_vars::kKernelhubConnectTimeout, s.connect_timeout));
-  if (auto v = env(env_vars::kKernelhubFsync)) {
-    std::string lower = *v;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    s.fsync = !(lower == "0" || lower == "off" || lower == "no" || lower == "false");
-  }
+  s.fsync = flag_or(env(env_vars::kKernelhubFsync), s.fsync);
   KH_RETURN_IF_ERROR(read_count(env, env_vars::kKernelhubHashThreads, 0, 64, s.hash_threads));
   KH_RETURN_IF_ERROR(read_count(env, env_vars::kKernelhubTransferThreads, 1, 64, s.transfer_threads));
   KH_RETURN_IF_ERROR(read_count(env, env_vars::kKernelhubMaxParallel, 1, 256, s.max_parallel));

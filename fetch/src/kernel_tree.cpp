@@ -1,20 +1,14 @@
 #include "kernelhub/fetch/kernel_tree.hpp"
 
-#include <map>
 #include <utility>
 
+#include "kernelhub/fetch/kernel_walk.hpp"
 #include "kernelhub/fetch/local_kernels.hpp"
 #include "request_lock.hpp"
 
 namespace kernelhub {
 
 namespace {
-
-// Kernels are the same dependency when repo and version or revision are (kernels' KernelDependency).
-std::string key_of(const KernelDependency& dependency) {
-  return dependency.repo_id + '\n' +
-         (dependency.version ? "v" + std::to_string(*dependency.version) : "r" + dependency.revision.value_or(""));
-}
 
 // What the request itself asks for, as a dependency would name it. A locked request asks for what
 // its lock entry was locked as; a directory, as kernels names a local kernel (its path, version 0).
@@ -32,30 +26,27 @@ Result<KernelDependency> wanted_by(const FetchRequest& request) {
   return KernelDependency{repo, request.version, request.revision};
 }
 
-class TreeFetcher {
+// Fetches each kernel the walk reaches (kernel_walk.hpp), with the options of the request for the
+// kernel asked for; a kernel's node joins the tree once the kernels it depends on have.
+class TreeFetcher : public KernelWalkVisitor {
  public:
-  explicit TreeFetcher(const FetchContext& ctx) : ctx_(ctx) {}
+  TreeFetcher(const FetchRequest& request, const FetchContext& ctx) : request_(request), ctx_(ctx) {}
 
-  Result<std::size_t> visit(const FetchRequest& request, std::string name, KernelDependency wanted) {
-    const std::string key = key_of(wanted);
-    for (const auto& [on_path, _] : path_) {
-      if (on_path == key) return unexpected(cycle(request.wording, name));
+  Result<std::vector<KernelDependency>> enter(const KernelDependency& kernel) override {
+    FetchRequest request = request_;
+    if (!entered_.empty()) {
+      KH_ASSIGN_OR_RETURN(request, request_for(entered_.back().request, kernel));
     }
-    if (const auto it = done_.find(key); it != done_.end()) return it->second;
-    path_.emplace_back(key, name);
-    auto fetched = fetch_variant(request, ctx_);
-    if (!fetched) return unexpected(in_chain(fetched.error()));
-    KernelTreeNode node{std::move(name), std::move(wanted), std::move(*fetched), {}};
-    for (const KernelDependency& dependency : node.fetched.metadata.kernel_depends) {
-      auto child = request_for(request, dependency);
-      if (!child) return unexpected(in_chain(child.error(), dependency.repo_id));
-      KH_ASSIGN_OR_RETURN(std::size_t index, visit(*child, dependency.repo_id, dependency));
-      node.dependencies.push_back(index);
-    }
-    path_.pop_back();
+    KH_ASSIGN_OR_RETURN(FetchedVariant fetched, fetch_variant(request, ctx_));
+    entered_.push_back({std::move(request), KernelTreeNode{kernel.repo_id, kernel, std::move(fetched), {}}});
+    return entered_.back().node.fetched.metadata.kernel_depends;
+  }
+
+  void leave(const KernelDependency&, const KernelDependency*, std::vector<std::size_t> dependencies) override {
+    KernelTreeNode node = std::move(entered_.back().node);
+    entered_.pop_back();
+    node.dependencies = std::move(dependencies);
     tree_.nodes.push_back(std::move(node));
-    done_.emplace(key, tree_.nodes.size() - 1);
-    return tree_.nodes.size() - 1;
   }
 
   KernelTree take() { return std::move(tree_); }
@@ -82,36 +73,15 @@ class TreeFetcher {
     return child;
   }
 
-  // "a -> b -> c", the path from the kernel asked for, then `last` when given.
-  std::string chain(std::string_view last = {}) const {
-    std::string text;
-    for (const auto& [_, name] : path_) text += (text.empty() ? "" : " -> ") + name;
-    if (!last.empty()) text += " -> " + std::string(last);
-    return text;
-  }
+  struct Entered {
+    FetchRequest request;
+    KernelTreeNode node;  // its dependencies not yet known
+  };
 
-  // An error of a dependency (not of the kernel asked for) says which chain led to it.
-  Error in_chain(const Error& error, std::string_view last = {}) const {
-    if (path_.size() < 2 && last.empty()) return error;
-    return error.with_context("kernel dependency " + chain(last));
-  }
-
-  Error cycle(Wording wording, const std::string& name) const {
-    if (wording == Wording::kKernels) {
-      // kernels/_internals/deps.py `resolve_kernel_tree`, with the chain added
-      return Error{ErrorCode::kDependencyCycle,
-                   "Cyclic kernel dependency detected: " + name + " (" + chain(name) + ")"};
-    }
-    return Error{ErrorCode::kDependencyCycle,
-                 "kernel dependency cycle: " + chain(name) +
-                     ". A kernel cannot depend on itself, directly or through other kernels: the `kernel-depends` "
-                     "of one of them in its metadata.json (build.toml) must drop the entry that closes the loop"};
-  }
-
+  const FetchRequest& request_;  // for the kernel asked for
   const FetchContext& ctx_;
+  std::vector<Entered> entered_;  // from the kernel asked for to the one the walk is in
   KernelTree tree_;
-  std::map<std::string, std::size_t> done_;                // fetched: key → index in tree_.nodes
-  std::vector<std::pair<std::string, std::string>> path_;  // (key, name) from the kernel asked for
 };
 
 }  // namespace
@@ -124,9 +94,8 @@ Result<KernelTree> fetch_kernel_tree(const FetchRequest& request, const FetchCon
   } else {
     KH_ASSIGN_OR_RETURN(wanted, wanted_by(request));
   }
-  std::string name = wanted.repo_id;  // the repo id, or the directory's path
-  TreeFetcher fetcher(ctx);
-  KH_RETURN_IF_ERROR(fetcher.visit(request, std::move(name), std::move(wanted)));
+  TreeFetcher fetcher(request, ctx);
+  KH_RETURN_IF_ERROR(walk_kernel_tree(wanted, fetcher, request.wording));
   return fetcher.take();
 }
 

@@ -12,38 +12,20 @@ std::string schema_text(const c10::OperatorHandle& handle) {
 
 }  // namespace
 
+Kernel::Kernel(std::shared_ptr<const State> state)
+    : FetchedKernel(std::shared_ptr<const FetchedVariant>(state, &state->fetched)), state_(std::move(state)) {}
+
 const std::vector<loader::OpInfo>& Kernel::ops() const {
   return state_->library->ops();
 }
 const std::string& Kernel::ns() const {
   return state_->library->ns();
 }
-const std::string& Kernel::variant() const {
-  return state_->fetched.variant;
-}
-const std::string& Kernel::revision() const {
-  return state_->fetched.revision;
-}
-const std::filesystem::path& Kernel::path() const {
-  return state_->fetched.path;
-}
-const Metadata& Kernel::metadata() const {
-  return state_->fetched.metadata;
-}
-const std::vector<resolver::Decision>& Kernel::decisions() const {
-  return state_->fetched.decisions;
-}
-const LoadTimings& Kernel::timings() const {
-  return state_->fetched.timings;
-}
 const std::vector<Kernel>& Kernel::dependencies() const {
   return state_->dependencies;
 }
 const std::vector<std::string>& Kernel::fallbacks() const {
   return state_->fetched.fallbacks;
-}
-const std::vector<std::string>& Kernel::warnings() const {
-  return state_->fetched.warnings;
 }
 
 c10::OperatorHandle Kernel::checked(std::string_view name, const CppSignature& signature) const {

@@ -98,13 +98,12 @@ Status Environment::apply_overrides(const EnvironmentSource& env) {
     python = *parsed;
   }
   std::optional<std::string> target_torch;  // a torch built for an accelerator, named explicitly
-  if (auto v = env(env_vars::kKernelhubTorch)) {
-    auto parsed = TorchSpec::parse(*v);
-    if (!parsed) return bad_override(env_vars::kKernelhubTorch, *v, "MAJOR.MINOR[+BACKEND], e.g. 2.13 or 2.13.0+cu130");
-    torch = parsed->version;
-    if (parsed->backend) {
-      torch_backend = *parsed->backend;
-      if (parsed->backend->kind != BackendKind::kCpu) target_torch = *v;
+  KH_ASSIGN_OR_RETURN(const std::optional<TorchSpec> spec, TorchSpec::from_environment(env));
+  if (spec) {
+    torch = spec->version;
+    if (spec->backend) {
+      torch_backend = *spec->backend;
+      if (spec->backend->kind != BackendKind::kCpu) target_torch = *env(env_vars::kKernelhubTorch);
     }
   }
   if (auto v = env(env_vars::kKernelhubCxx11Abi)) {

@@ -37,11 +37,8 @@ Result<FoundTorch> find_python_torch(const EnvironmentSource& env) {
 }  // namespace
 
 Result<FoundTorch> find_torch(const EnvironmentSource& env) {
-  if (auto text = env(env_vars::kKernelhubTorch)) {
-    auto spec = TorchSpec::parse(*text);
-    if (!spec) return unexpected(spec.error().with_context(env_vars::kKernelhubTorch));
-    return FoundTorch{spec->runtime(), std::string(env_vars::kKernelhubTorch), std::nullopt};
-  }
+  KH_ASSIGN_OR_RETURN(const std::optional<TorchSpec> spec, TorchSpec::from_environment(env));
+  if (spec) return FoundTorch{spec->runtime(), std::string(env_vars::kKernelhubTorch), std::nullopt};
   return find_python_torch(env);
 }
 

@@ -1,5 +1,6 @@
 #include "kernelhub/resolver/torch_spec.hpp"
 
+#include "kernelhub/base/environment_variables.hpp"
 #include "kernelhub/resolver/torch_version_info.hpp"
 
 namespace kernelhub::resolver {
@@ -28,6 +29,14 @@ Result<TorchSpec> TorchSpec::parse(std::string_view text) {
   }
   spec.backend = *backend;
   return spec;
+}
+
+Result<std::optional<TorchSpec>> TorchSpec::from_environment(const EnvironmentSource& env) {
+  const auto text = env(env_vars::kKernelhubTorch);
+  if (!text) return std::optional<TorchSpec>();
+  auto spec = parse(*text);
+  if (!spec) return unexpected(spec.error().code, std::string(env_vars::kKernelhubTorch) + "=" + spec.error().message);
+  return std::optional<TorchSpec>(*spec);
 }
 
 std::string TorchSpec::to_string() const {

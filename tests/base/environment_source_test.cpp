@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "kernelhub/base/boolean_variable.hpp"
 #include "kernelhub/base/environment_variables.hpp"
 
 namespace kernelhub {
@@ -71,6 +72,16 @@ TEST_CASE("is_truthy accepts huggingface_hub's truthy set, any case") {
   for (const char* yes : {"1", "ON", "yes", "True", "TRUE"}) CHECK(is_truthy(std::string(yes)));
   for (const char* no : {"0", "off", "false", "", "2"}) CHECK_FALSE(is_truthy(std::string(no)));
   CHECK_FALSE(is_truthy(std::nullopt));
+}
+
+TEST_CASE("flag_or: the truthy set is on, its opposites off, anything else the default") {
+  for (const char* yes : {"1", "ON", "yes", "True"}) CHECK(flag_or(std::string(yes), false));
+  for (const char* no : {"0", "OFF", "no", "False"}) CHECK_FALSE(flag_or(std::string(no), true));
+  for (const char* other : {"", "2", "maybe"}) {
+    CHECK(flag_or(std::string(other), true));
+    CHECK_FALSE(flag_or(std::string(other), false));
+  }
+  CHECK(flag_or(std::nullopt, true));
 }
 
 }  // namespace

@@ -80,6 +80,18 @@ TEST_CASE("Settings: token from HF_TOKEN, the legacy name, then the token file")
   CHECK(Token("hf_abcdefghijklmnop").to_string() == "hf_…mnop");
 }
 
+TEST_CASE("Settings: KERNELHUB_FSYNC is on unless set to one of the falsy words") {
+  CHECK(Settings::from_env(map_environment({}))->fsync);
+  for (const char* off : {"0", "off", "NO", "False"}) {
+    INFO(off);
+    CHECK_FALSE(Settings::from_env(map_environment({{"KERNELHUB_FSYNC", off}}))->fsync);
+  }
+  for (const char* on : {"1", "yes", "", "sometimes"}) {
+    INFO(on);
+    CHECK(Settings::from_env(map_environment({{"KERNELHUB_FSYNC", on}}))->fsync);
+  }
+}
+
 TEST_CASE("Settings: thread and parallelism counts are whole numbers in range, named when not") {
   const auto s = Settings::from_env(map_environment(
       {{"KERNELHUB_HASH_THREADS", "0"}, {"KERNELHUB_TRANSFER_THREADS", "3"}, {"KERNELHUB_MAX_PARALLEL", "16"}}));

@@ -11,6 +11,7 @@ set(KERNELHUB_PUBLIC_HEADERS
     kernelhub/client/repo_id.hpp
     kernelhub/fetch/errors.hpp
     kernelhub/fetch/fetch.hpp
+    kernelhub/fetch/fetched_kernel.hpp
     kernelhub/fetch/get_kernel_options.hpp
     kernelhub/fetch/kernel_dependency.hpp
     kernelhub/fetch/metadata.hpp

@@ -65,7 +65,7 @@ TEST_CASE("KERNELHUB_TORCH comes before the Python environment") {
   const auto bad = find_torch(map_environment({{"KERNELHUB_TORCH", "latest"}}));
   REQUIRE_FALSE(bad.has_value());
   CHECK(bad.error().code == ErrorCode::kInvalidArgument);
-  CHECK_THAT(bad.error().message, Catch::StartsWith("KERNELHUB_TORCH: `latest` is not a torch version"));
+  CHECK_THAT(bad.error().message, Catch::StartsWith("KERNELHUB_TORCH=`latest` is not a torch version"));
 }
 
 TEST_CASE("no torch to be found says where it looked and what to set") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernelhub/fetch/kernel_walk.hpp"
 #include "kernelhub/fetch/metadata.hpp"
 #include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
@@ -12,31 +13,32 @@ namespace {
 
 constexpr auto kKernel = RepoType::kKernel;
 
-class Downloader {
+// Downloads each kernel the walk reaches (kernel_walk.hpp, the walk get_kernel's tree takes) but
+// the first, which the command downloaded already.
+class Downloader : public KernelWalkVisitor {
  public:
-  Downloader(const DependencyDownload& request, const client::HubClient& hub) : request_(request), hub_(hub) {}
+  Downloader(std::vector<KernelDependency> needed, const DependencyDownload& request, const client::HubClient& hub)
+      : needed_(std::move(needed)), request_(request), hub_(hub) {}
 
-  Status visit(const KernelDependency& dependency) {
-    if (dependency == root_ || std::find(path_.begin(), path_.end(), dependency) != path_.end()) {
-      return unexpected(ErrorCode::kDependencyCycle, "kernel dependency cycle: " + chain(dependency.repo_id) +
-                                                         ". A kernel cannot depend on itself, directly or through "
-                                                         "other kernels");
+  Result<std::vector<KernelDependency>> enter(const KernelDependency& dependency) override {
+    if (!kernel_entered_) {
+      kernel_entered_ = true;
+      return std::move(needed_);
     }
-    if (std::find(done_.begin(), done_.end(), dependency) != done_.end()) return {};
-    path_.push_back(dependency);
-    auto downloaded = download(dependency);
-    if (!downloaded) return unexpected(downloaded.error().with_context("kernel dependency " + chain()));
-    auto needed = dependencies_of(downloaded->paths);
-    if (!needed) return unexpected(needed.error().with_context("kernel dependency " + chain()));
-    for (const KernelDependency& next : *needed) KH_RETURN_IF_ERROR(visit(next));
-    path_.pop_back();
-    downloaded->json["needed_by"] = path_.empty() ? root_.repo_id : path_.back().repo_id;
-    out_.push_back(std::move(downloaded->json));
-    done_.push_back(dependency);
-    return {};
+    KH_ASSIGN_OR_RETURN(Downloaded downloaded, download(dependency));
+    KH_ASSIGN_OR_RETURN(std::vector<KernelDependency> needed, dependencies_of(downloaded.paths));
+    entered_.push_back(std::move(downloaded.json));
+    return needed;
   }
 
-  void set_root(KernelDependency root) { root_ = std::move(root); }
+  void leave(const KernelDependency&, const KernelDependency* needed_by, std::vector<std::size_t>) override {
+    if (needed_by == nullptr) return;  // the kernel itself
+    nlohmann::json json = std::move(entered_.back());
+    entered_.pop_back();
+    json["needed_by"] = needed_by->repo_id;
+    out_.push_back(std::move(json));
+  }
+
   nlohmann::json take() { return std::move(out_); }
 
  private:
@@ -44,14 +46,6 @@ class Downloader {
     nlohmann::json json;
     std::vector<std::filesystem::path> paths;
   };
-
-  // "kernel -> a -> b", then `last` when given.
-  std::string chain(std::string_view last = {}) const {
-    std::string text = root_.repo_id;
-    for (const auto& on_path : path_) text += " -> " + on_path.repo_id;
-    if (!last.empty()) text += " -> " + std::string(last);
-    return text;
-  }
 
   Result<Downloaded> download(const KernelDependency& dependency) const {
     KH_ASSIGN_OR_RETURN(const client::RepoId repo, client::RepoId::parse(dependency.repo_id));
@@ -96,11 +90,11 @@ class Downloader {
     return out;
   }
 
+  std::vector<KernelDependency> needed_;  // by the kernel itself
   const DependencyDownload& request_;
   const client::HubClient& hub_;
-  KernelDependency root_;               // the kernel downloaded first
-  std::vector<KernelDependency> path_;  // from the kernel's first dependency to the one visited
-  std::vector<KernelDependency> done_;
+  bool kernel_entered_ = false;
+  std::vector<nlohmann::json> entered_;  // the dependencies downloaded and not yet left, in the walk's path
   nlohmann::json out_ = nlohmann::json::array();
 };
 
@@ -136,9 +130,8 @@ Result<std::vector<KernelDependency>> dependencies_of(const std::vector<std::fil
 Result<nlohmann::json> download_dependencies(const KernelDependency& kernel,
                                              const std::vector<KernelDependency>& needed,
                                              const DependencyDownload& request, const client::HubClient& hub) {
-  Downloader downloader(request, hub);
-  downloader.set_root(kernel);
-  for (const KernelDependency& dependency : needed) KH_RETURN_IF_ERROR(downloader.visit(dependency));
+  Downloader downloader(needed, request, hub);
+  KH_RETURN_IF_ERROR(walk_kernel_tree(kernel, downloader, Wording::kCli));
   return downloader.take();
 }
 

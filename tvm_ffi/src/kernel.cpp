@@ -19,6 +19,9 @@ Value Function::call(std::span<const Argument> arguments, std::optional<void*> s
   return std::get<Value>(std::move(*outcome));
 }
 
+Kernel::Kernel(std::shared_ptr<const State> state)
+    : FetchedKernel(std::shared_ptr<const FetchedVariant>(state, &state->fetched)), state_(std::move(state)) {}
+
 const std::vector<FunctionInfo>& Kernel::functions() const {
   return state_->library->functions();
 }
@@ -35,32 +38,11 @@ Function Kernel::function(std::string_view name) const {
                                             "`); its functions are: " + (names.empty() ? "none" : names)});
 }
 
-const std::string& Kernel::variant() const {
-  return state_->fetched.variant;
-}
 const std::string& Kernel::backend() const {
   return state_->backend;
 }
-const std::string& Kernel::revision() const {
-  return state_->fetched.revision;
-}
-const std::filesystem::path& Kernel::path() const {
-  return state_->fetched.path;
-}
 const std::filesystem::path& Kernel::library_path() const {
   return state_->library->path();
-}
-const Metadata& Kernel::metadata() const {
-  return state_->fetched.metadata;
-}
-const std::vector<resolver::Decision>& Kernel::decisions() const {
-  return state_->fetched.decisions;
-}
-const LoadTimings& Kernel::timings() const {
-  return state_->fetched.timings;
-}
-const std::vector<std::string>& Kernel::warnings() const {
-  return state_->fetched.warnings;
 }
 std::string Kernel::runtime_version() const {
   return state_->runtime_version;

@@ -20,6 +20,7 @@
 
 #include "kernelhub/fetch/errors.hpp"
 #include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/fetched_kernel.hpp"
 #include "kernelhub/fetch/get_kernel_options.hpp"
 #include "kernelhub/loader/op_info.hpp"
 #include "kernelhub/op_signature.hpp"
@@ -32,7 +33,7 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options = {}
 // Loads the best variant under `path`: path/<variant>/, path/build/<variant>/, or path itself.
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend = std::nullopt);
 
-class Kernel {
+class Kernel : public FetchedKernel {
  public:
   const std::vector<loader::OpInfo>& ops() const;  // each op's name and schema
 
@@ -56,27 +57,18 @@ class Kernel {
     call_boxed(name, stack);
     return stack;
   }
-  const std::string& ns() const;              // op namespace = metadata.json `id`
-  const std::string& variant() const;         // e.g. torch215-cxx11-cpu-x86_64-linux
-  const std::string& revision() const;        // the commit, or "local"
-  const std::filesystem::path& path() const;  // the variant directory
-  const Metadata& metadata() const;
-  const std::vector<resolver::Decision>& decisions() const;  // every variant, best first
-  const LoadTimings& timings() const;                        // where the time of the load went
+  const std::string& ns() const;  // op namespace = metadata.json `id`
+  // variant(), revision(), path(), metadata(), decisions(), timings(), warnings(): FetchedKernel's.
   // The kernels its metadata.json `kernel-depends` names, loaded before it (each with its own).
   const std::vector<Kernel>& dependencies() const;
   // What the load took from the cache because the Hub could not be reached, one sentence each
   // (fetch.hpp FetchedVariant::fallbacks); empty when the Hub answered everything it was asked.
   const std::vector<std::string>& fallbacks() const;
-  // What the load warned about and did not stop it for (an unsigned variant, a signer no policy
-  // accepts, no digest, a dirty build), one sentence each; said through
-  // GetKernelOptions::on_warning as well.
-  const std::vector<std::string>& warnings() const;
 
  private:
   friend struct KernelFactory;  // the load stage's, not installed (kernelhub/src/kernel_factory.hpp)
   struct State;
-  explicit Kernel(std::shared_ptr<const State> state) : state_(std::move(state)) {}
+  explicit Kernel(std::shared_ptr<const State> state);
   c10::OperatorHandle checked(std::string_view name, const CppSignature& signature) const;
   [[noreturn]] void refuse(std::string_view name, const c10::OperatorHandle& handle, const CppSignature& signature,
                            std::string_view why) const;

@@ -36,6 +36,7 @@
 
 #include "kernelhub/fetch/errors.hpp"
 #include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/fetched_kernel.hpp"
 #include "kernelhub/fetch/get_kernel_options.hpp"
 #include "kernelhub/tvm_ffi_loader/argument.hpp"
 #include "kernelhub/tvm_ffi_loader/signature.hpp"
@@ -86,7 +87,7 @@ class Function {
   std::string name_;
 };
 
-class Kernel {
+class Kernel : public FetchedKernel {
  public:
   // Every function the library exports, with its signature where it has one, sorted by name.
   const std::vector<FunctionInfo>& functions() const;
@@ -98,23 +99,15 @@ class Kernel {
     return function(name)(std::forward<Args>(args)...);
   }
 
-  const std::string& variant() const;         // e.g. tvm-ffi01-cpu-x86_64-linux
-  const std::string& backend() const;         // the variant's backend kind: "cpu", "cuda", ...
-  const std::string& revision() const;        // the commit, or "local"
-  const std::filesystem::path& path() const;  // the variant directory
+  // variant(), revision(), path(), metadata(), decisions(), timings(), warnings(): FetchedKernel's.
+  const std::string& backend() const;  // the variant's backend kind: "cpu", "cuda", ...
   const std::filesystem::path& library_path() const;
-  const Metadata& metadata() const;
-  const std::vector<resolver::Decision>& decisions() const;  // every variant, best first
-  const LoadTimings& timings() const;
-  // What the load warned about and did not stop it for (an unsigned variant, a signer no policy
-  // accepts, no digest), one sentence each; said through GetKernelOptions::on_warning as well.
-  const std::vector<std::string>& warnings() const;
   std::string runtime_version() const;                // TVM-FFI of this process, "0.1.16"
   const std::filesystem::path& runtime_path() const;  // its libtvm_ffi.so
   const std::string& runtime_found_by() const;        // how it was found
 
   struct State;
-  explicit Kernel(std::shared_ptr<const State> state) : state_(std::move(state)) {}
+  explicit Kernel(std::shared_ptr<const State> state);
 
  private:
   std::shared_ptr<const State> state_;

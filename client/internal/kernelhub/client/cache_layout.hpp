@@ -58,7 +58,17 @@ class CacheLayout {
   RepoType type() const { return type_; }
   const RepoId& repo() const { return repo_; }
 
-  std::filesystem::path blobs_dir() const { return repo_dir_ / "blobs"; }
+  // The folders of a repo folder `repo_dir` (repo_dir() of some layout), for code that walks a
+  // folder it found rather than named: the cache scan, the cache check.
+  static std::filesystem::path blobs_dir_of(const std::filesystem::path& repo_dir) { return repo_dir / "blobs"; }
+  static std::filesystem::path snapshots_dir_of(const std::filesystem::path& repo_dir) {
+    return repo_dir / "snapshots";
+  }
+  static std::filesystem::path refs_dir_of(const std::filesystem::path& repo_dir) { return repo_dir / "refs"; }
+
+  std::filesystem::path blobs_dir() const { return blobs_dir_of(repo_dir_); }
+  std::filesystem::path snapshots_dir() const { return snapshots_dir_of(repo_dir_); }
+  std::filesystem::path refs_dir() const { return refs_dir_of(repo_dir_); }
   std::filesystem::path blob_path(std::string_view etag) const;
   // blobs/<etag>.<8 random hex>.incomplete (fresh name on every call).
   std::filesystem::path incomplete_path(std::string_view etag) const;

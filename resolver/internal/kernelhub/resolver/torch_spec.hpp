@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/resolver/environment.hpp"
 
@@ -25,6 +26,9 @@ struct TorchSpec {
 
   // Errors: kInvalidArgument naming the part that does not parse and the expected form.
   static Result<TorchSpec> parse(std::string_view text);
+  // KERNELHUB_TORCH, where it is set: the one place the variable is read. Errors: kInvalidArgument,
+  // `KERNELHUB_TORCH=`<value>` ...` naming what does not parse and the expected form.
+  static Result<std::optional<TorchSpec>> from_environment(const EnvironmentSource& env);
   // "2.9", "2.9+cuda12.8": parse() reads it back to the same value.
   std::string to_string() const;
 

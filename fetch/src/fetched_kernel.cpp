@@ -1,0 +1,27 @@
+#include "kernelhub/fetch/fetched_kernel.hpp"
+
+namespace kernelhub {
+
+const std::string& FetchedKernel::variant() const {
+  return fetched_->variant;
+}
+const std::string& FetchedKernel::revision() const {
+  return fetched_->revision;
+}
+const std::filesystem::path& FetchedKernel::path() const {
+  return fetched_->path;
+}
+const Metadata& FetchedKernel::metadata() const {
+  return fetched_->metadata;
+}
+const std::vector<resolver::Decision>& FetchedKernel::decisions() const {
+  return fetched_->decisions;
+}
+const LoadTimings& FetchedKernel::timings() const {
+  return fetched_->timings;
+}
+const std::vector<std::string>& FetchedKernel::warnings() const {
+  return fetched_->warnings;
+}
+
+}  // namespace kernelhub
