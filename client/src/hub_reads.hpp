@@ -1,8 +1,8 @@
 // The Hub's answers that a download builds on, asked on one HubCall (hub_call.hpp): what a
-// revision names, and what a commit lists. HubClient::resolve_revision and HubClient::tree are
-// these on a call of their own (hub_client.cpp); the downloads (file_download.cpp) ask them on the
-// call that then fetches the files, so that its settings (cache only) and request count hold for
-// both.
+// revision names (the revision API, refs/), and what a commit lists (the tree API, trees/,
+// snapshots/). HubClient::resolve_revision and HubClient::tree are these on a call of their own
+// (hub_client.cpp); the downloads (file_download.cpp) ask them on the call that then fetches the
+// files, so that its settings (cache only) and its request count hold for both.
 #pragma once
 
 #include <string>
