@@ -13,6 +13,7 @@
 
 #include "file_lock.hpp"
 #include "hash_pipeline.hpp"
+#include "hub_call.hpp"
 #include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/base/git_blob_sha1.hpp"
 #include "kernelhub/base/sha256.hpp"
@@ -23,7 +24,6 @@ namespace kernelhub::client {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int kMaxRedirects = 10;
 constexpr int kMaxIntegrityAttempts = 3;
 constexpr std::uint64_t kWritebackChunk = 8u << 20;
 
@@ -53,12 +53,6 @@ class ContentHasher {
   std::optional<Sha256> sha256_;
   std::optional<GitBlobSha1> sha1_;
 };
-
-std::chrono::milliseconds backoff(const Settings& s, int failures) {
-  auto delay = s.backoff_base;
-  for (int i = 1; i < failures && delay < s.backoff_max; ++i) delay *= 2;
-  return std::min(delay, s.backoff_max);
-}
 
 // Hash on worker threads only where cores are to spare (measured: on 2 busy cores the copy
 // into the queue costs more than the overlap gains).
@@ -483,7 +477,7 @@ class BlobDownload final : public Workload {
                                              seconds_text(Clock::now() - j.started) + " after the first)" + kept});
       return;
     }
-    const auto delay = wait ? *wait : backoff(settings_, j.failures);
+    const auto delay = wait ? *wait : backoff_delay(settings_, j.failures);
     j.ready_at = Clock::now() + delay;
     say_retry("retrying `" + j.spec.path + "` in " + seconds_text(delay) + " (retry " + std::to_string(j.retries) +
               " of " + std::to_string(settings_.max_retries) + "): " + why);
@@ -506,7 +500,7 @@ class BlobDownload final : public Workload {
                                                        "corrupt data; try again later or another endpoint"});
       return;
     }
-    j.ready_at = Clock::now() + backoff(settings_, j.integrity_failures);
+    j.ready_at = Clock::now() + backoff_delay(settings_, j.integrity_failures);
   }
 
   void complete(Job& j) {

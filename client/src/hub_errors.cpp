@@ -18,6 +18,10 @@ std::string What::describe() const {
   return out;
 }
 
+std::string repo_label(const RepoId& repo, RepoType type) {
+  return std::string(to_string(type)) + " repo `" + repo.to_string() + "`";
+}
+
 namespace {
 
 std::string server_message(const Response& response, std::string_view body) {

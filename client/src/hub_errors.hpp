@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "kernelhub/base/error.hpp"
+#include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/client/settings.hpp"
 #include "kernelhub/client/transport.hpp"
 
@@ -21,6 +22,9 @@ struct What {
   std::string commit;            // what `revision` resolved to, when it is known and differs
   std::string describe() const;  // "file `p` in kernel repo `org/name` at revision `r`"
 };
+
+// "kernel repo `org/name`": What::repo for `repo`.
+std::string repo_label(const RepoId& repo, RepoType type);
 
 // REQUIRES: response.status >= 400.
 Error error_from_response(const Response& response, std::string_view body, const What& what, std::string_view url);

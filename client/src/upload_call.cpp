@@ -117,10 +117,6 @@ Result<ApiAnswer> UploadCall::send(Request request, bool retry, const std::strin
   }
 }
 
-std::string repo_label(const RepoId& repo, RepoType type) {
-  return std::string(to_string(type)) + " repo `" + repo.to_string() + "`";
-}
-
 std::string api_base(const Settings& settings, const RepoId& repo, RepoType type) {
   return settings.endpoint + "/api/" + std::string(api_segment(type)) + "/" + repo.to_string();
 }

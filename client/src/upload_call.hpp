@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hub_errors.hpp"
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/client/repo_id.hpp"
 #include "kernelhub/client/settings.hpp"
@@ -39,7 +40,6 @@ struct UploadCall {
   Result<ApiAnswer> send(Request request, bool retry, const std::string& doing, bool accept_409) const;
 };
 
-std::string repo_label(const RepoId& repo, RepoType type);
 // {endpoint}/api/{type}s/{org}/{name}
 std::string api_base(const Settings& settings, const RepoId& repo, RepoType type);
 // {endpoint}/{prefix}{org}/{name}: the web URL, and the base of `.git/info/lfs`.
