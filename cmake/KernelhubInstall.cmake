@@ -14,7 +14,7 @@ set(kh_torch_free_targets kernelhub_base kernelhub_resolver kernelhub_client ker
                           kernelhub_sigstore kernelhub_binary_format kernelhub_fetch)
 install(TARGETS ${kh_torch_free_targets} EXPORT kernelhubTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp)
-set(kh_layers base resolver client signing sigstore fetch)
+set(kh_layers base resolver client signing sigstore binary_format fetch)
 # The package's components (find_package(kernelhub COMPONENTS ...)), each the target
 # kernelhub::<component>: the torch-free ones, and those a build with LibTorch adds. The config
 # (kernelhubConfig.cmake.in) fails find_package naming any that this install lacks.

@@ -1,13 +1,13 @@
 // libFuzzer target: a shared library's bytes, as the loader's pre-flight and the fatbinary
-// reader see them (loader::ElfFile, loader::Fatbin::from_elf).
+// reader see them (binary_format::ElfFile, binary_format::Fatbin::from_elf).
 #include <cstdint>
 #include <string_view>
 
-#include "kernelhub/loader/elf_file.hpp"
-#include "kernelhub/loader/fatbin.hpp"
+#include "kernelhub/binary_format/elf_file.hpp"
+#include "kernelhub/binary_format/fatbin.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace kernelhub::loader;
+  using namespace kernelhub::binary_format;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   if (auto elf = ElfFile::parse(bytes)) {
     (void)elf->has_section(".nv_fatbin");

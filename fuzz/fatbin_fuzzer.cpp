@@ -1,11 +1,11 @@
-// libFuzzer target: the bytes of a `.nv_fatbin` section (loader::Fatbin::parse), and what GPU
+// libFuzzer target: the bytes of a `.nv_fatbin` section (binary_format::Fatbin::parse), and what GPU
 // fit (resolver::fit_gpus) makes of whatever entries come out of them.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include "fuzz_require.hpp"
-#include "kernelhub/loader/fatbin.hpp"
+#include "kernelhub/binary_format/fatbin.hpp"
 #include "kernelhub/resolver/gpu_fit.hpp"
 #include "kernelhub/resolver/reason.hpp"
 
@@ -14,7 +14,7 @@ using kernelhub::fuzz::require;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace kernelhub;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  auto entries = loader::Fatbin::parse(bytes);
+  auto entries = binary_format::Fatbin::parse(bytes);
   if (!entries) {
     require(entries.error().code == ErrorCode::kCorruptFile);
     return 0;
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(e.size <= size && e.uncompressed_size >= (e.compressed ? 1 : e.size));
     require(resolver::CudaTarget::parse(e.target.to_string()).has_value());
   }
-  const auto fit = resolver::fit_gpus({loader::targets_of(*entries),
+  const auto fit = resolver::fit_gpus({binary_format::targets_of(*entries),
                                        {{8, 0}, {9, 0}, {12, 0}, {8, 7}},
                                        resolver::Version{12, 8},
                                        resolver::Version{12, 8}});

@@ -22,10 +22,10 @@
 #include <torch/torch.h>
 
 #include "kernelhub/base/process_io.hpp"
+#include "kernelhub/binary_format/torch_libraries.hpp"
 #include "kernelhub/client/transport.hpp"
 #include "kernelhub/fetch/session.hpp"
 #include "kernelhub/kernelhub.hpp"
-#include "kernelhub/loader/torch_libraries.hpp"
 
 namespace {
 
@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     }
   }
   if (init_cuda) {
-    if (!kernelhub::loader::ensure_torch_cuda_loaded() || !torch::cuda::is_available()) {
+    if (!kernelhub::binary_format::ensure_torch_cuda_loaded() || !torch::cuda::is_available()) {
       std::fprintf(stderr, "--init-cuda: torch sees no CUDA device\n");
       return 1;
     }

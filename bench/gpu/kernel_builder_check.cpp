@@ -12,8 +12,8 @@
 #include <limits>
 #include <string>
 
+#include "kernelhub/binary_format/torch_libraries.hpp"
 #include "kernelhub/kernelhub.hpp"
-#include "kernelhub/loader/torch_libraries.hpp"
 
 namespace {
 
@@ -102,7 +102,7 @@ void check_reference_rms_norm() {
 int main() {
   // This process links only torch's CPU half; a CUDA variant's get_kernel would load the rest, but
   // the inputs are made before that.
-  if (auto loaded = kernelhub::loader::ensure_torch_cuda_loaded(); !loaded || !torch::cuda::is_available()) {
+  if (auto loaded = kernelhub::binary_format::ensure_torch_cuda_loaded(); !loaded || !torch::cuda::is_available()) {
     std::fprintf(stderr, "kernel_builder_check: no CUDA device\n");
     return 2;
   }

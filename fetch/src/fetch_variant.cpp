@@ -4,6 +4,8 @@
 #include <map>
 
 #include "kernelhub/base/file_digests.hpp"
+#include "kernelhub/binary_format/elf_identity.hpp"
+#include "kernelhub/binary_format/library_image.hpp"
 #include "kernelhub/client/cache_layout.hpp"
 #include "kernelhub/client/cached_blob.hpp"
 #include "kernelhub/client/hub_client.hpp"
@@ -16,8 +18,6 @@
 #include "kernelhub/fetch/variant_checks.hpp"
 #include "kernelhub/fetch/verification_stamps.hpp"
 #include "kernelhub/fetch/zip_layout.hpp"
-#include "kernelhub/loader/elf_identity.hpp"
-#include "kernelhub/loader/library_image.hpp"
 #include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/gpu_fit_step.hpp"
 #include "kernelhub/resolver/variant.hpp"
@@ -49,8 +49,9 @@ Result<client::HubClient> hub_client_for(const FetchRequest& request, const Fetc
 
 // The signature configuration of a fetch (signature_check.hpp).
 Result<std::shared_ptr<const SignatureSettings>> signature_settings_for(const FetchRequest& request,
-                                                                         const FetchContext& ctx) {
-  KH_ASSIGN_OR_RETURN(SignatureSettings settings, SignatureSettings::from_environment(ctx.env, request.require_signature));
+                                                                        const FetchContext& ctx) {
+  KH_ASSIGN_OR_RETURN(SignatureSettings settings,
+                      SignatureSettings::from_environment(ctx.env, request.require_signature));
   return std::make_shared<const SignatureSettings>(std::move(settings));
 }
 
@@ -254,13 +255,12 @@ void decide_from_tree(const client::HubClient& hub, const client::RepoId& repo, 
   const resolver::Environment& environment = ctx.environment;
   out.decisions = resolver::select(tree.subfolders("build"), environment, request.loadable);
   if (!request.check_arch) return;
-  fit_to_gpus(out.decisions, environment,
-              [&](const resolver::Decision& d) -> Result<std::vector<resolver::CudaTarget>> {
-                auto signed_dir =
-                    signed_metadata(hub, repo, tree, out.commit, out.revision, d.name, settings, request, ctx);
-                if (!signed_dir) return unexpected(signed_dir.error().code, "metadata.json: " + signed_dir.error().message);
-                return archs_of(Metadata::read(signed_dir->first));
-              });
+  fit_to_gpus(
+      out.decisions, environment, [&](const resolver::Decision& d) -> Result<std::vector<resolver::CudaTarget>> {
+        auto signed_dir = signed_metadata(hub, repo, tree, out.commit, out.revision, d.name, settings, request, ctx);
+        if (!signed_dir) return unexpected(signed_dir.error().code, "metadata.json: " + signed_dir.error().message);
+        return archs_of(Metadata::read(signed_dir->first));
+      });
 }
 
 // The lock entry of `repo` in the request's lock, when there is one.
@@ -277,14 +277,14 @@ Result<std::optional<KernelLock>> lock_for(const client::RepoId& repo, const Fet
 }
 
 // The op library of a variant is built for the cpu the variant's name says, read from its ELF header
-// alone (loader/elf_identity.hpp): a mislabelled build (an x86_64 library in an ...-aarch64-linux
+// alone (binary_format/elf_identity.hpp): a mislabelled build (an x86_64 library in an ...-aarch64-linux
 // folder, or the reverse) or a library cut short is refused before anything of it is loaded, in
 // every path (get_kernel, tvm_ffi::get_kernel, the CLI, the Python binding).
 Status check_library_machine(const std::filesystem::path& library, const std::string& variant) {
   auto parsed = resolver::Variant::parse(variant);
   if (!parsed || !parsed->is_arch()) return {};
-  KH_ASSIGN_OR_RETURN(const loader::ElfIdentity elf, loader::ElfIdentity::read(library));
-  return loader::check_variant_machine(library, elf, variant, parsed->cpu);
+  KH_ASSIGN_OR_RETURN(const binary_format::ElfIdentity elf, binary_format::ElfIdentity::read(library));
+  return binary_format::check_variant_machine(library, elf, variant, parsed->cpu);
 }
 
 // Reads and verifies a variant directory once: metadata.json (or the namespace from _ops.py), its
@@ -296,7 +296,7 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
                                           std::vector<resolver::Decision> decisions, const FetchRequest& request,
                                           const resolver::Environment& environment, FileDigests& digests,
                                           LoadTimings timings, const std::string& label,
-                                          std::optional<loader::LibraryImage> image = std::nullopt) {
+                                          std::optional<binary_format::LibraryImage> image = std::nullopt) {
   const auto verify_start = std::chrono::steady_clock::now();
   KH_ASSIGN_OR_RETURN(Metadata metadata, read_variant_metadata(dir));
   std::vector<std::string> warnings;
@@ -318,20 +318,20 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
     // After download, trust the bytes: the fatbinary must agree that this variant runs here.
     if (!environment.gpus.empty() && request.check_arch) {
       if (!image) {
-        if (auto read = loader::LibraryImage::read(library)) image = std::move(*read);
+        if (auto read = binary_format::LibraryImage::read(library)) image = std::move(*read);
       }
       std::vector<resolver::Decision> check;
       if (const auto* best = resolver::chosen(out.decisions)) check.push_back(*best);
       if (!check.empty()) {
         resolver::apply_gpu_fit(check, environment, [&](const resolver::Decision&) {
-          return image ? std::optional(loader::targets_of(image->device_code)) : std::nullopt;
+          return image ? std::optional(binary_format::targets_of(image->device_code)) : std::nullopt;
         });
         if (!check.front().accepted()) {
           return unexpected(ErrorCode::kNoCompatibleVariant,
                             label + " cannot run on this machine: " + resolver::to_string(check.front().reason));
         }
       }
-      if (image) out.image = std::make_shared<const loader::LibraryImage>(std::move(*image));
+      if (image) out.image = std::make_shared<const binary_format::LibraryImage>(std::move(*image));
     }
   }
   timings.verify += seconds_since(verify_start);
@@ -374,7 +374,7 @@ Status check_cached_blobs(const client::Snapshot& snapshot, const client::RepoTr
 // `images`, when given, keeps the op libraries the GPU fit read, by variant name.
 Result<VariantDecisions> local_decisions(const std::filesystem::path& dir, const FetchRequest& request,
                                          const resolver::Environment& environment,
-                                         std::map<std::string, loader::LibraryImage>* images = nullptr) {
+                                         std::map<std::string, binary_format::LibraryImage>* images = nullptr) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
     return unexpected(ErrorCode::kNotFound, "kernel directory `" + dir.string() + "` does not exist");
@@ -397,8 +397,8 @@ Result<VariantDecisions> local_decisions(const std::filesystem::path& dir, const
               [&](const resolver::Decision& d) -> Result<std::vector<resolver::CudaTarget>> {
                 KH_ASSIGN_OR_RETURN(Metadata metadata, read_variant_metadata(out.root / d.name));
                 KH_ASSIGN_OR_RETURN(std::filesystem::path library, find_op_library(out.root / d.name, metadata.id));
-                KH_ASSIGN_OR_RETURN(loader::LibraryImage image, loader::LibraryImage::read(library));
-                auto targets = loader::targets_of(image.device_code);
+                KH_ASSIGN_OR_RETURN(binary_format::LibraryImage image, binary_format::LibraryImage::read(library));
+                auto targets = binary_format::targets_of(image.device_code);
                 if (images != nullptr) images->insert_or_assign(d.name, std::move(image));
                 return targets;
               });
@@ -408,7 +408,7 @@ Result<VariantDecisions> local_decisions(const std::filesystem::path& dir, const
 Result<FetchedVariant> fetch_local(const std::filesystem::path& path, const FetchRequest& request,
                                    const FetchContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
-  std::map<std::string, loader::LibraryImage> images;
+  std::map<std::string, binary_format::LibraryImage> images;
   KH_ASSIGN_OR_RETURN(VariantDecisions resolved, local_decisions(path, request, ctx.environment, &images));
   LoadTimings timings;
   timings.resolve = seconds_since(start);
@@ -440,7 +440,7 @@ Result<FetchedVariant> fetch_local(const std::filesystem::path& path, const Fetc
   const auto dir = resolved.root / name;
   if (request.metadata_only) return metadata_of(dir, name, "local", std::move(resolved.decisions));
   stamps.seed(dir, digests);
-  std::optional<loader::LibraryImage> image;
+  std::optional<binary_format::LibraryImage> image;
   if (auto it = images.find(name); it != images.end()) image = std::move(it->second);
   auto fetched = verify_variant_dir(dir, name, "local", std::move(resolved.decisions), request, ctx.environment,
                                     digests, timings, "variant `" + dir.string() + "`", std::move(image));

@@ -4,9 +4,9 @@
 
 #include "kernel_factory.hpp"
 #include "kernel_state.hpp"
+#include "kernelhub/binary_format/library_image.hpp"
+#include "kernelhub/binary_format/torch_libraries.hpp"
 #include "kernelhub/fetch/kernel_tree.hpp"
-#include "kernelhub/loader/library_image.hpp"
-#include "kernelhub/loader/torch_libraries.hpp"
 #include "kernelhub/loader/torch_runtime.hpp"
 
 namespace kernelhub {
@@ -32,9 +32,9 @@ Result<Kernel> load_variant(FetchedVariant fetched, const EnvironmentSource& env
   // A CUDA kernel needs torch's CUDA half in the process, as `import torch` would provide it.
   const auto parsed = resolver::Variant::parse(fetched.variant);
   if (fetched.metadata.backend == "cuda" || (parsed && parsed->backend.kind == resolver::BackendKind::kCuda)) {
-    KH_RETURN_IF_ERROR(loader::ensure_torch_cuda_loaded());
+    KH_RETURN_IF_ERROR(binary_format::ensure_torch_cuda_loaded());
   }
-  const loader::ElfFile* elf = fetched.image ? &fetched.image->elf : nullptr;
+  const binary_format::ElfFile* elf = fetched.image ? &fetched.image->elf : nullptr;
   KH_ASSIGN_OR_RETURN(auto library, loader::OpLibrary::open(*fetched.library, fetched.metadata.id, env, elf));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return KernelFactory::make(std::move(library), std::move(fetched), seconds, std::move(dependencies));

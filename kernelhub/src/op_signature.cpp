@@ -2,7 +2,7 @@
 
 #include <ATen/core/jit_type.h>
 
-#include "kernelhub/loader/op_schema_text.hpp"
+#include "kernelhub/binary_format/op_schema_text.hpp"
 
 namespace kernelhub {
 
@@ -23,7 +23,7 @@ std::string ordinal(std::size_t i) {
 // The C++ type c10 expects for an argument (or a return) of `type`: one mapping, on the schema
 // type as written, for a registered op and for a schema read without torch (op_schema_text.hpp).
 std::string cpp_type(const c10::TypePtr& type, bool is_return, bool mutable_arg) {
-  return loader::cpp_type_for(type->str(), is_return, mutable_arg);
+  return binary_format::cpp_type_for(type->str(), is_return, mutable_arg);
 }
 
 // "Tensor(a!) out", "float eps": the argument as its schema declares it.

@@ -51,7 +51,8 @@ std::vector<OpInfo> registered_ops(const std::string& ns) {
 }
 
 Result<std::shared_ptr<const OpLibrary>> OpLibrary::open(const std::filesystem::path& path, const std::string& ns,
-                                                         const EnvironmentSource& env, const ElfFile* elf) {
+                                                         const EnvironmentSource& env,
+                                                         const binary_format::ElfFile* elf) {
   // Process-wide: mirrors dlopen's loaded libraries and torch's op registry, both the process's;
   // a library cannot be loaded twice, whoever asks.
   static std::mutex mutex;
@@ -69,7 +70,7 @@ Result<std::shared_ptr<const OpLibrary>> OpLibrary::open(const std::filesystem::
     return it->second;
   }
 
-  KH_ASSIGN_OR_RETURN(PreflightReport report, check_loadable(canonical, env, elf));
+  KH_ASSIGN_OR_RETURN(binary_format::PreflightReport report, check_loadable(canonical, env, elf));
   if (report.needs_python_stub) KH_RETURN_IF_ERROR(ensure_python_stub_loaded());
 
   if (!registered_ops(ns).empty()) {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <optional>
 
+#include "kernelhub/binary_format/torch_libraries.hpp"
 #include "kernelhub/loader/python_stub.hpp"
-#include "kernelhub/loader/torch_libraries.hpp"
 
 namespace kernelhub::loader {
 
@@ -43,7 +43,7 @@ bool is_python_symbol(const std::string& name) {
 
 }  // namespace
 
-void check_symbols(const ElfFile& elf, PreflightReport& report) {
+void check_symbols(const binary_format::ElfFile& elf, binary_format::PreflightReport& report) {
   // Torch symbols: resolvable in the global scope or in a loaded library it needs.
   std::vector<void*> handles{RTLD_DEFAULT};
   for (const std::string& lib : elf.needed) {
@@ -101,17 +101,18 @@ Error not_loadable(const std::filesystem::path& path, const std::vector<std::str
 
 }  // namespace
 
-Result<PreflightReport> check_loadable(const std::filesystem::path& path, const EnvironmentSource& env,
-                                       const ElfFile* parsed) {
-  std::optional<ElfFile> read;
+Result<binary_format::PreflightReport> check_loadable(const std::filesystem::path& path, const EnvironmentSource& env,
+                                                      const binary_format::ElfFile* parsed) {
+  std::optional<binary_format::ElfFile> read;
   if (parsed == nullptr) {
-    KH_ASSIGN_OR_RETURN(ElfFile file, ElfFile::read(path));
+    KH_ASSIGN_OR_RETURN(binary_format::ElfFile file, binary_format::ElfFile::read(path));
     read = std::move(file);
   }
-  const ElfFile& elf = parsed != nullptr ? *parsed : *read;
-  PreflightReport report = check_file(path, elf, env, TorchLibraries::of_this_process());
+  const binary_format::ElfFile& elf = parsed != nullptr ? *parsed : *read;
+  binary_format::PreflightReport report =
+      binary_format::check_file(path, elf, env, binary_format::TorchLibraries::of_this_process());
   if (!report.problems.empty()) return unexpected(not_loadable(path, report.problems));
-  for (const auto& library : report.torch_libraries) KH_RETURN_IF_ERROR(load_torch_library(library));
+  for (const auto& library : report.torch_libraries) KH_RETURN_IF_ERROR(binary_format::load_torch_library(library));
   check_symbols(elf, report);
   if (!report.problems.empty()) return unexpected(not_loadable(path, report.problems));
   return report;

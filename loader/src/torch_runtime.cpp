@@ -1,6 +1,6 @@
 #include "kernelhub/loader/torch_runtime.hpp"
 
-#include "kernelhub/loader/torch_libraries.hpp"
+#include "kernelhub/binary_format/torch_libraries.hpp"
 #include "kernelhub/resolver/installed_torch.hpp"
 
 #include <ATen/detail/CUDAHooksInterface.h>
@@ -13,7 +13,7 @@ namespace {
 
 // torch/version.py next to torch/lib says which CUDA/ROCm/XPU torch was built for.
 std::optional<resolver::Backend> backend_from_version_py() {
-  const auto dir = TorchLibraries::of_this_process().lib_dir;
+  const auto dir = binary_format::TorchLibraries::of_this_process().lib_dir;
   if (dir.empty()) return std::nullopt;
   auto torch = resolver::read_installed_torch(dir.parent_path());
   if (!torch) return std::nullopt;

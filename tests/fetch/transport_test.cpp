@@ -11,10 +11,10 @@
 #include <sstream>
 
 #include "kernelhub/base/git_blob_sha1.hpp"
+#include "kernelhub/binary_format/elf_file.hpp"
+#include "kernelhub/binary_format/elf_identity.hpp"
 #include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/fetch/session.hpp"
-#include "kernelhub/loader/elf_file.hpp"
-#include "kernelhub/loader/elf_identity.hpp"
 #include "memory_hub.hpp"
 #include "support/temp_dir.hpp"
 
@@ -213,8 +213,8 @@ Repo cpu_repo(const std::string& endpoint, const std::string& name, const std::s
 }
 
 TEST_CASE("a library of another machine than its variant's name, or one cut short, is refused before any load") {
-  const std::uint16_t here = loader::host_machine();
-  const std::string cpu(loader::machine_name(here));
+  const std::uint16_t here = binary_format::host_machine();
+  const std::string cpu(binary_format::machine_name(here));
   const std::uint16_t other = here == EM_AARCH64 ? EM_X86_64 : EM_AARCH64;
   const std::string variant = "torch215-cxx11-cpu-" + cpu + "-linux";
 
@@ -225,8 +225,9 @@ TEST_CASE("a library of another machine than its variant's name, or one cut shor
     const auto fetched = fetch.run(repo.endpoint, "relu");
     REQUIRE_FALSE(fetched.has_value());
     CHECK(fetched.error().code == ErrorCode::kIncompatibleBinary);
-    CHECK_THAT(fetched.error().message, Catch::Contains("is built for " + std::string(loader::machine_name(other)) +
-                                                        ", but its variant `" + variant + "` is named for " + cpu));
+    CHECK_THAT(fetched.error().message,
+               Catch::Contains("is built for " + std::string(binary_format::machine_name(other)) +
+                               ", but its variant `" + variant + "` is named for " + cpu));
     CHECK_THAT(fetched.error().message, Catch::Contains("mislabelled build"));
   }
   SECTION("cut short: section headers past the end of the file") {

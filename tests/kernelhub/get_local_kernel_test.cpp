@@ -7,8 +7,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "kernelhub/binary_format/op_schema_text.hpp"
 #include "kernelhub/load.hpp"
-#include "kernelhub/loader/op_schema_text.hpp"
 #include "load_local.hpp"
 
 namespace kernelhub {
@@ -87,7 +87,7 @@ TEST_CASE("the API files written at build time describe the kernel that loads") 
     CHECK(kernel.ns() + "::" + schemas.at(op.name) == op.schema);
     const auto handle = c10::Dispatcher::singleton().findSchema({kernel.ns() + "::" + op.name, ""});
     REQUIRE(handle.has_value());
-    CHECK(loader::cpp_signature_for(loader::parse_op_schema(schemas.at(op.name)).value()) ==
+    CHECK(binary_format::cpp_signature_for(binary_format::parse_op_schema(schemas.at(op.name)).value()) ==
           cpp_signature_for(handle->schema()));
   }
   // symbols.json, kernel-builder's: the functions of __all__ and the layers of layers.__all__.

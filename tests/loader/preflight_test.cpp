@@ -10,8 +10,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include "file_bytes.hpp"
-#include "kernelhub/loader/elf_file.hpp"
+#include "kernelhub/binary_format/elf_file.hpp"
+#include "support/file_bytes.hpp"
 
 namespace kernelhub::loader {
 namespace {
@@ -58,8 +58,8 @@ TEST_CASE("a torch symbol this LibTorch does not export is named as a torch vers
   std::string bytes = read_bytes(KERNELHUB_BINDNOW_FIXTURE);
   // Rename one imported c10 symbol in the dynamic string table, keeping its length: as if the
   // library had been built against a torch whose c10 has a function this one lacks.
-  const auto elf = ElfFile::parse(bytes).value();
-  const auto imported = std::find_if(elf.symbols.begin(), elf.symbols.end(), [](const ElfSymbol& s) {
+  const auto elf = binary_format::ElfFile::parse(bytes).value();
+  const auto imported = std::find_if(elf.symbols.begin(), elf.symbols.end(), [](const binary_format::ElfSymbol& s) {
     return !s.defined && (s.name.rfind("_ZN3c10", 0) == 0 || s.name.rfind("_ZN2at", 0) == 0);
   });
   REQUIRE(imported != elf.symbols.end());
@@ -87,7 +87,7 @@ bool loaded_in_process(const std::string& name) {
 }
 
 TEST_CASE("torch's own libraries a kernel-builder library needs are found in torch's directories") {
-  const auto& torch = TorchLibraries::of_this_process();
+  const auto& torch = binary_format::TorchLibraries::of_this_process();
   REQUIRE_FALSE(torch.lib_dir.empty());
   CHECK(torch.find("libtorch.so") == torch.lib_dir / "libtorch.so");
   CHECK(torch.find("libc10_cuda.so") == torch.lib_dir / "libc10_cuda.so");
@@ -97,9 +97,9 @@ TEST_CASE("torch's own libraries a kernel-builder library needs are found in tor
   CHECK(cudart->parent_path() != torch.lib_dir);
   CHECK_FALSE(torch.find("libnot_a_torch_library.so").has_value());
   CHECK_FALSE(torch.find("../lib/libtorch.so").has_value());
-  CHECK(is_torch_library_name("libtorch_cuda.so"));
-  CHECK(is_torch_library_name("libc10_hip.so"));
-  CHECK_FALSE(is_torch_library_name("libcudart.so.13"));
+  CHECK(binary_format::is_torch_library_name("libtorch_cuda.so"));
+  CHECK(binary_format::is_torch_library_name("libc10_hip.so"));
+  CHECK_FALSE(binary_format::is_torch_library_name("libcudart.so.13"));
 }
 
 TEST_CASE("a library linked against the torch target passes: its torch libraries are loaded, not the library") {
@@ -138,13 +138,13 @@ TEST_CASE("a library that needs a torch library this torch does not have is refu
 
 TEST_CASE("a stable-ABI library that needs a newer torch's C ABI is refused, naming the function") {
   std::string bytes = read_bytes(KERNELHUB_KB_STABLE_LIBRARY);
-  const auto elf = ElfFile::parse(bytes).value();
+  const auto elf = binary_format::ElfFile::parse(bytes).value();
   // It imports C functions of the stable ABI, and no C++ torch symbol at all.
-  const auto shim = std::find_if(elf.symbols.begin(), elf.symbols.end(), [](const ElfSymbol& s) {
+  const auto shim = std::find_if(elf.symbols.begin(), elf.symbols.end(), [](const binary_format::ElfSymbol& s) {
     return !s.defined && (s.name.starts_with("aoti_torch_") || s.name.starts_with("torch_"));
   });
   REQUIRE(shim != elf.symbols.end());
-  CHECK(std::none_of(elf.symbols.begin(), elf.symbols.end(), [](const ElfSymbol& s) {
+  CHECK(std::none_of(elf.symbols.begin(), elf.symbols.end(), [](const binary_format::ElfSymbol& s) {
     return !s.defined && (s.name.starts_with("_ZN3c10") || s.name.starts_with("_ZN2at"));
   }));
   const auto pos = bytes.find('\0' + shim->name + '\0');

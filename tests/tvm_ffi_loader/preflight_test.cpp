@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "kernelhub/loader/file_checks.hpp"
+#include "kernelhub/binary_format/file_checks.hpp"
 
 namespace kernelhub::tvm_ffi_loader {
 namespace {
@@ -19,7 +19,7 @@ bool loaded(const std::filesystem::path& path) {
 }
 
 TEST_CASE("the functions of a tvm-ffi library are its __tvm_ffi_ symbols, without the metadata ones") {
-  const auto elf = loader::ElfFile::read(KERNELHUB_TVM_FFI_FIXTURE);
+  const auto elf = binary_format::ElfFile::read(KERNELHUB_TVM_FFI_FIXTURE);
   REQUIRE(elf);
   CHECK(exported_functions(*elf) == std::vector<std::string>{"add_one", "fill_cpu", "greeting", "iota",
                                                              "raise_value_error", "stream_of", "times_two"});
@@ -27,7 +27,7 @@ TEST_CASE("the functions of a tvm-ffi library are its __tvm_ffi_ symbols, withou
 }
 
 TEST_CASE("a library that exports TVM-FFI functions but needs LibTorch is not a tvm-ffi kernel") {
-  const auto elf = loader::ElfFile::read(KERNELHUB_TVM_FFI_NEEDS_TORCH);
+  const auto elf = binary_format::ElfFile::read(KERNELHUB_TVM_FFI_NEEDS_TORCH);
   REQUIRE(elf);
   const Status refused = preflight(KERNELHUB_TVM_FFI_NEEDS_TORCH, *elf, kEnv);
   REQUIRE_FALSE(refused);
@@ -39,9 +39,9 @@ TEST_CASE("a library that exports TVM-FFI functions but needs LibTorch is not a 
 }
 
 TEST_CASE("a library with no TVM-FFI function is not a tvm-ffi kernel") {
-  const auto libm = loader::find_on_library_path("libm.so.6", kEnv);
+  const auto libm = binary_format::find_on_library_path("libm.so.6", kEnv);
   REQUIRE(libm);
-  const auto elf = loader::ElfFile::read(*libm);
+  const auto elf = binary_format::ElfFile::read(*libm);
   REQUIRE(elf);
   const Status refused = preflight(*libm, *elf, kEnv);
   REQUIRE_FALSE(refused);
@@ -49,7 +49,7 @@ TEST_CASE("a library with no TVM-FFI function is not a tvm-ffi kernel") {
 }
 
 TEST_CASE("the file checks of every kernel apply: a library for another cpu is refused") {
-  auto elf = loader::ElfFile::read(KERNELHUB_TVM_FFI_FIXTURE);
+  auto elf = binary_format::ElfFile::read(KERNELHUB_TVM_FFI_FIXTURE);
   REQUIRE(elf);
   elf->machine = 183;  // as if built for aarch64
   const Status refused = preflight(KERNELHUB_TVM_FFI_FIXTURE, *elf, kEnv);
@@ -59,7 +59,7 @@ TEST_CASE("the file checks of every kernel apply: a library for another cpu is r
 }
 
 TEST_CASE("a NEEDED library found nowhere is named") {
-  auto elf = loader::ElfFile::read(KERNELHUB_TVM_FFI_FIXTURE);
+  auto elf = binary_format::ElfFile::read(KERNELHUB_TVM_FFI_FIXTURE);
   REQUIRE(elf);
   elf->needed.push_back("libkernelhub_missing_dependency.so.3");
   const Status refused = preflight(KERNELHUB_TVM_FFI_FIXTURE, *elf, kEnv);

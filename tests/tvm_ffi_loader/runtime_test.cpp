@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "kernelhub/loader/file_checks.hpp"
+#include "kernelhub/binary_format/file_checks.hpp"
 
 namespace kernelhub::tvm_ffi_loader {
 namespace {
@@ -106,7 +106,7 @@ TEST_CASE("a runtime of another major.minor is refused for a variant, saying wha
 }
 
 TEST_CASE("a library that is not a TVM-FFI runtime is refused by name") {
-  const auto libm = loader::find_on_library_path("libm.so.6", bare());
+  const auto libm = binary_format::find_on_library_path("libm.so.6", bare());
   REQUIRE(libm);
   const auto runtime = Runtime::open(RuntimeLocation{*libm, "KERNELHUB_TVM_FFI_LIBRARY"}, bare());
   REQUIRE_FALSE(runtime);

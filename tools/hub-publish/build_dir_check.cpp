@@ -7,14 +7,14 @@
 
 #include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/base/environment_source.hpp"
+#include "kernelhub/binary_format/elf_file.hpp"
+#include "kernelhub/binary_format/elf_identity.hpp"
+#include "kernelhub/binary_format/torch_libraries.hpp"
 #include "kernelhub/fetch/metadata.hpp"
-#include "kernelhub/fetch/zip_layout.hpp"
-#include "kernelhub/loader/elf_file.hpp"
-#include "kernelhub/loader/elf_identity.hpp"
-#include "kernelhub/loader/preflight.hpp"
-#include "kernelhub/loader/torch_libraries.hpp"
-#include "kernelhub/resolver/variant.hpp"
 #include "kernelhub/fetch/signature_check.hpp"
+#include "kernelhub/fetch/zip_layout.hpp"
+#include "kernelhub/loader/preflight.hpp"
+#include "kernelhub/resolver/variant.hpp"
 #include "kernelhub/signing/signature_file.hpp"
 #if defined(KERNELHUB_WITH_TVM_FFI)
 #include "kernelhub/tvm_ffi_loader/preflight.hpp"
@@ -89,7 +89,8 @@ std::string why_elf_only(const resolver::Variant& variant, const resolver::Envir
   if (variant.cpu != env->cpu || variant.os != env->os) return "built for " + variant.cpu + "-" + variant.os;
   // A CUDA kernel needs torch's CUDA half in the process, as get_kernel provides it.
   if (variant.backend.kind == resolver::BackendKind::kCuda) {
-    if (auto loaded = loader::ensure_torch_cuda_loaded(); !loaded) return "torch's CUDA libraries do not load here";
+    if (auto loaded = binary_format::ensure_torch_cuda_loaded(); !loaded)
+      return "torch's CUDA libraries do not load here";
   }
   return {};
 }
@@ -214,7 +215,7 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
       if (!report) problem(rel.string() + " fails the loader pre-flight: " + report.error().message);
       continue;
     }
-    auto elf = loader::ElfFile::read(path);
+    auto elf = binary_format::ElfFile::read(path);
 #if defined(KERNELHUB_WITH_TVM_FFI)
     if (elf && tvm_ffi && elf_only.empty()) {
       // Loads nothing: the runtime is open, the kernel library is only read.
@@ -231,9 +232,9 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
       problem(rel.string() + " is not a readable ELF file: " + elf.error().message);
     } else if (elf->type != 3) {
       problem(rel.string() + " is not a shared object (ELF type " + std::to_string(elf->type) + ")");
-    } else if (parsed && loader::machine_of_cpu(parsed->cpu) != 0 &&
-               elf->machine != loader::machine_of_cpu(parsed->cpu)) {
-      problem(rel.string() + " is built for " + std::string(loader::machine_name(elf->machine)) +
+    } else if (parsed && binary_format::machine_of_cpu(parsed->cpu) != 0 &&
+               elf->machine != binary_format::machine_of_cpu(parsed->cpu)) {
+      problem(rel.string() + " is built for " + std::string(binary_format::machine_name(elf->machine)) +
               " but the variant says " + parsed->cpu);
     }
   }
@@ -316,9 +317,10 @@ BuildDirCheck check_build_dir(const fs::path& dir, const CheckOptions& options) 
     if (name.ends_with(signing::kSignatureSuffix)) {  // kernelhub's signature of before 2026-12, beside a folder
       const std::string variant = name.substr(0, name.size() - signing::kSignatureSuffix.size());
       if (!is_selected(variant) || options.signs) continue;
-      out.problems.push_back(name + ": kernelhub's signature format of before 2026-12, which hub-publish no longer "
-                                    "publishes: delete it, and sign with --sign-key KEY (a Sigstore bundle, "
-                                    "metadata.json.sigstore in the folder) if you sign");
+      out.problems.push_back(name +
+                             ": kernelhub's signature format of before 2026-12, which hub-publish no longer "
+                             "publishes: delete it, and sign with --sign-key KEY (a Sigstore bundle, "
+                             "metadata.json.sigstore in the folder) if you sign");
       continue;
     }
     if (!is_selected(name)) continue;
@@ -327,8 +329,7 @@ BuildDirCheck check_build_dir(const fs::path& dir, const CheckOptions& options) 
       continue;
     }
     if (!fs::is_directory(path, st_ec)) {
-      out.problems.push_back(name +
-                             ": not a variant directory; only build/<variant>/ folders are published");
+      out.problems.push_back(name + ": not a variant directory; only build/<variant>/ folders are published");
       continue;
     }
     check_variant(dir, path, options, out);

@@ -20,9 +20,9 @@
 #include "kernel_target.hpp"
 #include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/read_file.hpp"
+#include "kernelhub/binary_format/op_schema_text.hpp"
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/fetch/fetch.hpp"
-#include "kernelhub/loader/op_schema_text.hpp"
 #include "selection_environment.hpp"
 
 namespace kernelhub::cli {
@@ -96,10 +96,10 @@ Result<nlohmann::json> read_ops(const std::filesystem::path& path, std::string& 
         !op.value("schema", nlohmann::json()).is_string()) {
       return unexpected(ErrorCode::kCorruptFile, "`" + path.string() + "`: each op needs a name and a schema");
     }
-    auto parsed = loader::parse_op_schema(op["schema"].get<std::string>());
+    auto parsed = binary_format::parse_op_schema(op["schema"].get<std::string>());
     ops.push_back({{"name", op["name"]},
                    {"schema", op["schema"]},
-                   {"cpp_signature", parsed ? nlohmann::json(loader::cpp_signature_for(*parsed)) : nullptr}});
+                   {"cpp_signature", parsed ? nlohmann::json(binary_format::cpp_signature_for(*parsed)) : nullptr}});
   }
   return ops;
 }

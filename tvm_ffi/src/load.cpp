@@ -1,7 +1,7 @@
 #include <chrono>
 
 #include "kernel_state.hpp"
-#include "kernelhub/loader/library_image.hpp"
+#include "kernelhub/binary_format/library_image.hpp"
 #include "kernelhub/resolver/cuda_probe.hpp"
 #include "kernelhub/tvm_ffi_load.hpp"
 
@@ -35,7 +35,7 @@ Result<Kernel> load_variant(FetchedVariant fetched, std::shared_ptr<const tvm_ff
     return unexpected(ErrorCode::kNotFound,
                       "variant `" + fetched.variant + "` at `" + fetched.path.string() + "` has no kernel library");
   }
-  const loader::ElfFile* elf = fetched.image ? &fetched.image->elf : nullptr;
+  const binary_format::ElfFile* elf = fetched.image ? &fetched.image->elf : nullptr;
   KH_ASSIGN_OR_RETURN(auto library,
                       tvm_ffi_loader::KernelLibrary::load(*fetched.library, runtime, variant->framework_version,
                                                           fetched.variant, env, elf));

@@ -155,7 +155,7 @@ KernelLibrary::~KernelLibrary() = default;
 
 Result<std::shared_ptr<const KernelLibrary>> KernelLibrary::load(
     const std::filesystem::path& path, std::shared_ptr<const Runtime> runtime, const resolver::Version& tvm_ffi_version,
-    const std::string& variant, const EnvironmentSource& env, const loader::ElfFile* elf) {
+    const std::string& variant, const EnvironmentSource& env, const binary_format::ElfFile* elf) {
   // Process-wide: mirrors dlopen's loaded libraries, which are the process's.
   static std::mutex mutex;
   static std::map<std::filesystem::path, std::weak_ptr<const KernelLibrary>> loaded;
@@ -168,9 +168,9 @@ Result<std::shared_ptr<const KernelLibrary>> KernelLibrary::load(
     if (auto library = it->second.lock()) return library;
   }
 
-  std::optional<loader::ElfFile> read;
+  std::optional<binary_format::ElfFile> read;
   if (elf == nullptr) {
-    KH_ASSIGN_OR_RETURN(loader::ElfFile file, loader::ElfFile::read(canonical));
+    KH_ASSIGN_OR_RETURN(binary_format::ElfFile file, binary_format::ElfFile::read(canonical));
     read = std::move(file);
     elf = &*read;
   }

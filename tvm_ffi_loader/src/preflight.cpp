@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "kernelhub/loader/file_checks.hpp"
-#include "kernelhub/loader/torch_libraries.hpp"
+#include "kernelhub/binary_format/file_checks.hpp"
+#include "kernelhub/binary_format/torch_libraries.hpp"
 
 namespace kernelhub::tvm_ffi_loader {
 
@@ -34,7 +34,7 @@ std::string listed(const std::set<std::string>& names) {
 
 }  // namespace
 
-std::vector<std::string> exported_functions(const loader::ElfFile& elf) {
+std::vector<std::string> exported_functions(const binary_format::ElfFile& elf) {
   std::set<std::string> names;
   for (const auto& symbol : elf.symbols) {
     if (!symbol.defined || !symbol.name.starts_with(kFunctionPrefix) || symbol.name.starts_with(kReservedPrefix)) {
@@ -45,11 +45,11 @@ std::vector<std::string> exported_functions(const loader::ElfFile& elf) {
   return {names.begin(), names.end()};
 }
 
-std::vector<std::string> kind_problems(const loader::ElfFile& elf) {
+std::vector<std::string> kind_problems(const binary_format::ElfFile& elf) {
   std::vector<std::string> problems;
   std::set<std::string> torch_libraries;
   for (const auto& needed : elf.needed) {
-    if (loader::is_torch_library_name(needed)) torch_libraries.insert(needed);
+    if (binary_format::is_torch_library_name(needed)) torch_libraries.insert(needed);
   }
   std::set<std::string> torch_symbols;
   std::set<std::string> python_symbols;
@@ -77,11 +77,12 @@ std::vector<std::string> kind_problems(const loader::ElfFile& elf) {
   return problems;
 }
 
-Status preflight(const std::filesystem::path& path, const loader::ElfFile& elf, const EnvironmentSource& env) {
+Status preflight(const std::filesystem::path& path, const binary_format::ElfFile& elf, const EnvironmentSource& env) {
   std::vector<std::string> problems = kind_problems(elf);
   // The file checks, once the kind is right (their messages about torch libraries assume a torch build).
   if (problems.empty()) {
-    const loader::PreflightReport report = loader::check_file(path, elf, env, loader::TorchLibraries{});
+    const binary_format::PreflightReport report =
+        binary_format::check_file(path, elf, env, binary_format::TorchLibraries{});
     problems = report.problems;
   }
   if (problems.empty()) return {};

@@ -7,8 +7,8 @@
 
 #include <mutex>
 
-#include "kernelhub/loader/elf_file.hpp"
-#include "kernelhub/loader/file_checks.hpp"
+#include "kernelhub/binary_format/elf_file.hpp"
+#include "kernelhub/binary_format/file_checks.hpp"
 #include "kernelhub/resolver/python_environment.hpp"
 #include "shared_library.hpp"
 
@@ -67,8 +67,8 @@ ProgramLibraryDirs program_library_dirs() {
   out.object = map->l_name != nullptr && map->l_name[0] != '\0' ? std::filesystem::path(map->l_name)
                                                                 : std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec || out.object.empty()) return out;
-  if (auto elf = loader::ElfFile::read(out.object, loader::ElfParts::kNoSymbols)) {
-    out.dirs = loader::runpath_dirs(out.object, *elf);
+  if (auto elf = binary_format::ElfFile::read(out.object, binary_format::ElfParts::kNoSymbols)) {
+    out.dirs = binary_format::runpath_dirs(out.object, *elf);
   }
   return out;
 }
@@ -123,7 +123,7 @@ Result<RuntimeLocation> locate_runtime(const EnvironmentSource& env, const Progr
   } else {
     python_note = "no Python environment to look in (" + python.error().message + ")";
   }
-  if (auto system = loader::find_on_library_path(kSoname, env))
+  if (auto system = binary_format::find_on_library_path(kSoname, env))
     return RuntimeLocation{*system, "the library search path"};
   return unexpected(ErrorCode::kNotFound,
                     std::string("no TVM-FFI runtime (libtvm_ffi.so) found: none is loaded in this process, "
@@ -143,8 +143,9 @@ Result<std::shared_ptr<const Runtime>> Runtime::open(const RuntimeLocation& loca
     api->library = SharedLibrary::if_loaded(location.path, RTLD_NOW);
   }
   if (!api->library) {
-    KH_ASSIGN_OR_RETURN(loader::ElfFile elf, loader::ElfFile::read(location.path));
-    const loader::PreflightReport report = loader::check_file(location.path, elf, env, loader::TorchLibraries{});
+    KH_ASSIGN_OR_RETURN(binary_format::ElfFile elf, binary_format::ElfFile::read(location.path));
+    const binary_format::PreflightReport report =
+        binary_format::check_file(location.path, elf, env, binary_format::TorchLibraries{});
     if (!report.problems.empty()) {
       std::string message =
           "the TVM-FFI runtime `" + location.path.string() + "` (" + location.found_by + ") cannot be loaded here:";

@@ -47,8 +47,9 @@
 #include "kernelhub/resolver/select.hpp"
 
 namespace kernelhub {
-namespace loader {
-class LibraryImage;  // an op library's ELF and device code (loader/internal/kernelhub/loader/library_image.hpp)
+namespace binary_format {
+class LibraryImage;  // an op library's ELF and device code
+                     // (binary_format/internal/kernelhub/binary_format/library_image.hpp)
 }
 
 struct LockFile;  // lockfile.hpp
@@ -124,7 +125,7 @@ struct FetchedVariant {
   std::optional<std::filesystem::path> library;  // the op library (native variants)
   // The library's ELF and device code when the fetch read them (to fit the GPUs): the load's
   // pre-flight uses the same parse. None when nothing needed them yet.
-  std::shared_ptr<const loader::LibraryImage> image;
+  std::shared_ptr<const binary_format::LibraryImage> image;
   LoadTimings timings;  // resolve, download, verify
   // What the load should tell the user and did not stop it: no digest to verify the files by, a
   // build from a dirty tree, UNSTABLE_KERNELS_ALL_LATEST overriding the version asked for.

@@ -20,7 +20,7 @@
 
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/loader/elf_file.hpp"
+#include "kernelhub/binary_format/elf_file.hpp"
 #include "kernelhub/loader/op_info.hpp"
 
 namespace kernelhub::loader {
@@ -31,7 +31,8 @@ class OpLibrary {
   // (dlopen failed, or no op was registered under `ns`).
   // `elf`: the file's ELF when the caller already parsed it (the pre-flight then reads nothing).
   static Result<std::shared_ptr<const OpLibrary>> open(const std::filesystem::path& path, const std::string& ns,
-                                                       const EnvironmentSource& env, const ElfFile* elf = nullptr);
+                                                       const EnvironmentSource& env,
+                                                       const binary_format::ElfFile* elf = nullptr);
 
   const std::filesystem::path& path() const { return path_; }
   const std::string& ns() const { return ns_; }

@@ -19,21 +19,21 @@
 
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/loader/elf_file.hpp"
-#include "kernelhub/loader/file_checks.hpp"
+#include "kernelhub/binary_format/elf_file.hpp"
+#include "kernelhub/binary_format/file_checks.hpp"
 
 namespace kernelhub::loader {
 
 // The checks against what is loaded: torch C++ and stable-ABI symbols, Python symbols. Adds to
 // `report`. Run after report.torch_libraries are loaded.
-void check_symbols(const ElfFile& elf, PreflightReport& report);
+void check_symbols(const binary_format::ElfFile& elf, binary_format::PreflightReport& report);
 
 // Both phases on a file. Nothing is loaded when the file checks fail; when they pass, the torch
 // libraries it needs are loaded (what `import torch` loads, never the file itself) and its
 // symbols are checked. `elf`: the file's ELF when the caller already parsed it (else it is read).
 // Errors: kNotFound, kCorruptFile, kIncompatibleBinary (every problem listed), kLoadFailed (a
 // torch library would not load).
-Result<PreflightReport> check_loadable(const std::filesystem::path& path, const EnvironmentSource& env,
-                                       const ElfFile* elf = nullptr);
+Result<binary_format::PreflightReport> check_loadable(const std::filesystem::path& path, const EnvironmentSource& env,
+                                                      const binary_format::ElfFile* elf = nullptr);
 
 }  // namespace kernelhub::loader

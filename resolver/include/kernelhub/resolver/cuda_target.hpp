@@ -1,7 +1,7 @@
 // CudaTarget: one piece of device code a CUDA binary carries — SASS for a real GPU (`sm_90`,
 // `sm_90a`, `sm_100f`) or PTX for a virtual one (`compute_90`) — as GPU fit sees it.
 //
-// The loader fills these from the fatbinary inside a `.so` (loader/fatbin.hpp); before download
+// The binary-format reader fills these from the fatbinary inside a `.so` (binary_format/fatbin.hpp); before download
 // they come from `metadata.json` `backend.archs`, which kernel-builder writes in
 // TORCH_CUDA_ARCH_LIST style: "8.0" (SASS), "9.0+PTX" (SASS and PTX), "9.0a", "10.0f".
 //

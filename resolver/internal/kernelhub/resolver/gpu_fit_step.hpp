@@ -4,7 +4,7 @@
 //
 // The caller says what each variant carries: before download from `metadata.json`
 // `backend.archs` (parse_cuda_archs), after download from the fatbinary of its `.so`
-// (loader::Fatbin, loader::targets_of) — after download, trust the bytes. A variant whose code
+// (binary_format::Fatbin, binary_format::targets_of) — after download, trust the bytes. A variant whose code
 // is not known (none returned) is left as select() decided.
 //
 // Effect on the trace, for accepted CUDA variants with known code:

@@ -29,7 +29,7 @@
 
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/loader/elf_file.hpp"
+#include "kernelhub/binary_format/elf_file.hpp"
 #include "kernelhub/resolver/version.hpp"
 #include "kernelhub/tvm_ffi_loader/argument.hpp"
 #include "kernelhub/tvm_ffi_loader/runtime.hpp"
@@ -52,7 +52,7 @@ class KernelLibrary : public std::enable_shared_from_this<KernelLibrary> {
                                                            std::shared_ptr<const Runtime> runtime,
                                                            const resolver::Version& tvm_ffi_version,
                                                            const std::string& variant, const EnvironmentSource& env,
-                                                           const loader::ElfFile* elf = nullptr);
+                                                           const binary_format::ElfFile* elf = nullptr);
 
   const std::filesystem::path& path() const { return path_; }
   const Runtime& runtime() const { return *runtime_; }

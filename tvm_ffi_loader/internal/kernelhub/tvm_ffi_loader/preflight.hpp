@@ -6,7 +6,7 @@
 //     torch's stable C ABI): a library that needs LibTorch is a torch build, whatever its variant
 //     is called;
 //   - it uses no Python C-API function (only a Python process has them);
-//   - the file checks of every kernel (loader/file_checks.hpp): machine, NEEDED libraries (the
+//   - the file checks of every kernel (binary_format/file_checks.hpp): machine, NEEDED libraries (the
 //     TVM-FFI runtime counts once it is open), glibc and libstdc++ versions.
 // All problems are listed.
 //
@@ -19,18 +19,18 @@
 
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/loader/elf_file.hpp"
+#include "kernelhub/binary_format/elf_file.hpp"
 
 namespace kernelhub::tvm_ffi_loader {
 
 // The first two checks alone (file-only: a publisher checks them where no runtime is installed).
-std::vector<std::string> kind_problems(const loader::ElfFile& elf);
+std::vector<std::string> kind_problems(const binary_format::ElfFile& elf);
 
 // Errors: kIncompatibleBinary listing every problem, with what to do.
-Status preflight(const std::filesystem::path& path, const loader::ElfFile& elf, const EnvironmentSource& env);
+Status preflight(const std::filesystem::path& path, const binary_format::ElfFile& elf, const EnvironmentSource& env);
 
 // The names of the TVM-FFI functions a library exports (`__tvm_ffi_<name>`, not the
 // `__tvm_ffi__metadata_` and other `__tvm_ffi__` symbols), sorted.
-std::vector<std::string> exported_functions(const loader::ElfFile& elf);
+std::vector<std::string> exported_functions(const binary_format::ElfFile& elf);
 
 }  // namespace kernelhub::tvm_ffi_loader

@@ -18,7 +18,7 @@
 // "Not there" moves on to the next; a named file that does not exist is an error. Either error
 // says where the runtime was looked for and what to set.
 //
-// Runtime::open() runs the pre-flight's file checks on it (loader/file_checks.hpp), opens it
+// Runtime::open() runs the pre-flight's file checks on it (binary_format/file_checks.hpp), opens it
 // RTLD_LOCAL and reads its version (TVMFFIGetVersion). Only when a kernel of that version is loaded
 // does make_global() promote it to RTLD_GLOBAL (kernel libraries resolve their TVMFFI* symbols
 // there), so a runtime of another version never becomes visible to other libraries.
