@@ -1,7 +1,6 @@
 #include "kernelhub/client/hub_client.hpp"
 
 #include <catch2/catch.hpp>
-#include <chrono>
 
 #include "kernelhub/client/cache_layout.hpp"
 #include "support/fake_hub.hpp"
@@ -105,22 +104,19 @@ TEST_CASE("download_variant: progress goes to the caller's sink, every byte once
   CHECK(cached.added == 0);
 }
 
-TEST_CASE("download_variant: a warm pinned call makes no request and takes well under 2 ms") {
+// How fast a warm call is belongs to bench/client (get_kernel_bench), not to a timed assertion here.
+TEST_CASE("download_variant: a warm pinned call makes no request, call after call") {
   Fixture f;
   const auto client = f.client();
   REQUIRE(client.download_variant(kRepo, RepoType::kKernel, "v1", "torch-cpu"));
   f.hub.clear_requests();
   const std::string commit = f.hub.commit("org/kern");
-  const auto start = std::chrono::steady_clock::now();
   constexpr int kCalls = 200;
   for (int i = 0; i < kCalls; ++i) {
     auto snap = client.download_variant(kRepo, RepoType::kKernel, commit, "torch-cpu");
     REQUIRE(snap);
     REQUIRE(snap->requests == 0);
   }
-  const double per_call_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / kCalls;
-  CHECK(per_call_ms < 2.0);
   CHECK(f.hub.requests().empty());
   // Another variant at the same commit reuses the cached tree: only its files are fetched.
   auto cuda = client.download_variant(kRepo, RepoType::kKernel, commit, "torch-cuda");
