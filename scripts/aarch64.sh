@@ -61,11 +61,12 @@ sysroot=/usr/aarch64-linux-gnu
 # LD_LIBRARY_PATH names the cross glibc (and its libstdc++), so the linker and libc are one build.
 emulator=(qemu-aarch64-static -L "$sysroot" -E "LD_LIBRARY_PATH=$sysroot/lib")
 say() { printf '\033[1m[aarch64]\033[0m %s\n' "$*" >&2; }
-timed() {
-  local what="$1" start=$SECONDS
+timed() {  # the step's own exit status, after its time (a failure must not read as success)
+  local what="$1" start=$SECONDS status=0
   shift
-  "$@"
+  "$@" || status=$?
   say "$what: $((SECONDS - start)) s"
+  return $status
 }
 
 # ---- Debian's packages -----------------------------------------------------------------------------
