@@ -104,15 +104,15 @@ Result<SignatureVerdict> check_legacy_signature(const fs::path& dir, std::string
                                                 std::string_view revision, const SignatureSettings& settings,
                                                 FileDigests* digests, SignatureVerdict verdict) {
   std::error_code ec;
-  const bool present = fs::exists(signing::signature_path(dir), ec) ||
-                       fs::exists(signing::legacy_signature_path(dir), ec);
+  const bool present =
+      fs::exists(signing::signature_path(dir), ec) || fs::exists(signing::legacy_signature_path(dir), ec);
   if (!present || settings.legacy_keys.for_repo(repo).empty()) return verdict;
   signing::VerifyPolicy policy{settings.legacy_keys, false, settings.serial_store_dir};
-  KH_ASSIGN_OR_RETURN(signing::VerifiedVariant verified,
-                      signing::verify_variant(dir,
-                                              signing::ExpectedVariant::for_revision(
-                                                  std::string(repo), revision, std::string(variant)),
-                                              policy, digests));
+  KH_ASSIGN_OR_RETURN(
+      signing::VerifiedVariant verified,
+      signing::verify_variant(dir,
+                              signing::ExpectedVariant::for_revision(std::string(repo), revision, std::string(variant)),
+                              policy, digests));
   verdict.status = SignatureVerdict::Status::kAccepted;
   verdict.signer = "kernelhub.sig key " + verified.key_id + " (trusted for " + verified.key_scope + ")";
   return verdict;
@@ -134,6 +134,60 @@ void VerifiedSignatures::keep(const std::string& key, const sigstore::Signer& si
   std::lock_guard lock(mutex_);
   signers_.insert_or_assign(key, signer);
 }
+
+namespace {
+
+// A certificate identity's fields as a record keeps them (the certificate itself is kept beside).
+nlohmann::json identity_json(const sigstore::CertificateIdentity& identity) {
+  nlohmann::json out = {{"subject_alternative_names", identity.subject_alternative_names}};
+  const auto put = [&](const char* name, const std::optional<std::string>& value) {
+    if (value) out[name] = base64_encode(*value);  // raw extension bytes: base64, as the certificate
+  };
+  put("issuer_v1", identity.issuer_v1);
+  put("issuer_v2", identity.issuer_v2);
+  put("build_signer_uri", identity.build_signer_uri);
+  put("build_signer_digest", identity.build_signer_digest);
+  put("source_repository_uri", identity.source_repository_uri);
+  put("source_repository_digest", identity.source_repository_digest);
+  put("source_repository_ref", identity.source_repository_ref);
+  return out;
+}
+
+// The identity back from a record; nullopt where the record has none or it is not well formed.
+std::optional<sigstore::CertificateIdentity> identity_of(const nlohmann::json& doc) {
+  const auto found = doc.find("identity");
+  if (found == doc.end() || !found->is_object()) return std::nullopt;
+  const nlohmann::json& fields = *found;
+  sigstore::CertificateIdentity identity;
+  const auto names = fields.find("subject_alternative_names");
+  if (names == fields.end() || !names->is_array()) return std::nullopt;
+  for (const auto& name : *names) {
+    if (!name.is_string()) return std::nullopt;
+    identity.subject_alternative_names.push_back(name.get<std::string>());
+  }
+  bool well_formed = true;
+  const auto get = [&](const char* name, std::optional<std::string>& into) {
+    const auto value = fields.find(name);
+    if (value == fields.end()) return;
+    auto bytes = value->is_string() ? base64_decode(value->get<std::string>()) : std::nullopt;
+    if (!bytes) {
+      well_formed = false;
+      return;
+    }
+    into = std::move(*bytes);
+  };
+  get("issuer_v1", identity.issuer_v1);
+  get("issuer_v2", identity.issuer_v2);
+  get("build_signer_uri", identity.build_signer_uri);
+  get("build_signer_digest", identity.build_signer_digest);
+  get("source_repository_uri", identity.source_repository_uri);
+  get("source_repository_digest", identity.source_repository_digest);
+  get("source_repository_ref", identity.source_repository_ref);
+  if (!well_formed) return std::nullopt;
+  return identity;  // its certificate_der is the caller's to set
+}
+
+}  // namespace
 
 SignatureRecords::SignatureRecords(std::optional<fs::path> state_dir, VerifiedSignatures* in_memory)
     : in_memory_(in_memory) {
@@ -162,7 +216,14 @@ std::optional<sigstore::Signer> SignatureRecords::find(const std::string& key) c
   };
   std::optional<sigstore::Signer> signer;
   if (auto der = decode("certificate")) {
-    if (auto read = sigstore::Signer::from_certificate_der(*der)) signer = std::move(*read);
+    // The identity as recorded when the bundle verified: no certificate parsed (and no OpenSSL
+    // started) on a warm load. A record without it is read from the certificate.
+    if (auto identity = identity_of(doc)) {
+      identity->certificate_der = std::move(*der);
+      signer = sigstore::Signer{std::move(*identity)};
+    } else if (auto read = sigstore::Signer::from_certificate_der(*der)) {
+      signer = std::move(*read);
+    }
   } else if (auto key = decode("public_key")) {
     signer = sigstore::Signer{sigstore::KeyIdentity{*key, to_hex(sha256(*key))}};
   }
@@ -176,6 +237,7 @@ void SignatureRecords::keep(const std::string& key, const sigstore::Signer& sign
   nlohmann::json doc = {{"key", key}};
   if (const auto* certificate = std::get_if<sigstore::CertificateIdentity>(&signer.identity)) {
     doc["certificate"] = base64_encode(certificate->certificate_der);
+    doc["identity"] = identity_json(*certificate);
   } else {
     doc["public_key"] = base64_encode(std::get<sigstore::KeyIdentity>(signer.identity).public_key_der);
   }
@@ -210,8 +272,7 @@ Result<SignatureSettings> SignatureSettings::from_environment(const EnvironmentS
     auto text = read_file(*named);
     if (!text) {
       return unexpected(text.error().with_context("the Sigstore trusted root " +
-                                                  std::string(env_vars::kKernelhubSigstoreTrustedRoot) +
-                                                  " names"));
+                                                  std::string(env_vars::kKernelhubSigstoreTrustedRoot) + " names"));
     }
     if (text->empty()) {
       return unexpected(ErrorCode::kCorruptFile, "the Sigstore trusted root `" + *named + "` (" +
@@ -284,8 +345,9 @@ Result<SignatureVerdict> check_signature(const fs::path& dir, std::string_view r
     records.keep(record_key, *signer);
   }
   verdict.signer = signer->describe();
-  KH_ASSIGN_OR_RETURN(const sigstore::Policy policy,
-                      verdict.configured ? policy_of(signers) : Result<sigstore::Policy>(sigstore::Policy::kernels_default()));
+  KH_ASSIGN_OR_RETURN(
+      const sigstore::Policy policy,
+      verdict.configured ? policy_of(signers) : Result<sigstore::Policy>(sigstore::Policy::kernels_default()));
   if (auto accepted = sigstore::check_policy(policy, *signer); !accepted) {
     verdict.status = SignatureVerdict::Status::kNotAccepted;
     if (policy.kind() == sigstore::Policy::Kind::kAnyOf) verdict.policy_alternatives = policy.alternatives().size();
@@ -304,35 +366,35 @@ Status refuse_unless_accepted(const SignatureVerdict& verdict, std::string_view 
   switch (verdict.status) {
     case Status::kAccepted: return {};
     case Status::kMalformed:
-      return unexpected(ErrorCode::kBadSignature,
-                        wording == Wording::kKernels
-                            ? where + ": the signature bundle is invalid, so its integrity cannot be verified:\n" +
-                                  verdict.why_not
-                            : where + ": its signature bundle " + bundle + " is not a Sigstore bundle: " +
-                                  verdict.why_not + ". Do not load it; if the publisher signs with a newer bundle "
-                                  "format, upgrade kernelhub");
+      return unexpected(
+          ErrorCode::kBadSignature,
+          wording == Wording::kKernels
+              ? where + ": the signature bundle is invalid, so its integrity cannot be verified:\n" + verdict.why_not
+              : where + ": its signature bundle " + bundle + " is not a Sigstore bundle: " + verdict.why_not +
+                    ". Do not load it; if the publisher signs with a newer bundle "
+                    "format, upgrade kernelhub");
     case Status::kDoesNotVerify:
       return unexpected(ErrorCode::kBadSignature,
                         wording == Wording::kKernels
-                            ? where + ": the metadata could not be verified against its signature:\n" +
-                                  verdict.why_not
+                            ? where + ": the metadata could not be verified against its signature:\n" + verdict.why_not
                             : where + ": its signature bundle " + bundle + " does not verify: " + verdict.why_not +
                                   ". The variant may have been tampered with; do not load it");
     case Status::kMetadataMissing:
       return unexpected(ErrorCode::kCorruptFile,
-                        where + " has a signature bundle and no metadata.json: the metadata is missing, so its "
-                                "integrity cannot be verified");
+                        where +
+                            " has a signature bundle and no metadata.json: the metadata is missing, so its "
+                            "integrity cannot be verified");
     case Status::kUnsigned:
     case Status::kNotAccepted: break;
   }
   if (!verdict.required) return {};
   const std::string org(repo.substr(0, repo.find('/')));
   const std::string why_required =
-      verdict.configured ? "signers are configured for `" + std::string(repo) + "` or `" + org +
-                               "` (the signers file, " + std::string(env_vars::kKernelhubSigners) + ", " +
-                               std::string(env_vars::kKernelhubTrustedKeys) + ")"
-                         : std::string("a signature is required (require_signature, --require-signature, ") +
-                               std::string(env_vars::kKernelhubRequireSignature) + ")";
+      verdict.configured
+          ? "signers are configured for `" + std::string(repo) + "` or `" + org + "` (the signers file, " +
+                std::string(env_vars::kKernelhubSigners) + ", " + std::string(env_vars::kKernelhubTrustedKeys) + ")"
+          : std::string("a signature is required (require_signature, --require-signature, ") +
+                std::string(env_vars::kKernelhubRequireSignature) + ")";
   if (verdict.status == Status::kUnsigned) {
     if (wording == Wording::kKernels) {
       return unexpected(ErrorCode::kMissingSignature,
@@ -374,7 +436,9 @@ std::optional<std::string> signature_warning(const SignatureVerdict& verdict, co
   if (verdict.status != Status::kNotAccepted) return std::nullopt;  // refused, never warned about
   return where + " is signed" + (verdict.signer.empty() ? std::string() : " by " + verdict.signer) +
          ", which no configured signer (or the kernels package's default "
-         "policy) accepts for it: " + verdict.why_not + "; loading it anyway (--require-signature refuses it; "
+         "policy) accepts for it: " +
+         verdict.why_not +
+         "; loading it anyway (--require-signature refuses it; "
          "docs/SIGNING.md says how to accept a signer)";
 }
 
