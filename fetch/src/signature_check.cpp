@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <array>
+
 #include <nlohmann/json.hpp>
 
 #include "kernelhub/base/atomic_file.hpp"
@@ -137,19 +139,25 @@ void VerifiedSignatures::keep(const std::string& key, const sigstore::Signer& si
 
 namespace {
 
+// A certificate identity's optional fields, by the name a record keeps each under.
+using IdentityField = std::optional<std::string> sigstore::CertificateIdentity::*;
+constexpr std::array<std::pair<const char*, IdentityField>, 7> kIdentityFields = {{
+    {"issuer_v1", &sigstore::CertificateIdentity::issuer_v1},
+    {"issuer_v2", &sigstore::CertificateIdentity::issuer_v2},
+    {"build_signer_uri", &sigstore::CertificateIdentity::build_signer_uri},
+    {"build_signer_digest", &sigstore::CertificateIdentity::build_signer_digest},
+    {"source_repository_uri", &sigstore::CertificateIdentity::source_repository_uri},
+    {"source_repository_digest", &sigstore::CertificateIdentity::source_repository_digest},
+    {"source_repository_ref", &sigstore::CertificateIdentity::source_repository_ref},
+}};
+
 // A certificate identity's fields as a record keeps them (the certificate itself is kept beside).
 nlohmann::json identity_json(const sigstore::CertificateIdentity& identity) {
   nlohmann::json out = {{"subject_alternative_names", identity.subject_alternative_names}};
-  const auto put = [&](const char* name, const std::optional<std::string>& value) {
-    if (value) out[name] = base64_encode(*value);  // raw extension bytes: base64, as the certificate
-  };
-  put("issuer_v1", identity.issuer_v1);
-  put("issuer_v2", identity.issuer_v2);
-  put("build_signer_uri", identity.build_signer_uri);
-  put("build_signer_digest", identity.build_signer_digest);
-  put("source_repository_uri", identity.source_repository_uri);
-  put("source_repository_digest", identity.source_repository_digest);
-  put("source_repository_ref", identity.source_repository_ref);
+  for (const auto& [name, field] : kIdentityFields) {
+    // Raw extension bytes: base64, as the certificate.
+    if (const auto& value = identity.*field) out[name] = base64_encode(*value);
+  }
   return out;
 }
 
@@ -165,25 +173,13 @@ std::optional<sigstore::CertificateIdentity> identity_of(const nlohmann::json& d
     if (!name.is_string()) return std::nullopt;
     identity.subject_alternative_names.push_back(name.get<std::string>());
   }
-  bool well_formed = true;
-  const auto get = [&](const char* name, std::optional<std::string>& into) {
+  for (const auto& [name, field] : kIdentityFields) {
     const auto value = fields.find(name);
-    if (value == fields.end()) return;
+    if (value == fields.end()) continue;
     auto bytes = value->is_string() ? base64_decode(value->get<std::string>()) : std::nullopt;
-    if (!bytes) {
-      well_formed = false;
-      return;
-    }
-    into = std::move(*bytes);
-  };
-  get("issuer_v1", identity.issuer_v1);
-  get("issuer_v2", identity.issuer_v2);
-  get("build_signer_uri", identity.build_signer_uri);
-  get("build_signer_digest", identity.build_signer_digest);
-  get("source_repository_uri", identity.source_repository_uri);
-  get("source_repository_digest", identity.source_repository_digest);
-  get("source_repository_ref", identity.source_repository_ref);
-  if (!well_formed) return std::nullopt;
+    if (!bytes) return std::nullopt;
+    identity.*field = std::move(*bytes);
+  }
   return identity;  // its certificate_der is the caller's to set
 }
 
