@@ -3,7 +3,8 @@
 time goes: not a test.
 
     .venv/bin/python bench/client/torch_free_get.py [--build build] [--runs 40] [--backend cpu|cuda]
-                                                    [--before OLD/bin/kernelhub] [--kernelhub BIN] [--json FILE]
+                                                    [--before OLD/bin/kernelhub [--before-label TEXT]]
+                                                    [--kernelhub BIN] [--json FILE] [--trace]
 
 Publishes the reference kernels' tvm-ffi variant of --backend (<build>/kernels/build/tvm-ffi*-cpu-* or
 *-cu*-*) as acme/tvm-ffi-kernels v1 on `kernelhub serve` (loopback, with <build>/bin/hub-publish),
@@ -25,6 +26,8 @@ NVML, else a child process) and adds a row with the GPUs and the driver given (K
 KERNELHUB_CUDA_DRIVER: no probe), the probe's share; cpu sets KERNELHUB_BACKEND=cpu. Prints a
 Markdown table; --json writes every sample. --before times an earlier build's gets in the same
 rounds, with KERNELHUB_TVM_FFI_LIBRARY naming the runtime (it looked for one only in Python's).
+--trace then runs env and the warm offline get once each under startup_trace.py (LD_DEBUG=files,
+every line stamped): when each library is mapped, initialised and dlopened, and the gaps between.
 """
 
 from __future__ import annotations
@@ -42,7 +45,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hub_server  # noqa: E402  (bench/hub_server.py)
+import startup_trace  # noqa: E402  (bench/client/startup_trace.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 REPO = "acme/tvm-ffi-kernels"
@@ -76,6 +81,11 @@ def main() -> int:
     parser.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--json", type=Path, help="write every sample here")
     parser.add_argument("--before", type=Path, help="an earlier build's kernelhub, timed in the same rounds")
+    parser.add_argument("--before-label", default="before",
+                        help="what the --before rows are called (e.g. 'development build' beside a tarball)")
+    parser.add_argument("--trace", action="store_true",
+                        help="then one run of env and of the warm offline get under startup_trace.py: where "
+                             "their time goes, library by library")
     parser.add_argument("--kernelhub", type=Path,
                         help="the kernelhub to time (default: the build's; e.g. the CLI tarball's bin/kernelhub)")
     args = parser.parse_args()
@@ -119,8 +129,9 @@ def main() -> int:
         if args.before:  # an earlier kernelhub: the same gets, the runtime named (it looked only in Python's)
             runtime = dict(KERNELHUB_TVM_FFI_LIBRARY=cold["tvm_ffi"]["path"])
             before = [str(args.before.resolve()), *get[1:]]
-            commands["before: `kernelhub get` warm, online (1 request)"] = (before, dict(env, **runtime))
-            commands["before: `kernelhub get` warm, HF_HUB_OFFLINE=1"] = (before, dict(offline, **runtime))
+            label = args.before_label
+            commands[f"{label}: `kernelhub get` warm, online (1 request)"] = (before, dict(env, **runtime))
+            commands[f"{label}: `kernelhub get` warm, HF_HUB_OFFLINE=1"] = (before, dict(offline, **runtime))
         if args.backend == "cuda":  # the same get told the GPUs and the driver: no probe
             machine = json.loads(timed([str(kernelhub), "env", "--json"], env)[2])
             told = dict(offline, KERNELHUB_GPUS=",".join(g["compute_capability"] for g in machine["gpus"]),
@@ -153,6 +164,12 @@ def main() -> int:
             else:
                 parts, requests = "", ""
             print(f"| {name} | {summary(samples[name])} | {summary(samples[name + ' cpu'])} | {parts} | {requests} |")
+        if args.trace:
+            traced = {name: commands[name] for name in commands
+                      if name.startswith("`kernelhub env") or (name.startswith("`kernelhub get` warm, HF_HUB_OFFLINE=1"))}
+            for name, (argv, e) in traced.items():
+                print(f"\n### {name}, traced (bench/client/startup_trace.py)\n")
+                print(startup_trace.trace(argv, e))
         if args.json:
             args.json.write_text(json.dumps({"samples": samples, "inner": inner, "cold_ms": cold_ms,
                                              "variant": Path(variants[0]).name, "load": load}, indent=1))

@@ -14,7 +14,10 @@
 # and, where the image's Python lacks apache-tvm-ffi, its wheel into .whl/:
 #   pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 #     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 -d .whl apache-tvm-ffi==0.1.15.post2
-# Carry: [".debs", ".whl", ".old"]. Writes $OUT/torch-free-get-{cuda,cpu}.md and .json, and the
+# With the CLI tarball in .dist/ (`scripts/release.sh cli`, then copy dist/kernelhub-*-x86_64-linux.tar.gz
+# there), the tarball's gets are timed beside this build's, and env and the offline get traced
+# (bench/client/startup_trace.py).
+# Carry: [".debs", ".whl", ".old"] (and ".dist"). Writes $OUT/torch-free-get-{cuda,cpu}.md and .json, and the
 # build logs.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -47,8 +50,19 @@ if [ -f .old/src.tar.gz ]; then
   before=(--before "$work/old/bin/kernelhub")
 fi
 
+# The CLI tarball (`make dist` here: scripts/release.sh cli), when one travels in .dist/: timed
+# beside this build, which is then the --before of its rows.
+kernelhub=() trace=()
+tarball=$(ls .dist/kernelhub-*-x86_64-linux.tar.gz 2>/dev/null | head -1)
+if [ -n "$tarball" ]; then
+  mkdir -p "$work/tarball" && tar -xzf "$tarball" -C "$work/tarball" --strip-components=1
+  kernelhub=(--kernelhub "$work/tarball/bin/kernelhub")
+  before=(--before "$work/new/bin/kernelhub" --before-label "development build")
+  trace=(--trace)
+fi
+
 for backend in cuda cpu; do
   echo "== --backend $backend"
   python3 bench/client/torch_free_get.py --build "$work/new" --runs "$runs" --backend "$backend" "${before[@]}" \
-    --json "$out/torch-free-get-$backend.json" | tee "$out/torch-free-get-$backend.md"
+    "${kernelhub[@]}" "${trace[@]}" --json "$out/torch-free-get-$backend.json" | tee "$out/torch-free-get-$backend.md"
 done
