@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernelhub/client/cache_layout.hpp"
+
 namespace kernelhub::signing {
 
 namespace fs = std::filesystem;
@@ -27,11 +29,9 @@ std::string describe(fs::file_type type) {
 }  // namespace
 
 std::optional<fs::path> snapshot_blobs_dir(const fs::path& dir) {
-  const fs::path absolute = fs::absolute(dir).lexically_normal();
-  for (fs::path p = absolute; p.has_relative_path(); p = p.parent_path()) {
-    if (p.parent_path().filename() == "snapshots") return p.parent_path().parent_path() / "blobs";
-  }
-  return std::nullopt;
+  const auto repo_dir = client::CacheLayout::repo_dir_of_snapshot_path(dir);
+  if (!repo_dir) return std::nullopt;
+  return client::CacheLayout::blobs_dir_of(*repo_dir);
 }
 
 std::optional<std::string> non_regular_file_problem(const fs::path& entry, const std::optional<fs::path>& blobs) {
