@@ -10,8 +10,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool excluded(const fs::path& rel, SignatureLocation location) {
-  if (location == SignatureLocation::kLegacyInside && rel == kLegacySignatureFileName) return true;
+bool excluded(const fs::path& rel, SignatureLayout layout) {
+  if (layout == SignatureLayout::kV1Inside && rel == kV1SignatureFileName) return true;
   return rel.extension() == ".pyc" && rel.has_parent_path() && rel.parent_path().filename() == "__pycache__";
 }
 
@@ -51,7 +51,7 @@ std::optional<std::string> non_regular_file_problem(const fs::path& entry, const
   return std::nullopt;
 }
 
-Result<VariantFiles> hash_variant_files(const fs::path& dir, FileDigests* digests, SignatureLocation location) {
+Result<VariantFiles> hash_variant_files(const fs::path& dir, FileDigests* digests, SignatureLayout layout) {
   std::error_code ec;
   if (!fs::is_directory(fs::symlink_status(dir, ec)) && !fs::is_directory(dir, ec)) {
     return unexpected(ErrorCode::kNotFound, "variant directory `" + dir.string() + "` does not exist");
@@ -70,7 +70,7 @@ Result<VariantFiles> hash_variant_files(const fs::path& dir, FileDigests* digest
       if (!is_safe_manifest_path(name)) out.problems.push_back("directory name `" + name + "` is not allowed");
       continue;
     }
-    if (excluded(rel, location)) continue;
+    if (excluded(rel, layout)) continue;
     if (!is_safe_manifest_path(name)) {
       out.problems.push_back("`" + name + "` is a name a manifest cannot hold (control character, `\\` or not UTF-8)");
       continue;

@@ -129,9 +129,9 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
   for (auto& p : file_problems) problem(std::move(p));
   const bool files_ok = out.problems.size() == before;
 
-  // kernelhub's signature of before 2026-12 inside the folder: kernels >= 0.18 refuses the folder,
+  // kernelhub.sig inside the folder (signature layout v1): kernels >= 0.18 refuses the folder,
   // and it is no longer published (docs/SIGNING.md).
-  const fs::path legacy_signature(std::string(signing::kLegacySignatureFileName));
+  const fs::path legacy_signature(std::string(signing::kV1SignatureFileName));
   if (std::erase(variant.files, legacy_signature) > 0 && !options.signs) {
     problem("holds " + legacy_signature.string() +
             ", kernelhub's signature format of before 2026-12, which kernels >= 0.18 refuses and hub-publish no "
@@ -314,7 +314,7 @@ BuildDirCheck check_build_dir(const fs::path& dir, const CheckOptions& options) 
   for (const auto& path : entries) {
     const std::string name = path.filename().string();
     std::error_code st_ec;
-    if (name.ends_with(signing::kSignatureSuffix)) {  // kernelhub's signature of before 2026-12, beside a folder
+    if (name.ends_with(signing::kSignatureSuffix)) {  // kernelhub.sig beside a folder (layout v2)
       const std::string variant = name.substr(0, name.size() - signing::kSignatureSuffix.size());
       if (!is_selected(variant) || options.signs) continue;
       out.problems.push_back(name +

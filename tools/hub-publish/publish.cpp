@@ -136,8 +136,8 @@ Result<PublishReport> publish(const PublishRequest& request, const client::HubUp
     if (!unchanged) to_send.push_back(&f);
   }
   // A variant is replaced whole: files of an earlier build that this one lacks are deleted (a
-  // bundle when this build is not signed: it would sign other bytes), and so is kernelhub's
-  // signature of before 2026-12 beside it.
+  // bundle when this build is not signed: it would sign other bytes), and so is a kernelhub.sig
+  // beside it (signature layout v2, signing/signature_file.hpp).
   std::vector<CommitChange> deletions;
   for (const VariantDir& v : request.variants) {
     std::vector<const client::TreeEntry*> earlier = remote.under("build/" + v.name + "/");
