@@ -88,6 +88,160 @@ Result<std::string_view> linked_strings(const Reader& r, const Sections& s, cons
   return section_data(r, s.headers[h.sh_link]);
 }
 
+// The section of `type` (the first), its bytes and the string table it links to; nullopt when the
+// file has none.
+struct LinkedSection {
+  const Elf64_Shdr* header;
+  std::string_view data;
+  std::string_view strings;
+};
+
+Result<std::optional<LinkedSection>> find_linked(const Reader& r, const Sections& sections, std::uint32_t type) {
+  const Elf64_Shdr* header = find_type(sections, type);
+  if (header == nullptr) return std::optional<LinkedSection>();
+  KH_ASSIGN_OR_RETURN(std::string_view data, section_data(r, *header));
+  KH_ASSIGN_OR_RETURN(std::string_view strings, linked_strings(r, sections, *header));
+  return std::optional<LinkedSection>(LinkedSection{header, data, strings});
+}
+
+// The dynamic section's NEEDED, RUNPATH (RPATH where there is no RUNPATH), SONAME and FLAGS.
+Status read_dynamic(const Reader& r, const Sections& sections, ElfFile& elf) {
+  KH_ASSIGN_OR_RETURN(const std::optional<LinkedSection> found, find_linked(r, sections, SHT_DYNAMIC));
+  if (!found) return {};
+  const std::string_view data = found->data;
+  const std::string_view strings = found->strings;
+  const Reader dr(data);
+  std::vector<std::string> rpath;
+  for (std::uint64_t off = 0; off + sizeof(Elf64_Dyn) <= data.size(); off += sizeof(Elf64_Dyn)) {
+    Elf64_Dyn d{};
+    dr.read(off, d);
+    if (d.d_tag == DT_NULL) break;
+    switch (d.d_tag) {
+      case DT_NEEDED: elf.needed.push_back(string_at(strings, d.d_un.d_val)); break;
+      case DT_SONAME: elf.soname = string_at(strings, d.d_un.d_val); break;
+      case DT_RUNPATH: elf.runpath.push_back(string_at(strings, d.d_un.d_val)); break;
+      case DT_RPATH: rpath.push_back(string_at(strings, d.d_un.d_val)); break;
+      case DT_BIND_NOW: elf.bind_now = true; break;
+      case DT_FLAGS: elf.bind_now |= (d.d_un.d_val & DF_BIND_NOW) != 0; break;
+      case DT_FLAGS_1: elf.bind_now |= (d.d_un.d_val & DF_1_NOW) != 0; break;
+      default: break;
+    }
+  }
+  if (elf.runpath.empty()) elf.runpath = rpath;
+  return {};
+}
+
+// Versions needed (.gnu.version_r): index → (version name, library).
+using NeededVersions = std::map<std::uint16_t, std::pair<std::string, std::string>>;
+
+Result<NeededVersions> read_needed_versions(const Reader& r, const Sections& sections) {
+  NeededVersions needed_versions;
+  KH_ASSIGN_OR_RETURN(const std::optional<LinkedSection> found, find_linked(r, sections, SHT_GNU_verneed));
+  if (!found) return needed_versions;
+  const std::string_view data = found->data;
+  const std::string_view strings = found->strings;
+  const Reader vrr(data);
+  std::uint64_t off = 0;
+  for (std::uint64_t n = 0; n < found->header->sh_info && n < 4096; ++n) {
+    Elf64_Verneed need{};
+    if (!vrr.read(off, need)) return corrupt("truncated version requirements");
+    const std::string library = string_at(strings, need.vn_file);
+    std::uint64_t aoff = off + need.vn_aux;
+    for (std::uint16_t a = 0; a < need.vn_cnt; ++a) {
+      Elf64_Vernaux aux{};
+      if (!vrr.read(aoff, aux)) return corrupt("truncated version requirements");
+      needed_versions[aux.vna_other & 0x7fff] = {string_at(strings, aux.vna_name), library};
+      if (aux.vna_next == 0) break;
+      aoff += aux.vna_next;
+    }
+    if (need.vn_next == 0) break;
+    off += need.vn_next;
+  }
+  return needed_versions;
+}
+
+// Versions defined (.gnu.version_d): index → name; the names but the base one go in
+// `elf.defined_versions`.
+using DefinedVersions = std::map<std::uint16_t, std::string>;
+
+Result<DefinedVersions> read_defined_versions(const Reader& r, const Sections& sections, ElfFile& elf) {
+  DefinedVersions defined_versions;
+  KH_ASSIGN_OR_RETURN(const std::optional<LinkedSection> found, find_linked(r, sections, SHT_GNU_verdef));
+  if (!found) return defined_versions;
+  const std::string_view data = found->data;
+  const std::string_view strings = found->strings;
+  const Reader vdr(data);
+  std::uint64_t off = 0;
+  for (std::uint64_t n = 0; n < found->header->sh_info && n < 65536; ++n) {
+    Elf64_Verdef def{};
+    if (!vdr.read(off, def)) return corrupt("truncated version definitions");
+    Elf64_Verdaux aux{};
+    if (def.vd_cnt > 0 && vdr.read(off + def.vd_aux, aux)) {
+      const std::string name = string_at(strings, aux.vda_name);
+      defined_versions[def.vd_ndx & 0x7fff] = name;
+      if ((def.vd_flags & VER_FLG_BASE) == 0) elf.defined_versions.push_back(name);
+    }
+    if (def.vd_next == 0) break;
+    off += def.vd_next;
+  }
+  return defined_versions;
+}
+
+// Dynamic relocations: the kinds the dynamic linker must apply, sorted.
+Result<std::vector<std::uint32_t>> read_relocation_types(const Reader& r, const Sections& sections) {
+  std::set<std::uint32_t> relocation_types;
+  for (const auto& h : sections.headers) {
+    if ((h.sh_type != SHT_RELA && h.sh_type != SHT_REL) || (h.sh_flags & SHF_ALLOC) == 0) continue;
+    const std::uint64_t entry = h.sh_type == SHT_RELA ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel);
+    KH_ASSIGN_OR_RETURN(std::string_view data, section_data(r, h));
+    const Reader rr(data);
+    for (std::uint64_t off = 0; off + entry <= data.size(); off += entry) {
+      Elf64_Rel rel{};  // r_info at the same offset in both kinds
+      rr.read(off, rel);
+      relocation_types.insert(static_cast<std::uint32_t>(ELF64_R_TYPE(rel.r_info)));
+    }
+  }
+  return std::vector<std::uint32_t>(relocation_types.begin(), relocation_types.end());
+}
+
+// Dynamic symbols with their versions (needed ones with their library).
+Status read_symbols(const Reader& r, const Sections& sections, const NeededVersions& needed_versions,
+                    const DefinedVersions& defined_versions, ElfFile& elf) {
+  KH_ASSIGN_OR_RETURN(const std::optional<LinkedSection> found, find_linked(r, sections, SHT_DYNSYM));
+  if (!found) return {};
+  const std::string_view data = found->data;
+  const std::string_view strings = found->strings;
+  std::string_view versym;
+  if (const Elf64_Shdr* vs = find_type(sections, SHT_GNU_versym)) {
+    KH_ASSIGN_OR_RETURN(versym, section_data(r, *vs));
+  }
+  const Reader sr(data);
+  const Reader vr(versym);
+  const std::uint64_t count = data.size() / sizeof(Elf64_Sym);
+  elf.symbols.reserve(count);
+  for (std::uint64_t i = 1; i < count; ++i) {
+    Elf64_Sym sym{};
+    sr.read(i * sizeof(Elf64_Sym), sym);
+    ElfSymbol out;
+    out.name = string_at(strings, sym.st_name);
+    if (out.name.empty()) continue;
+    out.defined = sym.st_shndx != SHN_UNDEF;
+    out.weak = ELF64_ST_BIND(sym.st_info) == STB_WEAK;
+    std::uint16_t ver = 0;
+    if (vr.read(i * sizeof(std::uint16_t), ver)) {
+      ver &= 0x7fff;
+      if (auto it = needed_versions.find(ver); it != needed_versions.end()) {
+        out.version = it->second.first;
+        out.library = it->second.second;
+      } else if (auto dit = defined_versions.find(ver); dit != defined_versions.end() && ver > 1) {
+        out.version = dit->second;
+      }
+    }
+    elf.symbols.push_back(std::move(out));
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<ElfFile> ElfFile::read(const std::filesystem::path& path, ElfParts parts) {
@@ -120,125 +274,11 @@ Result<ElfFile> ElfFile::parse(std::string_view bytes, ElfParts parts) {
 
   KH_ASSIGN_OR_RETURN(Sections sections, read_sections(r, eh));
   elf.sections = sections.names;
-
-  // Dynamic section: NEEDED, RUNPATH, SONAME, FLAGS.
-  if (const Elf64_Shdr* dyn = find_type(sections, SHT_DYNAMIC)) {
-    KH_ASSIGN_OR_RETURN(std::string_view data, section_data(r, *dyn));
-    KH_ASSIGN_OR_RETURN(std::string_view strings, linked_strings(r, sections, *dyn));
-    const Reader dr(data);
-    std::vector<std::string> rpath;
-    for (std::uint64_t off = 0; off + sizeof(Elf64_Dyn) <= data.size(); off += sizeof(Elf64_Dyn)) {
-      Elf64_Dyn d{};
-      dr.read(off, d);
-      if (d.d_tag == DT_NULL) break;
-      switch (d.d_tag) {
-        case DT_NEEDED: elf.needed.push_back(string_at(strings, d.d_un.d_val)); break;
-        case DT_SONAME: elf.soname = string_at(strings, d.d_un.d_val); break;
-        case DT_RUNPATH: elf.runpath.push_back(string_at(strings, d.d_un.d_val)); break;
-        case DT_RPATH: rpath.push_back(string_at(strings, d.d_un.d_val)); break;
-        case DT_BIND_NOW: elf.bind_now = true; break;
-        case DT_FLAGS: elf.bind_now |= (d.d_un.d_val & DF_BIND_NOW) != 0; break;
-        case DT_FLAGS_1: elf.bind_now |= (d.d_un.d_val & DF_1_NOW) != 0; break;
-        default: break;
-      }
-    }
-    if (elf.runpath.empty()) elf.runpath = rpath;
-  }
-
-  // Versions needed (.gnu.version_r): index → (version name, library).
-  std::map<std::uint16_t, std::pair<std::string, std::string>> needed_versions;
-  if (const Elf64_Shdr* vr = find_type(sections, SHT_GNU_verneed)) {
-    KH_ASSIGN_OR_RETURN(std::string_view data, section_data(r, *vr));
-    KH_ASSIGN_OR_RETURN(std::string_view strings, linked_strings(r, sections, *vr));
-    const Reader vrr(data);
-    std::uint64_t off = 0;
-    for (std::uint64_t n = 0; n < vr->sh_info && n < 4096; ++n) {
-      Elf64_Verneed need{};
-      if (!vrr.read(off, need)) return corrupt("truncated version requirements");
-      const std::string library = string_at(strings, need.vn_file);
-      std::uint64_t aoff = off + need.vn_aux;
-      for (std::uint16_t a = 0; a < need.vn_cnt; ++a) {
-        Elf64_Vernaux aux{};
-        if (!vrr.read(aoff, aux)) return corrupt("truncated version requirements");
-        needed_versions[aux.vna_other & 0x7fff] = {string_at(strings, aux.vna_name), library};
-        if (aux.vna_next == 0) break;
-        aoff += aux.vna_next;
-      }
-      if (need.vn_next == 0) break;
-      off += need.vn_next;
-    }
-  }
-
-  // Versions defined (.gnu.version_d).
-  std::map<std::uint16_t, std::string> defined_versions;
-  if (const Elf64_Shdr* vd = find_type(sections, SHT_GNU_verdef)) {
-    KH_ASSIGN_OR_RETURN(std::string_view data, section_data(r, *vd));
-    KH_ASSIGN_OR_RETURN(std::string_view strings, linked_strings(r, sections, *vd));
-    const Reader vdr(data);
-    std::uint64_t off = 0;
-    for (std::uint64_t n = 0; n < vd->sh_info && n < 65536; ++n) {
-      Elf64_Verdef def{};
-      if (!vdr.read(off, def)) return corrupt("truncated version definitions");
-      Elf64_Verdaux aux{};
-      if (def.vd_cnt > 0 && vdr.read(off + def.vd_aux, aux)) {
-        const std::string name = string_at(strings, aux.vda_name);
-        defined_versions[def.vd_ndx & 0x7fff] = name;
-        if ((def.vd_flags & VER_FLG_BASE) == 0) elf.defined_versions.push_back(name);
-      }
-      if (def.vd_next == 0) break;
-      off += def.vd_next;
-    }
-  }
-
-  // Dynamic relocations: the kinds the dynamic linker must apply.
-  std::set<std::uint32_t> relocation_types;
-  for (const auto& h : sections.headers) {
-    if ((h.sh_type != SHT_RELA && h.sh_type != SHT_REL) || (h.sh_flags & SHF_ALLOC) == 0) continue;
-    const std::uint64_t entry = h.sh_type == SHT_RELA ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel);
-    KH_ASSIGN_OR_RETURN(std::string_view data, section_data(r, h));
-    const Reader rr(data);
-    for (std::uint64_t off = 0; off + entry <= data.size(); off += entry) {
-      Elf64_Rel rel{};  // r_info at the same offset in both kinds
-      rr.read(off, rel);
-      relocation_types.insert(static_cast<std::uint32_t>(ELF64_R_TYPE(rel.r_info)));
-    }
-  }
-  elf.relocation_types.assign(relocation_types.begin(), relocation_types.end());
-
-  // Dynamic symbols with their versions.
-  const Elf64_Shdr* ds = parts == ElfParts::kAll ? find_type(sections, SHT_DYNSYM) : nullptr;
-  if (ds != nullptr) {
-    KH_ASSIGN_OR_RETURN(std::string_view data, section_data(r, *ds));
-    KH_ASSIGN_OR_RETURN(std::string_view strings, linked_strings(r, sections, *ds));
-    std::string_view versym;
-    if (const Elf64_Shdr* vs = find_type(sections, SHT_GNU_versym)) {
-      KH_ASSIGN_OR_RETURN(versym, section_data(r, *vs));
-    }
-    const Reader sr(data);
-    const Reader vr(versym);
-    const std::uint64_t count = data.size() / sizeof(Elf64_Sym);
-    elf.symbols.reserve(count);
-    for (std::uint64_t i = 1; i < count; ++i) {
-      Elf64_Sym sym{};
-      sr.read(i * sizeof(Elf64_Sym), sym);
-      ElfSymbol out;
-      out.name = string_at(strings, sym.st_name);
-      if (out.name.empty()) continue;
-      out.defined = sym.st_shndx != SHN_UNDEF;
-      out.weak = ELF64_ST_BIND(sym.st_info) == STB_WEAK;
-      std::uint16_t ver = 0;
-      if (vr.read(i * sizeof(std::uint16_t), ver)) {
-        ver &= 0x7fff;
-        if (auto it = needed_versions.find(ver); it != needed_versions.end()) {
-          out.version = it->second.first;
-          out.library = it->second.second;
-        } else if (auto dit = defined_versions.find(ver); dit != defined_versions.end() && ver > 1) {
-          out.version = dit->second;
-        }
-      }
-      elf.symbols.push_back(std::move(out));
-    }
-  }
+  KH_RETURN_IF_ERROR(read_dynamic(r, sections, elf));
+  KH_ASSIGN_OR_RETURN(const NeededVersions needed_versions, read_needed_versions(r, sections));
+  KH_ASSIGN_OR_RETURN(const DefinedVersions defined_versions, read_defined_versions(r, sections, elf));
+  KH_ASSIGN_OR_RETURN(elf.relocation_types, read_relocation_types(r, sections));
+  if (parts == ElfParts::kAll) KH_RETURN_IF_ERROR(read_symbols(r, sections, needed_versions, defined_versions, elf));
   return elf;
 }
 

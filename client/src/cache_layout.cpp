@@ -71,6 +71,14 @@ std::string CacheLayout::blob_link_target(std::string_view path_in_repo, std::st
   return target + "blobs/" + std::string(etag);
 }
 
+std::optional<fs::path> CacheLayout::repo_dir_of_snapshot_path(const fs::path& path) {
+  const fs::path absolute = fs::absolute(path).lexically_normal();
+  for (fs::path p = absolute; p.has_relative_path(); p = p.parent_path()) {
+    if (p.parent_path() == snapshots_dir_of(p.parent_path().parent_path())) return p.parent_path().parent_path();
+  }
+  return std::nullopt;
+}
+
 fs::path CacheLayout::blob_path(std::string_view etag) const {
   return blobs_dir() / std::string(etag);
 }

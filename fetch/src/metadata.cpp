@@ -15,6 +15,7 @@
 #include "kernelhub/base/sha256.hpp"
 #include "kernelhub/base/sha512.hpp"
 #include "kernelhub/fetch/variant_checks.hpp"
+#include "kernelhub/signing/signature_file.hpp"
 
 namespace kernelhub {
 
@@ -314,7 +315,7 @@ struct DuplicateFields {
 
 bool excluded_from_digest(const std::filesystem::path& rel) {
   const std::string name = rel.filename().string();
-  if (rel == "metadata.json" || rel == "metadata.json.sigstore" || rel == "kernelhub.sig") return true;
+  if (rel == "metadata.json" || rel == "metadata.json.sigstore" || rel == signing::kV1SignatureFileName) return true;
   if (rel.extension() == ".pyc") return true;
   for (const auto& part : rel) {
     if (part == "__pycache__") return true;

@@ -101,7 +101,7 @@ Result<std::optional<sigstore::Signer>> verify_bundle(const sigstore::Bundle& bu
                         "): either metadata.json was altered or another key signed it");
 }
 
-// A variant without a bundle may carry kernelhub's own signature of before 2026-12.
+// A variant without a bundle may carry kernelhub's own Ed25519 kernelhub.sig (layout v1 or v2).
 Result<SignatureVerdict> check_legacy_signature(const fs::path& dir, std::string_view repo, std::string_view variant,
                                                 std::string_view revision, const SignatureSettings& settings,
                                                 FileDigests* digests, SignatureVerdict verdict) {

@@ -346,6 +346,64 @@ void Server::Impl::dispatch(const httplib::Request& req, httplib::Response& res,
   drop_ranges_unless_file(req, res);
 }
 
+namespace {
+
+bool is_get(const Call& call) {
+  return call.req.method == "GET" || call.req.method == "HEAD";
+}
+
+// 404 in the Hub's words, for a path no route serves.
+void not_found(Call& call) {
+  send_error(call.res, 404, {},
+             "Sorry, we can't find the page you are looking for: " + call.req.method + " " +
+                 std::string(split_target(call.req.target).path));
+}
+
+// Reads a request body into `call.body`, up to `limit` bytes; false once an error was answered
+// (413 closes the connection: the rest of the body is still on it).
+bool read_body(Call& call, const httplib::ContentReader& reader, std::size_t limit) {
+  bool too_big = false;
+  const bool ok = reader([&](const char* data, std::size_t size) {
+    if (call.body.size() + size > limit) {
+      too_big = true;
+      return false;
+    }
+    call.body.append(data, size);
+    return true;
+  });
+  if (too_big) {
+    call.res.set_header("Connection", "close");
+    send_error(call.res, 413, "PayloadTooLarge",
+               "request body is over this server's limit of " + std::to_string(limit) + " bytes");
+    return false;
+  }
+  if (!ok) send_error(call.res, 400, "BadRequest", "the request body could not be read completely");
+  return ok;
+}
+
+// The caller a Bearer token names (none without an Authorization header); false once 401 was
+// answered for a token that is unknown or expired.
+bool identify_caller(Call& call, const AccessPolicy& policy) {
+  if (!call.req.has_header("Authorization")) return true;
+  const std::string auth = call.req.get_header_value("Authorization");
+  if (auth.size() > 7 && (auth.starts_with("Bearer ") || auth.starts_with("bearer "))) {
+    call.who = policy.find(std::string_view(auth).substr(7));
+  }
+  if (call.who == nullptr) {
+    send_error(call.res, 401, "Unauthorized", "Invalid credentials in Authorization header");
+    return false;
+  }
+  if (call.who->expires_at && std::time(nullptr) >= *call.who->expires_at) {
+    send_error(
+        call.res, 401, "Unauthorized",
+        "Your token expired at Unix time " + std::to_string(*call.who->expires_at) + "; create a new access token");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void Server::Impl::route(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* reader) {
   Call call{req, res, {}, {}, nullptr, {}};
   const Target target = split_target(req.target);
@@ -359,120 +417,99 @@ void Server::Impl::route(const httplib::Request& req, httplib::Response& res, co
   call.query = std::move(*query);
   const auto& s = call.segs;
   const std::string& m = req.method;
-  const bool get = m == "GET" || m == "HEAD";
-  auto not_found = [&] {
-    send_error(res, 404, {},
-               "Sorry, we can't find the page you are looking for: " + m + " " + std::string(target.path));
-  };
-  if (s.empty()) return not_found();
+  if (s.empty()) return not_found(call);
 
   // Storage host routes: authorized by their URL signature, never by the Hub token.
-  if (s[0] == "lfs-storage" && s.size() == 2 && get) return storage_get(call, s[1]);
+  if (s[0] == "lfs-storage" && s.size() == 2 && is_get(call)) return storage_get(call, s[1]);
   if (s[0] == "lfs-upload" && s.size() == 2 && m == "PUT" && reader) return lfs_upload(call, *reader, s[1]);
   if (s[0] == "lfs-part" && s.size() == 3 && m == "PUT" && reader) return lfs_upload_part(call, *reader, s[1], s[2]);
 
   if (reader && is_streamed_commit(req)) {
     call.streamed_body = reader;
-  } else if (reader) {
-    bool too_big = false;
-    const auto limit = options.max_body_bytes;
-    const bool ok = (*reader)([&](const char* data, std::size_t size) {
-      if (call.body.size() + size > limit) {
-        too_big = true;
-        return false;
-      }
-      call.body.append(data, size);
-      return true;
-    });
-    if (too_big) {
-      res.set_header("Connection", "close");
-      return send_error(res, 413, "PayloadTooLarge",
-                        "request body is over this server's limit of " + std::to_string(limit) + " bytes");
-    }
-    if (!ok) return send_error(res, 400, "BadRequest", "the request body could not be read completely");
+  } else if (reader && !read_body(call, *reader, options.max_body_bytes)) {
+    return;
   }
-
   // Hub routes: identify the caller. The body was read first, so a refusal leaves the
   // keep-alive connection clean for the next request.
-  if (req.has_header("Authorization")) {
-    const std::string auth = req.get_header_value("Authorization");
-    if (auth.size() > 7 && (auth.starts_with("Bearer ") || auth.starts_with("bearer "))) {
-      call.who = policy.find(std::string_view(auth).substr(7));
-    }
-    if (call.who == nullptr) {
-      send_error(res, 401, "Unauthorized", "Invalid credentials in Authorization header");
-      return;
-    }
-    if (call.who->expires_at && std::time(nullptr) >= *call.who->expires_at) {
-      send_error(
-          res, 401, "Unauthorized",
-          "Your token expired at Unix time " + std::to_string(*call.who->expires_at) + "; create a new access token");
-      return;
-    }
-  }
+  if (!identify_caller(call, policy)) return;
 
   if (s[0] == "lfs-complete" && s.size() == 2 && m == "POST") return lfs_complete(call, s[1]);
+  if (s[0] == "api") return route_api(call);
+  return route_web(call);
+}
 
-  if (s[0] == "api") {
-    if (s.size() == 2 && s[1] == "whoami-v2" && get) return whoami(call);
-    if (s.size() == 4 && s[1] == "organizations" && s[3] == "overview" && get) return organization_overview(call, s[2]);
-    if (s.size() == 2 && s[1] == "agent-harnesses" && get) return agent_harnesses(call);
-    if (s.size() == 3 && s[1] == "settings" && s[2] == "repositories" && get) return repository_storage(call, "");
-    if (s.size() == 5 && s[1] == "organizations" && s[3] == "settings" && s[4] == "repositories" && get) {
-      return repository_storage(call, s[2]);
-    }
-    if (s.size() == 3 && s[1] == "repos" && s[2] == "create" && m == "POST") return create_repo(call);
-    if (s.size() == 2 && s[1] == "validate-yaml" && m == "POST") return validate_yaml(call);
-    if (s.size() == 3 && s[1] == "repos" && s[2] == "delete" && m == "DELETE") return delete_repo(call);
-    if (s.size() == 3 && s[1] == "repos" && s[2] == "move" && m == "POST") return move_repo(call);
-    const auto type = repo_type_from_api_segment(s[1]);
-    if (s.size() == 2 && type && get) return list_repos(call, *type);
-    if (s.size() < 3 || !type) return not_found();
-    std::size_t sub = 3;
-    std::string id = s[2];
-    if (s.size() >= 4 && !is_api_subroute(s[3])) {
-      id += "/" + s[3];
-      sub = 4;
-    }
-    auto parsed = parse_repo_key(*type, id);
-    if (!parsed) return send_error(res, 400, "BadRequest", parsed.error().message);
-    const auto key = std::optional<RepoKey>(canonical(std::move(*parsed)));
-    const std::size_t n = s.size() - sub;
-    const std::string verb = n > 0 ? s[sub] : "";
-    if (n == 0 && get) return repo_info(call, *key, "main");
-    if (verb == "revision" && n >= 2 && get) return repo_info(call, *key, join(s, sub + 1));
-    if (verb == "tree" && n >= 2 && get) return tree(call, *key, s[sub + 1], join(s, sub + 2));
-    if (verb == "paths-info" && n >= 2 && m == "POST") return paths_info(call, *key, join(s, sub + 1));
-    if (verb == "refs" && n == 1 && get) return refs(call, *key);
-    if (verb == "commits" && n >= 2 && get) return commits(call, *key, join(s, sub + 1));
-    if (verb == "preupload" && n >= 2 && m == "POST") return preupload(call, *key, join(s, sub + 1));
-    if (verb == "commit" && n >= 2 && m == "POST") return commit(call, *key, join(s, sub + 1));
-    if (verb == "branch" && n >= 2 && m == "POST") return create_branch(call, *key, join(s, sub + 1));
-    if (verb == "branch" && n >= 2 && m == "DELETE") {
-      return delete_ref(call, *key, Store::RefKind::kBranch, join(s, sub + 1));
-    }
-    if (verb == "tag" && n >= 2 && m == "POST") return create_tag(call, *key, join(s, sub + 1));
-    if (verb == "tag" && n >= 2 && m == "DELETE") return delete_ref(call, *key, Store::RefKind::kTag, join(s, sub + 1));
-    if (verb == "settings" && n == 1 && m == "PUT") return update_settings(call, *key);
-    if (verb == "auth-check" && n <= 2 && get && (n == 1 || s[sub + 1] == "write")) {
-      return auth_check(call, *key, n == 2);
-    }
-    if (verb == "super-squash" && n >= 2 && m == "POST") return super_squash(call, *key, join(s, sub + 1));
-    if (verb == "lfs-files" && n == 1 && get) return list_lfs_files(call, *key);
-    if (verb == "lfs-files" && n == 2 && s[sub + 1] == "batch" && m == "POST") return delete_lfs_files(call, *key);
-    if (verb == "user-access-request" && n == 2) {
-      if (get) return list_access_requests(call, *key, s[sub + 1]);
-      if (m == "POST" && (s[sub + 1] == "handle" || s[sub + 1] == "grant")) {
-        return handle_access_request(call, *key, s[sub + 1] == "grant");
-      }
-    }
-    if (verb == "discussions" && n == 1 && get) return list_discussions(call, *key);
-    if (verb == "discussions" && n == 1 && m == "POST") return create_discussion(call, *key);
-    if (verb == "discussions" && n == 2 && get) return discussion_details(call, *key, s[sub + 1]);
-    return not_found();
+void Server::Impl::route_api(Call& call) {
+  const auto& s = call.segs;
+  const std::string& m = call.req.method;
+  const bool get = is_get(call);
+  if (s.size() == 2 && s[1] == "whoami-v2" && get) return whoami(call);
+  if (s.size() == 4 && s[1] == "organizations" && s[3] == "overview" && get) return organization_overview(call, s[2]);
+  if (s.size() == 2 && s[1] == "agent-harnesses" && get) return agent_harnesses(call);
+  if (s.size() == 3 && s[1] == "settings" && s[2] == "repositories" && get) return repository_storage(call, "");
+  if (s.size() == 5 && s[1] == "organizations" && s[3] == "settings" && s[4] == "repositories" && get) {
+    return repository_storage(call, s[2]);
   }
+  if (s.size() == 3 && s[1] == "repos" && s[2] == "create" && m == "POST") return create_repo(call);
+  if (s.size() == 2 && s[1] == "validate-yaml" && m == "POST") return validate_yaml(call);
+  if (s.size() == 3 && s[1] == "repos" && s[2] == "delete" && m == "DELETE") return delete_repo(call);
+  if (s.size() == 3 && s[1] == "repos" && s[2] == "move" && m == "POST") return move_repo(call);
+  const auto type = repo_type_from_api_segment(s[1]);
+  if (s.size() == 2 && type && get) return list_repos(call, *type);
+  if (s.size() < 3 || !type) return not_found(call);
+  // /api/{T}s/{id}/…: the id is one segment, or two when the second is not a route's own word.
+  std::size_t sub = 3;
+  std::string id = s[2];
+  if (s.size() >= 4 && !is_api_subroute(s[3])) {
+    id += "/" + s[3];
+    sub = 4;
+  }
+  auto parsed = parse_repo_key(*type, id);
+  if (!parsed) return send_error(call.res, 400, "BadRequest", parsed.error().message);
+  return route_repo_api(call, canonical(std::move(*parsed)), sub);
+}
 
-  // Web routes: [{datasets|spaces|kernels}/]{id}/resolve/{rev}/{path} and {id}.git/info/lfs/…
+void Server::Impl::route_repo_api(Call& call, const RepoKey& key, std::size_t sub) {
+  const auto& s = call.segs;
+  const std::string& m = call.req.method;
+  const bool get = is_get(call);
+  const std::size_t n = s.size() - sub;
+  const std::string verb = n > 0 ? s[sub] : "";
+  if (n == 0 && get) return repo_info(call, key, "main");
+  if (verb == "revision" && n >= 2 && get) return repo_info(call, key, join(s, sub + 1));
+  if (verb == "tree" && n >= 2 && get) return tree(call, key, s[sub + 1], join(s, sub + 2));
+  if (verb == "paths-info" && n >= 2 && m == "POST") return paths_info(call, key, join(s, sub + 1));
+  if (verb == "refs" && n == 1 && get) return refs(call, key);
+  if (verb == "commits" && n >= 2 && get) return commits(call, key, join(s, sub + 1));
+  if (verb == "preupload" && n >= 2 && m == "POST") return preupload(call, key, join(s, sub + 1));
+  if (verb == "commit" && n >= 2 && m == "POST") return commit(call, key, join(s, sub + 1));
+  if (verb == "branch" && n >= 2 && m == "POST") return create_branch(call, key, join(s, sub + 1));
+  if (verb == "branch" && n >= 2 && m == "DELETE") {
+    return delete_ref(call, key, Store::RefKind::kBranch, join(s, sub + 1));
+  }
+  if (verb == "tag" && n >= 2 && m == "POST") return create_tag(call, key, join(s, sub + 1));
+  if (verb == "tag" && n >= 2 && m == "DELETE") return delete_ref(call, key, Store::RefKind::kTag, join(s, sub + 1));
+  if (verb == "settings" && n == 1 && m == "PUT") return update_settings(call, key);
+  if (verb == "auth-check" && n <= 2 && get && (n == 1 || s[sub + 1] == "write")) {
+    return auth_check(call, key, n == 2);
+  }
+  if (verb == "super-squash" && n >= 2 && m == "POST") return super_squash(call, key, join(s, sub + 1));
+  if (verb == "lfs-files" && n == 1 && get) return list_lfs_files(call, key);
+  if (verb == "lfs-files" && n == 2 && s[sub + 1] == "batch" && m == "POST") return delete_lfs_files(call, key);
+  if (verb == "user-access-request" && n == 2) {
+    if (get) return list_access_requests(call, key, s[sub + 1]);
+    if (m == "POST" && (s[sub + 1] == "handle" || s[sub + 1] == "grant")) {
+      return handle_access_request(call, key, s[sub + 1] == "grant");
+    }
+  }
+  if (verb == "discussions" && n == 1 && get) return list_discussions(call, key);
+  if (verb == "discussions" && n == 1 && m == "POST") return create_discussion(call, key);
+  if (verb == "discussions" && n == 2 && get) return discussion_details(call, key, s[sub + 1]);
+  return not_found(call);
+}
+
+// Web routes: [{datasets|spaces|kernels}/]{id}/resolve/{rev}/{path} and {id}.git/info/lfs/…
+void Server::Impl::route_web(Call& call) {
+  const auto& s = call.segs;
   RepoType type = RepoType::kModel;
   std::size_t off = 0;
   if (const auto prefixed = repo_type_from_api_segment(s[0]); prefixed && *prefixed != RepoType::kModel) {
@@ -483,20 +520,20 @@ void Server::Impl::route(const httplib::Request& req, httplib::Response& res, co
     if (s.size() < off + width + 1) continue;
     std::string id = width == 2 ? s[off] + "/" + s[off + 1] : s[off];
     const std::size_t k = off + width;
-    if (s[k] == "resolve" && s.size() >= k + 3 && get) {
+    if (s[k] == "resolve" && s.size() >= k + 3 && is_get(call)) {
       auto key = parse_repo_key(type, id);
-      if (!key) return send_error(res, 400, "BadRequest", key.error().message);
+      if (!key) return send_error(call.res, 400, "BadRequest", key.error().message);
       return resolve_file(call, canonical(std::move(*key)), s[k + 1], join(s, k + 2));
     }
     if (id.ends_with(".git") && s.size() == k + 4 && s[k] == "info" && s[k + 1] == "lfs" && s[k + 2] == "objects" &&
-        m == "POST") {
+        call.req.method == "POST") {
       auto key = parse_repo_key(type, id.substr(0, id.size() - 4));
-      if (!key) return send_error(res, 400, "BadRequest", key.error().message);
+      if (!key) return send_error(call.res, 400, "BadRequest", key.error().message);
       if (s[k + 3] == "batch") return lfs_batch(call, canonical(std::move(*key)));
       if (s[k + 3] == "verify") return lfs_verify(call, canonical(std::move(*key)));
     }
   }
-  return not_found();
+  return not_found(call);
 }
 
 std::shared_ptr<const RepoState> Server::Impl::readable_repo(Call& call, const RepoKey& key) {

@@ -72,6 +72,11 @@ struct Server::Impl {
   void install_routes();
   void dispatch(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* reader);
   void route(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* reader);
+  // route's steps (server.cpp): the API's routes, one repo's API routes after its id, the web
+  // routes (downloads, the LFS batch API). Each answers a path none of its routes serves with 404.
+  void route_api(Call& call);
+  void route_repo_api(Call& call, const RepoKey& key, std::size_t sub);
+  void route_web(Call& call);
 
   // --- access (each answers the Hub's error itself and returns nullptr on refusal) --------
   std::shared_ptr<const RepoState> readable_repo(Call& call, const RepoKey& key);

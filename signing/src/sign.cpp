@@ -26,7 +26,7 @@ Result<Manifest> sign_variant(const fs::path& dir, const VariantIdentity& identi
     return unexpected(valid.error().with_context("cannot sign `" + dir.string() + "`"));
   }
   KH_ASSIGN_OR_RETURN(VariantFiles listed, hash_variant_files(dir));
-  std::erase_if(listed.files, [](const ManifestFile& f) { return f.path == kLegacySignatureFileName; });
+  std::erase_if(listed.files, [](const ManifestFile& f) { return f.path == kV1SignatureFileName; });
   if (!listed.problems.empty()) {
     std::string message = "cannot sign `" + dir.string() + "`: a signed variant holds regular files with plain names:";
     for (const auto& problem : listed.problems) message += "\n  - " + problem;

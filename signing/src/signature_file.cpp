@@ -28,7 +28,7 @@ std::filesystem::path signature_path(const std::filesystem::path& variant_dir) {
 }
 
 std::filesystem::path legacy_signature_path(const std::filesystem::path& variant_dir) {
-  return variant_dir / kLegacySignatureFileName;
+  return variant_dir / kV1SignatureFileName;
 }
 
 std::string signature_repo_path(std::string_view variant) {

@@ -2,14 +2,16 @@
 
 #include <algorithm>
 
+#include "kernelhub/client/cache_layout.hpp"
+
 namespace kernelhub::signing {
 
 namespace fs = std::filesystem;
 
 namespace {
 
-bool excluded(const fs::path& rel, SignatureLocation location) {
-  if (location == SignatureLocation::kLegacyInside && rel == kLegacySignatureFileName) return true;
+bool excluded(const fs::path& rel, SignatureLayout layout) {
+  if (layout == SignatureLayout::kV1Inside && rel == kV1SignatureFileName) return true;
   return rel.extension() == ".pyc" && rel.has_parent_path() && rel.parent_path().filename() == "__pycache__";
 }
 
@@ -27,11 +29,9 @@ std::string describe(fs::file_type type) {
 }  // namespace
 
 std::optional<fs::path> snapshot_blobs_dir(const fs::path& dir) {
-  const fs::path absolute = fs::absolute(dir).lexically_normal();
-  for (fs::path p = absolute; p.has_relative_path(); p = p.parent_path()) {
-    if (p.parent_path().filename() == "snapshots") return p.parent_path().parent_path() / "blobs";
-  }
-  return std::nullopt;
+  const auto repo_dir = client::CacheLayout::repo_dir_of_snapshot_path(dir);
+  if (!repo_dir) return std::nullopt;
+  return client::CacheLayout::blobs_dir_of(*repo_dir);
 }
 
 std::optional<std::string> non_regular_file_problem(const fs::path& entry, const std::optional<fs::path>& blobs) {
@@ -51,7 +51,7 @@ std::optional<std::string> non_regular_file_problem(const fs::path& entry, const
   return std::nullopt;
 }
 
-Result<VariantFiles> hash_variant_files(const fs::path& dir, FileDigests* digests, SignatureLocation location) {
+Result<VariantFiles> hash_variant_files(const fs::path& dir, FileDigests* digests, SignatureLayout layout) {
   std::error_code ec;
   if (!fs::is_directory(fs::symlink_status(dir, ec)) && !fs::is_directory(dir, ec)) {
     return unexpected(ErrorCode::kNotFound, "variant directory `" + dir.string() + "` does not exist");
@@ -70,7 +70,7 @@ Result<VariantFiles> hash_variant_files(const fs::path& dir, FileDigests* digest
       if (!is_safe_manifest_path(name)) out.problems.push_back("directory name `" + name + "` is not allowed");
       continue;
     }
-    if (excluded(rel, location)) continue;
+    if (excluded(rel, layout)) continue;
     if (!is_safe_manifest_path(name)) {
       out.problems.push_back("`" + name + "` is a name a manifest cannot hold (control character, `\\` or not UTF-8)");
       continue;

@@ -77,19 +77,19 @@ Status check_identity(const Manifest& manifest, const ExpectedVariant& expected,
   return unexpected(ErrorCode::kBadSignature, message);
 }
 
-// The signature of `dir`: beside it, else (signed before 2026-12) inside it; nullopt for neither.
-std::optional<std::pair<fs::path, SignatureLocation>> find_signature(const fs::path& dir) {
+// The signature of `dir`: layout v2 beside it, else layout v1 inside it; nullopt for neither.
+std::optional<std::pair<fs::path, SignatureLayout>> find_signature(const fs::path& dir) {
   std::error_code ec;
-  for (const auto& [path, location] : {std::pair{signature_path(dir), SignatureLocation::kBeside},
-                                       std::pair{legacy_signature_path(dir), SignatureLocation::kLegacyInside}}) {
-    if (fs::exists(fs::symlink_status(path, ec))) return std::pair{path, location};
+  for (const auto& [path, layout] : {std::pair{signature_path(dir), SignatureLayout::kV2Beside},
+                                     std::pair{legacy_signature_path(dir), SignatureLayout::kV1Inside}}) {
+    if (fs::exists(fs::symlink_status(path, ec))) return std::pair{path, layout};
   }
   return std::nullopt;
 }
 
 // Step 4: the directory holds exactly the signed files.
-Status check_files(const Manifest& manifest, const fs::path& dir, SignatureLocation location, FileDigests* digests) {
-  KH_ASSIGN_OR_RETURN(VariantFiles actual, hash_variant_files(dir, digests, location));
+Status check_files(const Manifest& manifest, const fs::path& dir, SignatureLayout layout, FileDigests* digests) {
+  KH_ASSIGN_OR_RETURN(VariantFiles actual, hash_variant_files(dir, digests, layout));
   std::vector<std::string> problems = std::move(actual.problems);
   std::map<std::string, const ManifestFile*> on_disk;
   for (const auto& f : actual.files) on_disk[f.path] = &f;
@@ -181,7 +181,7 @@ Result<VerifiedVariant> verify_variant(const fs::path& dir, const ExpectedVarian
   }
 
   // Step 2: verify the exact bytes before parsing them.
-  const auto& [sig_path, location] = *found;
+  const auto& [sig_path, layout] = *found;
   const std::string sig_name = "`" + sig_path.filename().string() + "`";
   fs::path readable = sig_path;
   if (auto problem = non_regular_file_problem(sig_path, snapshot_blobs_dir(dir))) {
@@ -220,7 +220,7 @@ Result<VerifiedVariant> verify_variant(const fs::path& dir, const ExpectedVarian
   KH_RETURN_IF_ERROR(check_identity(*manifest, expected, dir));
 
   // Step 4: the files are the signed files.
-  KH_RETURN_IF_ERROR(check_files(*manifest, dir, location, digests));
+  KH_RETURN_IF_ERROR(check_files(*manifest, dir, layout, digests));
 
   // Step 5: not older than what this machine already accepted.
   if (expected.check_freshness && policy.serial_store_dir) {

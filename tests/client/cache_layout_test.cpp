@@ -58,6 +58,20 @@ TEST_CASE("CacheLayout: paths are huggingface_hub's") {
   CHECK(CacheLayout::blob_link_target("build/torch-cpu/x", "e") == "../../../../blobs/e");
 }
 
+TEST_CASE("CacheLayout: the repo folder of a path inside a snapshot, none outside one") {
+  const CacheLayout layout("/c", RepoType::kKernel, RepoId{"org", "kern"});
+  const std::string commit(40, 'a');
+  CHECK(CacheLayout::repo_dir_of_snapshot_path(layout.snapshot_dir(commit)) == layout.repo_dir());
+  CHECK(CacheLayout::repo_dir_of_snapshot_path(layout.snapshot_path(commit, "build/x")) == layout.repo_dir());
+  CHECK(CacheLayout::repo_dir_of_snapshot_path(layout.snapshot_dir(commit) / ".." / commit / "build") ==
+        layout.repo_dir());
+  CHECK(CacheLayout::blobs_dir_of(*CacheLayout::repo_dir_of_snapshot_path(layout.snapshot_path(commit, "x"))) ==
+        layout.blobs_dir());
+  CHECK_FALSE(CacheLayout::repo_dir_of_snapshot_path(layout.snapshots_dir()));
+  CHECK_FALSE(CacheLayout::repo_dir_of_snapshot_path(layout.blob_path("e")));
+  CHECK_FALSE(CacheLayout::repo_dir_of_snapshot_path("/work/build/torch-cpu"));
+}
+
 TEST_CASE("CacheLayout: a ref the kernels package wrote reads back; one that is not a commit is a typed error") {
   client::testing::TempDir dir;
   const CacheLayout layout(dir.path(), RepoType::kKernel, RepoId{"org", "kern"});

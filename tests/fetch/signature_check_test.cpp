@@ -196,7 +196,7 @@ TEST_CASE("a warm check finds the record and checks the policy again against it"
   CHECK(changed.status == Status::kDoesNotVerify);
 }
 
-TEST_CASE("a variant signed the way of before 2026-12 (kernelhub.sig) still loads where its key is trusted") {
+TEST_CASE("a variant signed with kernelhub.sig (layout v2, no bundle) still loads where its key is trusted") {
   const testing::TempDir root("legacy_signature");
   const fs::path dir = root.path() / std::string(kVariant);
   fs::create_directories(dir);

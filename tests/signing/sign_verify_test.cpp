@@ -373,7 +373,7 @@ TEST_CASE("the signature lives beside the variant folder, where kernels' digest 
   CHECK_THAT(e.message, Catch::Contains("`kernelhub.sig` is not in the signed manifest"));
 }
 
-TEST_CASE("a variant signed inside its folder (kernelhub.sig, before 2026-12) still verifies, strictly") {
+TEST_CASE("a variant signed in layout v1 (kernelhub.sig inside its folder) still verifies, strictly") {
   SignedVariant v;
   // What older kernelhub wrote: the same file, inside the folder, left out of what it covers.
   fs::rename(signature_path(v.dir), legacy_signature_path(v.dir));

@@ -108,72 +108,75 @@ Status write_digest(const fs::path& variant_dir, const std::map<std::string, std
   return write_file_atomic(path, doc.dump(2) + "\n", {.durability = Durability::kData});
 }
 
-void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions& options, BuildDirCheck& out) {
-  const std::string name = dir.filename().string();
-  auto problem = [&](std::string text) { out.problems.push_back(name + ": " + std::move(text)); };
-  VariantDir variant;
-  variant.name = name;
-  variant.dir = dir;
+// Where check_variant's steps put what they find: `<variant>: <text>`, among the check's problems.
+class VariantProblems {
+ public:
+  VariantProblems(std::string variant, std::vector<std::string>& problems)
+      : variant_(std::move(variant)), problems_(problems) {}
+  void operator()(std::string text) const { problems_.push_back(variant_ + ": " + std::move(text)); }
+  std::size_t count() const { return problems_.size(); }
 
-  auto parsed = resolver::Variant::parse(name);
-  if (!parsed) {
-    problem("not a build variant name (" + parsed.error().message +
-            "); name it like torch215-cxx11-cpu-x86_64-linux, or move it out of the build dir");
-  } else if (parsed->to_string() != name) {
-    problem("written `" + parsed->to_string() + "` in canonical form; rename the directory");
-  }
+ private:
+  std::string variant_;
+  std::vector<std::string>& problems_;
+};
 
-  const std::size_t before = out.problems.size();
+// The files published: all under the folder but kernelhub.sig and the bundle (which goes with
+// the folder, checked on its own: variant_signing.hpp; --sign-key replaces it). False when a file
+// cannot be published.
+bool list_published_files(const fs::path& root, const CheckOptions& options, VariantDir& variant,
+                          const VariantProblems& problem) {
+  const std::size_t before = problem.count();
   std::vector<std::string> file_problems;
-  variant.files = list_variant_files(dir, root, file_problems);
+  variant.files = list_variant_files(variant.dir, root, file_problems);
   for (auto& p : file_problems) problem(std::move(p));
-  const bool files_ok = out.problems.size() == before;
+  const bool files_ok = problem.count() == before;
 
-  // kernelhub's signature of before 2026-12 inside the folder: kernels >= 0.18 refuses the folder,
+  // kernelhub.sig inside the folder (signature layout v1): kernels >= 0.18 refuses the folder,
   // and it is no longer published (docs/SIGNING.md).
-  const fs::path legacy_signature(std::string(signing::kLegacySignatureFileName));
+  const fs::path legacy_signature(std::string(signing::kV1SignatureFileName));
   if (std::erase(variant.files, legacy_signature) > 0 && !options.signs) {
     problem("holds " + legacy_signature.string() +
             ", kernelhub's signature format of before 2026-12, which kernels >= 0.18 refuses and hub-publish no "
             "longer publishes: delete it, and sign with --sign-key KEY (a Sigstore bundle) if you sign");
   }
-  // The bundle goes with the folder, checked on its own (variant_signing.hpp); --sign-key replaces it.
   const fs::path bundle_name{std::string(kSigstoreBundleName)};
-  if (std::erase(variant.files, bundle_name) > 0 && !options.signs) variant.bundle = dir / bundle_name;
+  if (std::erase(variant.files, bundle_name) > 0 && !options.signs) variant.bundle = variant.dir / bundle_name;
+  return files_ok;
+}
 
-  auto metadata = Metadata::read(dir);
-  if (!metadata) {
-    problem(metadata.error().code == ErrorCode::kNotFound
-                ? "metadata.json is missing: a half-built or broken variant; build it (kernel-builder and our "
-                  "CMake write metadata.json last), remove the folder, or publish the others with --variant NAME"
-                : metadata.error().message);
-    out.variants.push_back(std::move(variant));
-    return;
-  }
+// metadata.json against the folder's name and --version: its version fits a branch, its backend
+// is known and the name's.
+void check_metadata(const Metadata& metadata, const Result<resolver::Variant>& parsed, const CheckOptions& options,
+                    VariantDir& variant, const VariantProblems& problem) {
   // Not a problem, but the `kernels` package warns on every load of such a variant: say so now.
-  variant.dirty_build = metadata->provenance && metadata->provenance->is_dirty();
-  variant.id = metadata->id;
-  variant.layout = metadata->build_layout;
-  if (metadata->version && *metadata->version > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
-    problem("metadata.json says version " + std::to_string(*metadata->version) +
+  variant.dirty_build = metadata.provenance && metadata.provenance->is_dirty();
+  variant.id = metadata.id;
+  variant.layout = metadata.build_layout;
+  if (metadata.version && *metadata.version > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+    problem("metadata.json says version " + std::to_string(*metadata.version) +
             ", more than a branch v<N> can be; rebuild with a smaller version in build.toml");
-  } else if (metadata->version) {
-    variant.metadata_version = static_cast<int>(*metadata->version);
+  } else if (metadata.version) {
+    variant.metadata_version = static_cast<int>(*metadata.version);
   }
   if (options.version && variant.metadata_version && *variant.metadata_version != *options.version) {
     problem("metadata.json says version " + std::to_string(*variant.metadata_version) + " but --version is " +
             std::to_string(*options.version) + "; publish to v" + std::to_string(*variant.metadata_version) +
             " or rebuild with version = " + std::to_string(*options.version) + " in build.toml");
   }
-  if (auto known = metadata->require_known_backend(); !known) {
+  if (auto known = metadata.require_known_backend(); !known) {
     problem(known.error().message);
-  } else if (parsed && parsed->is_arch() && metadata->backend != "agnostic" &&
-             metadata->backend != parsed->backend.kind_name()) {
-    problem("metadata.json backend `" + metadata->backend + "` does not match the directory name's `" +
+  } else if (parsed && parsed->is_arch() && metadata.backend != "agnostic" &&
+             metadata.backend != parsed->backend.kind_name()) {
+    problem("metadata.json backend `" + metadata.backend + "` does not match the directory name's `" +
             std::string(parsed->backend.kind_name()) + "`");
   }
+}
 
-  // The op library: its file name must carry the namespace metadata `id` names.
+// The op libraries: a compiled variant has one, and its file name carries the namespace metadata
+// `id` names.
+std::vector<fs::path> op_libraries(const VariantDir& variant, const Metadata& metadata,
+                                   const Result<resolver::Variant>& parsed, const VariantProblems& problem) {
   std::vector<fs::path> libraries;
   for (const auto& rel : variant.files) {
     if (is_shared_library(rel)) libraries.push_back(rel);
@@ -181,35 +184,44 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
   const bool compiled = parsed && parsed->is_arch();
   if (compiled && libraries.empty()) problem("no .so op library; a compiled variant needs one");
   if (!libraries.empty() && std::none_of(libraries.begin(), libraries.end(),
-                                         [&](const fs::path& rel) { return library_namespace(rel) == metadata->id; })) {
-    problem("metadata.json `id` is `" + metadata->id + "` but the library is `" + libraries.front().string() +
+                                         [&](const fs::path& rel) { return library_namespace(rel) == metadata.id; })) {
+    problem("metadata.json `id` is `" + metadata.id + "` but the library is `" + libraries.front().string() +
             "`; the id must be the op namespace the library is named after (rebuild, do not edit by hand)");
   }
+  return libraries;
+}
 
-  // Digest: verified when present, computed when absent.
-  if (files_ok && metadata->has_digest) {
-    if (auto verified = verify_digest(dir, *metadata); !verified) problem(verified.error().message);
-    if (auto archive = check_zip_package(dir, *metadata); !archive) problem(archive.error().message);
-  } else if (files_ok) {
-    if (auto archive = check_zip_package(dir, *metadata); !archive) problem(archive.error().message);
-    auto digest = compute_digest(dir);
-    if (!digest) {
-      problem(digest.error().message);
-    } else if (options.write_digest) {
-      if (auto written = write_digest(dir, *digest); !written) problem(written.error().message);
-      variant.digest_added = true;
-    } else {
-      variant.digest_added = true;  // the dry run reports it would add one
-    }
+// Digest: verified when present, computed when absent (written only with write_digest).
+void check_digest(const Metadata& metadata, const CheckOptions& options, VariantDir& variant,
+                  const VariantProblems& problem) {
+  const fs::path& dir = variant.dir;
+  if (metadata.has_digest) {
+    if (auto verified = verify_digest(dir, metadata); !verified) problem(verified.error().message);
+    if (auto archive = check_zip_package(dir, metadata); !archive) problem(archive.error().message);
+    return;
   }
+  if (auto archive = check_zip_package(dir, metadata); !archive) problem(archive.error().message);
+  auto digest = compute_digest(dir);
+  if (!digest) {
+    problem(digest.error().message);
+  } else if (options.write_digest) {
+    if (auto written = write_digest(dir, *digest); !written) problem(written.error().message);
+    variant.digest_added = true;
+  } else {
+    variant.digest_added = true;  // the dry run reports it would add one
+  }
+}
 
-  // Pre-flight of each library.
+// The pre-flight of each library: the loader's (or tvm-ffi's) where this process could load the
+// variant, else what holds everywhere (a readable ELF shared object for the variant's cpu).
+void preflight_libraries(const std::vector<fs::path>& libraries, const Result<resolver::Variant>& parsed,
+                         const CheckOptions& options, VariantDir& variant, const VariantProblems& problem) {
   const std::string elf_only =
       parsed ? why_elf_only(*parsed, options.environment, options.env) : "unparsable variant name";
   variant.preflight = elf_only.empty() ? "full" : "elf only: " + elf_only;
   const bool tvm_ffi = parsed && parsed->framework == resolver::Framework::kTvmFfi;
   for (const auto& rel : libraries) {
-    const fs::path path = dir / rel;
+    const fs::path path = variant.dir / rel;
     if (elf_only.empty() && !tvm_ffi) {
       auto report = loader::check_loadable(path, options.env);
       if (!report) problem(rel.string() + " fails the loader pre-flight: " + report.error().message);
@@ -238,6 +250,37 @@ void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions
               " but the variant says " + parsed->cpu);
     }
   }
+}
+
+void check_variant(const fs::path& root, const fs::path& dir, const CheckOptions& options, BuildDirCheck& out) {
+  const std::string name = dir.filename().string();
+  const VariantProblems problem(name, out.problems);
+  VariantDir variant;
+  variant.name = name;
+  variant.dir = dir;
+
+  auto parsed = resolver::Variant::parse(name);
+  if (!parsed) {
+    problem("not a build variant name (" + parsed.error().message +
+            "); name it like torch215-cxx11-cpu-x86_64-linux, or move it out of the build dir");
+  } else if (parsed->to_string() != name) {
+    problem("written `" + parsed->to_string() + "` in canonical form; rename the directory");
+  }
+  const bool files_ok = list_published_files(root, options, variant, problem);
+
+  auto metadata = Metadata::read(dir);
+  if (!metadata) {
+    problem(metadata.error().code == ErrorCode::kNotFound
+                ? "metadata.json is missing: a half-built or broken variant; build it (kernel-builder and our "
+                  "CMake write metadata.json last), remove the folder, or publish the others with --variant NAME"
+                : metadata.error().message);
+    out.variants.push_back(std::move(variant));
+    return;
+  }
+  check_metadata(*metadata, parsed, options, variant, problem);
+  const std::vector<fs::path> libraries = op_libraries(variant, *metadata, parsed, problem);
+  if (files_ok) check_digest(*metadata, options, variant, problem);
+  preflight_libraries(libraries, parsed, options, variant, problem);
   out.variants.push_back(std::move(variant));
 }
 
@@ -314,7 +357,7 @@ BuildDirCheck check_build_dir(const fs::path& dir, const CheckOptions& options) 
   for (const auto& path : entries) {
     const std::string name = path.filename().string();
     std::error_code st_ec;
-    if (name.ends_with(signing::kSignatureSuffix)) {  // kernelhub's signature of before 2026-12, beside a folder
+    if (name.ends_with(signing::kSignatureSuffix)) {  // kernelhub.sig beside a folder (layout v2)
       const std::string variant = name.substr(0, name.size() - signing::kSignatureSuffix.size());
       if (!is_selected(variant) || options.signs) continue;
       out.problems.push_back(name +

@@ -12,8 +12,8 @@
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/read_file.hpp"
 #include "kernelhub/client/hub_client.hpp"
-#include "kernelhub/loader/torch_runtime.hpp"
 #include "kernelhub/fetch/signature_check.hpp"
+#include "kernelhub/loader/torch_runtime.hpp"
 #include "publish.hpp"
 #include "variant_signing.hpp"
 #include "zip_staging.hpp"
@@ -51,69 +51,56 @@ int fail(const Error& error, bool json) {
   return cli::fail("hub-publish", error, json);
 }
 
-int run(const PublishArguments& args, const CLI::App& app) {
-  auto repo = client::RepoId::parse(args.repo);
-  if (!repo) return cli::usage_error(app, repo.error().message);
-  std::optional<int> version = args.version;
-  const RepoType type = args.repo_type == "model" ? RepoType::kModel : RepoType::kKernel;
-  const bool json = args.json;
-  const bool dry_run = args.dry_run;
-
-  const EnvironmentSource env = process_environment();
-  auto settings = client::Settings::from_env(env);
-  if (!settings) return fail(settings.error(), json);
+// The client's settings: the environment's, with --endpoint and --retries over them.
+Result<client::Settings> hub_settings(const PublishArguments& args, const EnvironmentSource& env) {
+  KH_ASSIGN_OR_RETURN(client::Settings settings, client::Settings::from_env(env));
   if (args.endpoint) {
-    settings->endpoint = *args.endpoint;
-    while (settings->endpoint.ends_with('/')) settings->endpoint.pop_back();
+    settings.endpoint = *args.endpoint;
+    while (settings.endpoint.ends_with('/')) settings.endpoint.pop_back();
   }
-  if (args.retries) settings->max_retries = *args.retries;
+  if (args.retries) settings.max_retries = *args.retries;
+  return settings;
+}
 
-  // Check everything first; nothing leaves the machine when something is wrong.
-  const std::filesystem::path build_dir = args.build_dir;
-  auto environment = resolver::Environment::detect(loader::torch_runtime(), env);
-  // Digests are written only once every check passed, so a refused run changes nothing.
-  publish::CheckOptions options{version,       /*write_digest=*/false,    environment ? &*environment : nullptr,
-                                args.variants, args.sign_key.has_value(), env};
-  publish::BuildDirCheck check = publish::check_build_dir(build_dir, options);
-  std::string branch;
-  if (args.branch) {
-    branch = *args.branch;
-  } else if (version) {
-    branch = "v" + std::to_string(*version);
-  } else {
-    std::optional<int> found;
-    for (const auto& v : check.variants) {
-      if (!v.metadata_version) continue;
-      if (found && *found != *v.metadata_version) {
-        check.problems.push_back("the variants' metadata.json disagree on `version` (" + std::to_string(*found) +
-                                 " and " + std::to_string(*v.metadata_version) + "); pass --version N");
-        break;
-      }
-      found = v.metadata_version;
+// The branch published to: --branch, else v<--version>, else v<the `version` every metadata.json
+// names>; metadata.json files that disagree, or name none, are one more problem of the check.
+std::string target_branch(const PublishArguments& args, publish::BuildDirCheck& check) {
+  if (args.branch) return *args.branch;
+  if (args.version) return "v" + std::to_string(*args.version);
+  std::optional<int> found;
+  for (const auto& v : check.variants) {
+    if (!v.metadata_version) continue;
+    if (found && *found != *v.metadata_version) {
+      check.problems.push_back("the variants' metadata.json disagree on `version` (" + std::to_string(*found) +
+                               " and " + std::to_string(*v.metadata_version) + "); pass --version N");
+      break;
     }
-    if (!found && check.problems.empty())
-      check.problems.push_back("no metadata.json has a `version`; pass --version N");
-    if (found) branch = "v" + std::to_string(*found);
-    version = found;
+    found = v.metadata_version;
   }
-  std::optional<std::filesystem::path> card;
-  if (const auto& c = args.card) {
-    if (!std::filesystem::is_regular_file(*c)) check.problems.push_back("--card " + *c + ": no such file");
-    card = *c;
-  }
-  // The layout asked for: a files-layout build is staged as a zip layout outside the build dir.
-  std::optional<publish::StagingFolder> staging;
+  if (!found && check.problems.empty()) check.problems.push_back("no metadata.json has a `version`; pass --version N");
+  return found ? "v" + std::to_string(*found) : std::string();
+}
+
+// A staging folder outside the build dir, made on first use: publishing never writes into it.
+Status ensure_staging(std::optional<publish::StagingFolder>& staging) {
+  if (staging) return {};
+  KH_ASSIGN_OR_RETURN(publish::StagingFolder created, publish::StagingFolder::create());
+  staging.emplace(std::move(created));
+  return {};
+}
+
+// The layout asked for (--layout): a files-layout build is staged as a zip layout outside the
+// build dir. What cannot be staged is a problem of the check; the error is a staging folder that
+// cannot be made.
+Status stage_asked_layout(const PublishArguments& args, publish::BuildDirCheck& check,
+                          std::optional<publish::StagingFolder>& staging) {
   for (auto& v : check.variants) {
     if (!args.layout || *args.layout == to_string(v.layout) || !check.problems.empty()) continue;
     if (v.layout == BuildLayout::kZip) {
       check.problems.push_back(v.name + ": built in the zip layout; publish it as built (leave out --layout files)");
       continue;
     }
-    if (!staging) {
-      auto created = publish::StagingFolder::create();
-      if (!created) return fail(created.error(), json);
-      staging.emplace(std::move(*created));
-    }
+    KH_RETURN_IF_ERROR(ensure_staging(staging));
     const bool was_signed = v.bundle.has_value();
     if (auto staged = publish::stage_zip_layout(v, staging->path()); !staged) {
       check.problems.push_back(staged.error().message);
@@ -123,41 +110,141 @@ int run(const PublishArguments& args, const CLI::App& app) {
                                "layout's published; pass --sign-key KEY to sign what is published");
     }
   }
-  if (!args.sign_key) publish::check_bundles(check.variants, env, check.problems);
-  if (!check.problems.empty()) {
-    std::string message = "nothing was published; " + std::to_string(check.problems.size()) + " problem(s) in " +
-                          build_dir.string() + ":";
-    for (const auto& p : check.problems) message += "\n  " + p;
-    return fail(Error{ErrorCode::kInvalidArgument, message}, json);
+  return {};
+}
+
+// Every problem the check found, in one error: nothing was published.
+Error refusal(const publish::BuildDirCheck& check, const std::filesystem::path& build_dir) {
+  std::string message =
+      "nothing was published; " + std::to_string(check.problems.size()) + " problem(s) in " + build_dir.string() + ":";
+  for (const auto& p : check.problems) message += "\n  " + p;
+  return Error{ErrorCode::kInvalidArgument, message};
+}
+
+// Once every check passed: the digests the variants' metadata.json lacked.
+Status add_digests(const publish::BuildDirCheck& check) {
+  for (const auto& v : check.variants) {
+    if (!v.digest_added) continue;
+    if (auto added = publish::add_digest(v.dir); !added) return unexpected(added.error().with_context(v.name));
   }
+  return {};
+}
+
+// --sign-key: a bundle per variant, staged outside the build folder; one the branch publishes
+// now is kept where it still signs these bytes with this key.
+Status sign_for_publishing(const std::string& key, const client::Settings& settings, const client::RepoId& repo,
+                           RepoType type, const std::string& branch, publish::BuildDirCheck& check,
+                           std::optional<publish::StagingFolder>& staging) {
+  const client::HubClient reader(settings);
+  const auto published = [&](const std::string& variant) -> std::optional<std::string> {
+    auto file = reader.download_file(repo, type, branch, "build/" + variant + "/" + std::string(kSigstoreBundleName));
+    if (!file) return std::nullopt;
+    auto bytes = read_file(file->path);
+    return bytes ? std::optional(std::move(*bytes)) : std::nullopt;
+  };
+  KH_RETURN_IF_ERROR(ensure_staging(staging));
+  return publish::sign_variants(key, staging->path(), check.variants, published);
+}
+
+// --json: what was checked, sent and committed, as one object on stdout.
+void print_json(const publish::PublishReport& report, const publish::BuildDirCheck& check, const client::RepoId& repo,
+                RepoType type, bool dry_run) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : report.files) files.push_back({{"path", f.path}, {"size", f.size}, {"action", f.action}});
+  nlohmann::json variants = nlohmann::json::array();
+  for (const auto& v : check.variants) {
+    variants.push_back({{"name", v.name},
+                        {"files", v.files.size()},
+                        {"preflight", v.preflight},
+                        {"digest_added", v.digest_added},
+                        {"dirty_build", v.dirty_build},
+                        {"layout", std::string(to_string(v.layout))},
+                        {"signed", v.bundle.has_value()}});
+  }
+  nlohmann::json out = {{"repo", repo.to_string()},   {"repo_type", std::string(to_string(type))},
+                        {"branch", report.branch},    {"dry_run", dry_run},
+                        {"variants", variants},       {"files", files},
+                        {"bytes", report.bytes_total}};
+  if (!dry_run) {
+    out["commit"] = report.commit;
+    out["commit_url"] = report.commit_url;
+    out["url"] = report.url;
+    out["committed"] = report.committed;
+    out["branch_created"] = report.branch_created;
+    out["card_commit"] = report.card_commit;
+    out["lfs"] = {{"objects_sent", report.lfs.objects_sent},
+                  {"objects_present", report.lfs.objects_present},
+                  {"bytes_sent", report.lfs.bytes_sent},
+                  {"multipart_objects", report.lfs.multipart_objects}};
+  }
+  std::printf("%s\n", out.dump(2).c_str());
+}
+
+// Without --json: a line per variant, then what was (or would be) published.
+void print_summary(const publish::PublishReport& report, const publish::BuildDirCheck& check,
+                   const client::RepoId& repo, const std::string& branch, bool dry_run) {
+  for (const auto& v : check.variants) {
+    std::printf("  %-40s %3zu files  %s layout%s  pre-flight: %s%s%s\n", v.name.c_str(), v.files.size(),
+                std::string(to_string(v.layout)).c_str(), v.bundle ? ", signed" : "", v.preflight.c_str(),
+                v.digest_added ? "  (digest added)" : "",
+                v.dirty_build ? "  (built from a dirty tree: kernels warns on load)" : "");
+  }
+  int changed = 0;
+  for (const auto& f : report.files) changed += f.action != "unchanged";
+  if (dry_run) {
+    std::printf("dry run: would publish %zu files (%s) of %zu variant(s) to %s@%s; nothing was sent\n",
+                report.files.size(),
+                client::ProgressReporter::format_bytes(static_cast<double>(report.bytes_total)).c_str(),
+                check.variants.size(), repo.to_string().c_str(), branch.c_str());
+    return;
+  }
+  if (report.committed) {
+    std::printf("published %d changed file(s) of %zu variant(s) to %s@%s (%d LFS object(s) sent, %d already there)\n",
+                changed, check.variants.size(), repo.to_string().c_str(), branch.c_str(), report.lfs.objects_sent,
+                report.lfs.objects_present);
+  } else {
+    std::printf("%s@%s is already up to date: no new commit\n", repo.to_string().c_str(), branch.c_str());
+  }
+  std::printf("commit %s\n%s\n", report.commit.c_str(), report.commit_url.c_str());
+}
+
+int run(const PublishArguments& args, const CLI::App& app) {
+  auto repo = client::RepoId::parse(args.repo);
+  if (!repo) return cli::usage_error(app, repo.error().message);
+  const RepoType type = args.repo_type == "model" ? RepoType::kModel : RepoType::kKernel;
+  const bool json = args.json;
+  const bool dry_run = args.dry_run;
+
+  const EnvironmentSource env = process_environment();
+  auto settings = hub_settings(args, env);
+  if (!settings) return fail(settings.error(), json);
+
+  // Check everything first; nothing leaves the machine when something is wrong.
+  const std::filesystem::path build_dir = args.build_dir;
+  auto environment = resolver::Environment::detect(loader::torch_runtime(), env);
+  // Digests are written only once every check passed, so a refused run changes nothing.
+  publish::CheckOptions options{args.version,  /*write_digest=*/false,    environment ? &*environment : nullptr,
+                                args.variants, args.sign_key.has_value(), env};
+  publish::BuildDirCheck check = publish::check_build_dir(build_dir, options);
+  const std::string branch = target_branch(args, check);
+  std::optional<std::filesystem::path> card;
+  if (const auto& c = args.card) {
+    if (!std::filesystem::is_regular_file(*c)) check.problems.push_back("--card " + *c + ": no such file");
+    card = *c;
+  }
+  std::optional<publish::StagingFolder> staging;
+  if (auto staged = stage_asked_layout(args, check, staging); !staged) return fail(staged.error(), json);
+  if (!args.sign_key) publish::check_bundles(check.variants, env, check.problems);
+  if (!check.problems.empty()) return fail(refusal(check, build_dir), json);
 
   if (!dry_run) {
-    for (const auto& v : check.variants) {
-      if (!v.digest_added) continue;
-      if (auto added = publish::add_digest(v.dir); !added) return fail(added.error().with_context(v.name), json);
-    }
+    if (auto added = add_digests(check); !added) return fail(added.error(), json);
   }
   if (const auto& key = args.sign_key) {
     if (dry_run) {
       std::fprintf(stderr, "hub-publish: dry run: the variants would be signed with %s\n", key->c_str());
-    } else {
-      // What the branch publishes now, to keep a bundle that still signs these bytes with this key.
-      const client::HubClient reader(*settings);
-      const auto published = [&](const std::string& variant) -> std::optional<std::string> {
-        auto file = reader.download_file(*repo, type, branch,
-                                         "build/" + variant + "/" + std::string(kSigstoreBundleName));
-        if (!file) return std::nullopt;
-        auto bytes = read_file(file->path);
-        return bytes ? std::optional(std::move(*bytes)) : std::nullopt;
-      };
-      // Bundles are staged outside the build folder: publishing never writes into it.
-      if (!staging) {
-        auto created = publish::StagingFolder::create();
-        if (!created) return fail(created.error(), json);
-        staging.emplace(std::move(*created));
-      }
-      auto signed_ok = publish::sign_variants(*key, staging->path(), check.variants, published);
-      if (!signed_ok) return fail(signed_ok.error(), json);
+    } else if (auto signed_ok = sign_for_publishing(*key, *settings, *repo, type, branch, check, staging); !signed_ok) {
+      return fail(signed_ok.error(), json);
     }
   }
 
@@ -166,62 +253,11 @@ int run(const PublishArguments& args, const CLI::App& app) {
   auto progress = client::ProgressReporter::for_terminal(args.quiet || json);
   auto report = publish::publish(request, hub, progress);
   if (!report) return fail(report.error(), json);
-
   if (json) {
-    nlohmann::json files = nlohmann::json::array();
-    for (const auto& f : report->files) files.push_back({{"path", f.path}, {"size", f.size}, {"action", f.action}});
-    nlohmann::json variants = nlohmann::json::array();
-    for (const auto& v : check.variants) {
-      variants.push_back({{"name", v.name},
-                          {"files", v.files.size()},
-                          {"preflight", v.preflight},
-                          {"digest_added", v.digest_added},
-                          {"dirty_build", v.dirty_build},
-                          {"layout", std::string(to_string(v.layout))},
-                          {"signed", v.bundle.has_value()}});
-    }
-    nlohmann::json out = {{"repo", repo->to_string()},   {"repo_type", std::string(to_string(type))},
-                          {"branch", report->branch},    {"dry_run", dry_run},
-                          {"variants", variants},        {"files", files},
-                          {"bytes", report->bytes_total}};
-    if (!dry_run) {
-      out["commit"] = report->commit;
-      out["commit_url"] = report->commit_url;
-      out["url"] = report->url;
-      out["committed"] = report->committed;
-      out["branch_created"] = report->branch_created;
-      out["card_commit"] = report->card_commit;
-      out["lfs"] = {{"objects_sent", report->lfs.objects_sent},
-                    {"objects_present", report->lfs.objects_present},
-                    {"bytes_sent", report->lfs.bytes_sent},
-                    {"multipart_objects", report->lfs.multipart_objects}};
-    }
-    std::printf("%s\n", out.dump(2).c_str());
-    return kExitOk;
-  }
-  for (const auto& v : check.variants) {
-    std::printf("  %-40s %3zu files  %s layout%s  pre-flight: %s%s%s\n", v.name.c_str(), v.files.size(),
-                std::string(to_string(v.layout)).c_str(), v.bundle ? ", signed" : "", v.preflight.c_str(),
-                v.digest_added ? "  (digest added)" : "",
-                v.dirty_build ? "  (built from a dirty tree: kernels warns on load)" : "");
-  }
-  int changed = 0;
-  for (const auto& f : report->files) changed += f.action != "unchanged";
-  if (dry_run) {
-    std::printf("dry run: would publish %zu files (%s) of %zu variant(s) to %s@%s; nothing was sent\n",
-                report->files.size(),
-                client::ProgressReporter::format_bytes(static_cast<double>(report->bytes_total)).c_str(),
-                check.variants.size(), repo->to_string().c_str(), branch.c_str());
-    return kExitOk;
-  }
-  if (report->committed) {
-    std::printf("published %d changed file(s) of %zu variant(s) to %s@%s (%d LFS object(s) sent, %d already there)\n",
-                changed, check.variants.size(), repo->to_string().c_str(), branch.c_str(), report->lfs.objects_sent,
-                report->lfs.objects_present);
+    print_json(*report, check, *repo, type, dry_run);
   } else {
-    std::printf("%s@%s is already up to date: no new commit\n", repo->to_string().c_str(), branch.c_str());
+    print_summary(*report, check, *repo, branch, dry_run);
   }
-  std::printf("commit %s\n%s\n", report->commit.c_str(), report->commit_url.c_str());
   return kExitOk;
 }
 

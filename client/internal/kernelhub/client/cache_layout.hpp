@@ -65,6 +65,10 @@ class CacheLayout {
     return repo_dir / "snapshots";
   }
   static std::filesystem::path refs_dir_of(const std::filesystem::path& repo_dir) { return repo_dir / "refs"; }
+  // The repo folder whose snapshots/ holds `path` (`<repo>/snapshots/<commit>/...`, `path` made
+  // absolute first), for code handed a folder that may lie in a snapshot: the signature check
+  // follows a snapshot's links into that repo's blobs/ only. nullopt when `path` is in no snapshot.
+  static std::optional<std::filesystem::path> repo_dir_of_snapshot_path(const std::filesystem::path& path);
 
   std::filesystem::path blobs_dir() const { return blobs_dir_of(repo_dir_); }
   std::filesystem::path snapshots_dir() const { return snapshots_dir_of(repo_dir_); }

@@ -31,9 +31,9 @@
 // verify_digest() re-hashes the variant directory the way kernels-data's Digest::hash_variant
 // does: every file below the directory except the top-level metadata.json and
 // metadata.json.sigstore and Python bytecode (__pycache__, *.pyc); missing, extra and changed files
-// all fail. A top-level kernelhub.sig is left out too: kernelhub wrote its signatures there until
-// 2026-12 (after the digest), and those builds must keep loading; signatures now sit beside the
-// variant folder, where kernels' own check does not see them (docs/SIGNING.md).
+// all fail. A top-level kernelhub.sig is left out too: signature layout v1 put kernelhub's
+// signature there (after the digest), and those builds must keep loading; layout v2 puts it beside
+// the variant folder, where kernels' own check does not see them (signing/signature_file.hpp).
 //
 // Thread safety: value types and free functions.
 #pragma once

@@ -12,8 +12,9 @@
 //   3. a variant with no bundle, or whose signer is not accepted, is what the kernels package
 //      warns about: a warning, or an error where a signature is required (the repo or its org has
 //      signers configured, require_signature, KERNELHUB_REQUIRE_SIGNATURE).
-// A variant signed before 2026-12 with kernelhub's Ed25519 `kernelhub.sig` (signing/verify.hpp),
-// and no bundle, is accepted when a configured key verifies it.
+// A variant signed with kernelhub's own Ed25519 `kernelhub.sig` (layout v1 or v2:
+// signing/signature_file.hpp; signing/verify.hpp), and no bundle, is accepted when a configured
+// key verifies it.
 //
 // What a verification proved is remembered (SignatureRecords): keyed by the sha256 of the bundle
 // and of metadata.json (both proven by the load's FileDigests) and the trusted root, it holds the
@@ -102,7 +103,7 @@ struct SignatureSettings {
   // The root's identity in records: "public-good", or the sha256 of the file that replaces it.
   std::string root_id;
   Signers signers;                   // the signers file and the trusted keys
-  signing::TrustedKeys legacy_keys;  // the trusted keys, for a kernelhub.sig of before 2026-12
+  signing::TrustedKeys legacy_keys;  // the trusted keys, for a kernelhub.sig (layout v1 or v2)
   std::optional<std::filesystem::path> serial_store_dir;  // kernelhub.sig's freshness record
   bool require_signature = false;
 

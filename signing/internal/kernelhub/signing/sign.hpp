@@ -21,7 +21,7 @@ struct SignOptions {
 };
 
 // Writes signature_path(dir) (temp file + rename, replacing an older one) and returns the
-// manifest it signed. A legacy `<dir>/kernelhub.sig` is removed first: it is this tool's own
+// manifest it signed. A layout v1 `<dir>/kernelhub.sig` is removed first: it is this tool's own
 // earlier output, and kernels >= 0.18 refuses a folder holding it. Nothing is written when a file
 // cannot be covered: errors list every symlink, device or unsafe name.
 // Errors: kInvalidArgument (identity or files), kNotFound, kIo.

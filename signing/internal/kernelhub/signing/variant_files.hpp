@@ -2,7 +2,7 @@
 //
 // Covered: every file under the directory, recursively, except `.pyc` files inside `__pycache__/`
 // (Python writes those next to the sources when it imports the variant; it only uses them when
-// they match the sources they cache) and, for a signature inside the folder (the legacy location,
+// they match the sources they cache) and, for a signature inside the folder (layout v1,
 // signature_file.hpp), that signature file itself.
 //
 // Only regular files are accepted. A symlink, a device, a FIFO or a name a manifest cannot hold
@@ -34,7 +34,7 @@ struct VariantFiles {
 // Errors: kNotFound (no such directory), kIo. Problems are data, so callers can list them all.
 // `digests`, when given, is shared with the load's other checks (each file is read once).
 Result<VariantFiles> hash_variant_files(const std::filesystem::path& dir, FileDigests* digests = nullptr,
-                                        SignatureLocation location = SignatureLocation::kBeside);
+                                        SignatureLayout layout = SignatureLayout::kV2Beside);
 
 // For a directory inside a Hugging Face cache snapshot: `<repo>/blobs`. Else nullopt.
 std::optional<std::filesystem::path> snapshot_blobs_dir(const std::filesystem::path& dir);

@@ -1,14 +1,14 @@
 // Verifying a variant directory before anything in it is parsed or loaded (docs/SIGNING.md):
 //
 //   1. the trusted keys for the repo (its own and its org's) come from local configuration;
-//   2. the signature file (`<variant>.kernelhub.sig` beside the folder, else a legacy
+//   2. the signature file (`<variant>.kernelhub.sig` beside the folder, else layout v1's
 //      `<variant>/kernelhub.sig` inside it: signature_file.hpp) is read with a size cap, its first
 //      line split off, and the signature checked over the exact manifest bytes with each trusted
 //      key. Only then is the manifest parsed;
 //   3. the manifest must be for what was asked: repo, variant, version and (when known) source
 //      commit, so a validly signed manifest of another variant or an older version is refused;
 //   4. the directory must hold exactly the signed files: same paths, sizes and sha256, nothing
-//      extra (a legacy signature inside the folder excepted), nothing missing, no symlink (except
+//      extra (a layout v1 signature inside the folder excepted), nothing missing, no symlink (except
 //      the cache's own snapshot links) or device;
 //   5. the manifest's serial must not be below the last one accepted here (serial_store.hpp).
 //
