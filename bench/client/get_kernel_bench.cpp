@@ -26,6 +26,7 @@
 #include "kernelhub/client/transport.hpp"
 #include "kernelhub/fetch/session.hpp"
 #include "kernelhub/kernelhub.hpp"
+#include "kernelhub/load.hpp"
 
 namespace {
 
@@ -95,18 +96,20 @@ int main(int argc, char** argv) {
     }
     (void)torch::ones({1}, torch::kCUDA).sum().item<float>();  // CUDA initialised by torch
   }
+  std::shared_ptr<kernelhub::Session> own_session;  // none: the process's, as get_kernel uses
   if (transport_per_call) {
-    options.session = std::make_shared<kernelhub::Session>(
+    own_session = std::make_shared<kernelhub::Session>(
         kernelhub::SessionOptions{.transport = std::make_shared<TransportPerRun>()});
   }
-  const kernelhub::Session& session = options.session ? *options.session : kernelhub::Session::process_default();
+  const kernelhub::Session& session = own_session ? *own_session : kernelhub::Session::process_default();
   for (int call = 0; call < repeat; ++call) {
     const std::uint64_t connections_before = session.connections_opened();
     const double children_before = children_cpu_ms();
     const long long read_before = bytes_read_so_far();
     const auto start = std::chrono::steady_clock::now();
     try {
-      const kernelhub::Kernel kernel = kernelhub::get_kernel(argv[1], options);
+      const kernelhub::Kernel kernel =
+          kernelhub::get_kernel(argv[1], options, kernelhub::process_environment(), own_session);
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       const auto& t = kernel.timings();
       std::printf(

@@ -1,5 +1,7 @@
 #include "kernelhub/fetch/fetched_kernel.hpp"
 
+#include "kernelhub/fetch/fetch.hpp"
+
 namespace kernelhub {
 
 const std::string& FetchedKernel::variant() const {

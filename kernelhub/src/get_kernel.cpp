@@ -1,5 +1,4 @@
 // get_kernel and get_local_kernel: configuration read once, fetch, load, errors raised at the edge.
-#include <cstdio>
 #include <functional>
 
 #include "kernelhub/fetch/local_kernels.hpp"
@@ -20,13 +19,7 @@ T value_or_raise(Result<T> result) {
 Kernel said(Kernel kernel, const GetKernelOptions& options) {
   const std::function<void(const Kernel&)> say = [&](const Kernel& k) {
     for (const Kernel& dependency : k.dependencies()) say(dependency);
-    for (const std::string& warning : k.warnings()) {
-      if (options.on_warning) {
-        options.on_warning(warning);
-      } else {
-        std::fprintf(stderr, "kernelhub: warning: %s\n", warning.c_str());
-      }
-    }
+    say_warnings(k.warnings(), options);
   };
   say(kernel);
   return kernel;
@@ -41,8 +34,8 @@ Result<FetchContext> context_for(const EnvironmentSource& env, const std::option
 
 }  // namespace
 
-Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOptions& options, Wording wording) {
-  const EnvironmentSource env = process_environment();
+Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOptions& options, Wording wording,
+                                 const EnvironmentSource& env, std::shared_ptr<Session> session) {
   KH_ASSIGN_OR_RETURN(const client::RepoId repo, client::RepoId::parse(repo_id));
   if (options.revision && options.version) {
     return unexpected(ErrorCode::kInvalidArgument,
@@ -59,7 +52,7 @@ Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOption
                        resolver::Loadable::cpp_process()};
   request.wording = wording;
   KH_ASSIGN_OR_RETURN(auto local, local_kernel_dir(repo.to_string(), env));
-  KH_ASSIGN_OR_RETURN(const FetchContext ctx, context_for(env, options.backend, options.session, options.progress));
+  KH_ASSIGN_OR_RETURN(const FetchContext ctx, context_for(env, options.backend, std::move(session), options.progress));
   if (local) {
     request.source = *std::move(local);
     const KernelDependency standing_for{repo.to_string(), options.version, options.revision};
@@ -71,8 +64,13 @@ Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOption
   return said(std::move(kernel), options);
 }
 
+Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options, const EnvironmentSource& env,
+                  std::shared_ptr<Session> session) {
+  return value_or_raise(get_kernel_result(repo_id, options, Wording::kKernelhub, env, std::move(session)));
+}
+
 Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
-  return value_or_raise(get_kernel_result(repo_id, options, Wording::kKernelhub));
+  return get_kernel(repo_id, options, process_environment());
 }
 
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend) {

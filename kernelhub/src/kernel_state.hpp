@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/kernelhub.hpp"
 #include "kernelhub/loader/op_library.hpp"
 

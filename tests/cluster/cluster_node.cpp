@@ -46,11 +46,10 @@ int main(int argc, char** argv) {
   } else {
     return fail(ErrorCode::kInvalidArgument, "unknown option `" + option + "`");
   }
-  FetchContext context;
-  auto environment = resolver::Environment::detect(resolver::TorchRuntime{}, context.env);
+  const EnvironmentSource env = process_environment();  // the node's, as a program's entry point reads it
+  auto environment = resolver::Environment::detect(resolver::TorchRuntime{}, env);
   if (!environment) return fail(environment.error().code, environment.error().message);
-  context.environment = *environment;
-  auto fetched = fetch_variant(request, context);
+  auto fetched = fetch_variant(request, FetchContext{*std::move(environment), env});
   if (!fetched) return fail(fetched.error().code, fetched.error().message);
   const nlohmann::json out = {
       {"commit", fetched->revision},

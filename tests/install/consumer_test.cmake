@@ -12,7 +12,7 @@ file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 step("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component cpp)
 set(installed_files lib/cmake/kernelhub/kernelhubConfig.cmake lib/cmake/kernelhub/kernelhubConfigVersion.cmake
-                    include/kernelhub/kernelhub.hpp include/kernelhub/fetch/fetch.hpp lib/libkernelhub_kernelhub.a
+                    include/kernelhub/kernelhub.hpp include/kernelhub/fetch/fetch_kernel.hpp lib/libkernelhub_kernelhub.a
                     bin/kernelhub bin/kernelhub-get bin/kernelhub-serve)
 if(WITH_TVM_FFI)  # the runtime the package is built against, with its license (cmake/KernelhubInstall.cmake)
   list(APPEND installed_files lib/kernelhub/libtvm_ffi.so share/doc/kernelhub/apache-tvm-ffi/LICENSE
@@ -86,6 +86,55 @@ step("the installed `kernelhub get`" ${CMAKE_COMMAND} -E env LOCAL_KERNELS=kerne
      VIRTUAL_ENV=${venv} ${prefix}/bin/kernelhub get kernelhub/reference-kernels --json)
 if(NOT step_output MATCHES "\"rms_norm\"")
   message(FATAL_ERROR "the installed `kernelhub get` listed no rms_norm op:\n${step_output}")
+endif()
+
+# A program without LibTorch (kernelhub::fetch alone) downloads and verifies a kernel and loads
+# nothing: fetch_kernel, as fetch_kernel.hpp shows it, for the tvm-ffi build of the reference
+# kernels that LOCAL_KERNELS names.
+if(WITH_TVM_FFI)
+  set(fetch_project ${WORK_DIR}/fetch-consumer)
+  file(WRITE ${fetch_project}/main.cpp [=[
+#include <cstdio>
+
+#include "kernelhub/fetch/fetch_kernel.hpp"
+
+int main() {
+  auto environment = kernelhub::resolver::Environment::detect({}, kernelhub::process_environment());
+  if (!environment) {
+    std::fprintf(stderr, "%s\n", environment.error().message.c_str());
+    return 1;
+  }
+  environment->tvm_ffi = kernelhub::resolver::Version{0, 1};
+  try {
+    const kernelhub::FetchedKernel kernel = kernelhub::fetch_kernel(
+        "kernelhub/reference-kernels", *environment, kernelhub::resolver::Loadable::torch_free_process());
+    std::printf("fetched %s (%s) at %s\n", kernel.variant().c_str(), kernel.revision().c_str(), kernel.path().c_str());
+  } catch (const kernelhub::KernelhubError& e) {
+    std::fprintf(stderr, "fetch-consumer: %s\n", e.what());
+    return 1;
+  }
+  try {  // the same typed exceptions as get_kernel
+    kernelhub::fetch_kernel("kernelhub/reference-kernels", *environment,
+                            kernelhub::resolver::Loadable::torch_free_process(), {.revision = "main", .version = 1});
+  } catch (const kernelhub::InvalidArgumentError& e) {
+    std::printf("refused: %s\n", e.what());
+    return 0;
+  }
+  return 1;
+}
+]=])
+  file(WRITE ${fetch_project}/CMakeLists.txt
+       "cmake_minimum_required(VERSION 3.25)\nproject(fetch_consumer LANGUAGES CXX)\n"
+       "find_package(kernelhub CONFIG REQUIRED COMPONENTS fetch)\n"
+       "add_executable(fetch-consumer main.cpp)\ntarget_link_libraries(fetch-consumer PRIVATE kernelhub::fetch)\n")
+  step("configuring the torch-free consumer" ${CMAKE_COMMAND} -S ${fetch_project} -B ${fetch_project}/build
+       -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix})
+  step("building the torch-free consumer" ${CMAKE_COMMAND} --build ${fetch_project}/build)
+  step("running the torch-free consumer (LOCAL_KERNELS)" ${CMAKE_COMMAND} -E env
+       LOCAL_KERNELS=kernelhub/reference-kernels=${KERNEL_DIR} ${fetch_project}/build/fetch-consumer)
+  if(NOT step_output MATCHES "fetched tvm-ffi01-cpu-[^ ]+ \\(local\\) at " OR NOT step_output MATCHES "refused: .*revision")
+    message(FATAL_ERROR "the torch-free consumer did not fetch the reference kernels' tvm-ffi build:\n${step_output}")
+  endif()
 endif()
 
 # A version the package does not satisfy is CMake's own version error.

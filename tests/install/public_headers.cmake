@@ -1,7 +1,8 @@
 # The headers the C++ package installs (under <prefix>/include), and nothing else: the public API.
 # consumer_test.cmake fails on a header missing from the install, and on one the install has that
 # is not listed here (an internal header that reached a layer's include/ folder).
-# Torch-free: kernelhub::fetch (kernelhub/fetch/fetch.hpp and what it includes).
+# Torch-free: kernelhub::fetch (kernelhub/fetch/fetch_kernel.hpp and what it includes). The fetch
+# stage itself (fetch.hpp: FetchRequest, FetchContext, the CLI's and the shim's knobs) is internal.
 set(KERNELHUB_PUBLIC_HEADERS
     kernelhub/base/environment_source.hpp
     kernelhub/base/environment_variables.hpp
@@ -10,12 +11,12 @@ set(KERNELHUB_PUBLIC_HEADERS
     kernelhub/client/progress.hpp
     kernelhub/client/repo_id.hpp
     kernelhub/fetch/errors.hpp
-    kernelhub/fetch/fetch.hpp
+    kernelhub/fetch/fetch_kernel.hpp
     kernelhub/fetch/fetched_kernel.hpp
     kernelhub/fetch/get_kernel_options.hpp
     kernelhub/fetch/kernel_dependency.hpp
+    kernelhub/fetch/load_timings.hpp
     kernelhub/fetch/metadata.hpp
-    kernelhub/fetch/wording.hpp
     kernelhub/resolver/cuda_target.hpp
     kernelhub/resolver/environment.hpp
     kernelhub/resolver/gpu_fit.hpp

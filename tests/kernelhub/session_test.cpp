@@ -5,7 +5,6 @@
 // kernelhub.hpp first: torch's headers define a CHECK of their own, which Catch's must replace.
 #include "kernelhub/kernelhub.hpp"
 
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <sstream>
 
 #include "kernelhub/fetch/session.hpp"
+#include "kernelhub/load.hpp"
 #include "support/tcp_relay.hpp"
 #include "test_hub.hpp"
 
@@ -51,24 +51,19 @@ void publish_cpu_variant(TestHub& hub) {
   REQUIRE(committed->status == 200);
 }
 
-// This process's configuration, as get_kernel reads it: the Hub at `endpoint`, a cache and a
-// state directory of the test's own, nothing else that could change the answer.
-void use_hub(const std::string& endpoint, const std::filesystem::path& dir) {
-  for (const char* name : {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "LOCAL_KERNELS", "KERNELS_CACHE",
-                           "KERNELHUB_TRUSTED", "UNSTABLE_KERNELS_ALL_LATEST", "XDG_STATE_HOME"}) {
-    unsetenv(name);
-  }
-  setenv("HF_ENDPOINT", endpoint.c_str(), 1);
-  setenv("HF_HOME", (dir / "hf-home").c_str(), 1);
-  setenv("HF_HUB_CACHE", (dir / "cache").c_str(), 1);
-  setenv("KERNELHUB_STATE_DIR", (dir / "state").c_str(), 1);
+// The configuration of the test's get_kernel calls: the Hub at `endpoint`, a cache and a state
+// directory of the test's own, nothing else that could change the answer.
+EnvironmentSource hub_environment(const std::string& endpoint, const std::filesystem::path& dir) {
+  return map_environment({{"HF_ENDPOINT", endpoint},
+                          {"HF_HOME", (dir / "hf-home").string()},
+                          {"HF_HUB_CACHE", (dir / "cache").string()},
+                          {"KERNELHUB_STATE_DIR", (dir / "state").string()}});
 }
 
-GetKernelOptions main_on_cpu(std::shared_ptr<Session> session = nullptr) {
+GetKernelOptions main_on_cpu() {
   GetKernelOptions options;
   options.revision = "main";
   options.backend = "cpu";
-  options.session = std::move(session);
   return options;
 }
 
@@ -78,11 +73,11 @@ TEST_CASE("repeated get_kernel calls reuse one connection to the Hub") {
   TestHub hub(options);
   publish_cpu_variant(hub);
   testing::TcpRelay relay(hub.server().port());
-  use_hub(relay.url(), hub.outside());
+  const EnvironmentSource env = hub_environment(relay.url(), hub.outside());
 
   // The download, on a Session of its own (its connections are its own: several, in parallel).
   const auto filling = std::make_shared<Session>();
-  const Kernel first = get_kernel(kRepo, main_on_cpu(filling));
+  const Kernel first = get_kernel(kRepo, main_on_cpu(), env, filling);
   CHECK(first.timings().requests > 1);
   CHECK(filling->connections_opened() >= 1);
 
@@ -91,7 +86,7 @@ TEST_CASE("repeated get_kernel calls reuse one connection to the Hub") {
   const int before = relay.accepted();
   int requests = 0;
   for (int call = 0; call < 10; ++call) {
-    const Kernel kernel = get_kernel(kRepo, main_on_cpu());
+    const Kernel kernel = get_kernel(kRepo, main_on_cpu(), env);
     CHECK(kernel.variant() == first.variant());
     requests += kernel.timings().requests;
   }
@@ -106,7 +101,7 @@ TEST_CASE("repeated get_kernel calls reuse one connection to the Hub") {
   if (child == 0) {
     int status = 1;
     try {
-      status = get_kernel(kRepo, main_on_cpu()).variant() == first.variant() ? 0 : 1;
+      status = get_kernel(kRepo, main_on_cpu(), env).variant() == first.variant() ? 0 : 1;
     } catch (...) {
       status = 2;
     }

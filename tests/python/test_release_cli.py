@@ -225,11 +225,17 @@ def test_a_torch_free_install_builds_a_fetch_consumer(torch_free_prefix, tmp_pat
     project = tmp_path / "fetch-consumer"
     project.mkdir()
     (project / "main.cpp").write_text(
-        '#include <cstdio>\n#include "kernelhub/fetch/fetch.hpp"\n'
+        '#include <cstdio>\n#include "kernelhub/fetch/fetch_kernel.hpp"\n'
         "int main() {\n"
-        "  auto status = kernelhub::require_revision_or_version(std::nullopt, std::nullopt);\n"
-        '  std::puts(status ? "accepted" : status.error().message.c_str());\n'
-        "  return status ? 1 : 0;\n}\n")
+        "  try {\n"
+        '    kernelhub::fetch_kernel("org/name", {}, kernelhub::resolver::Loadable::torch_free_process(),\n'
+        '                            {.revision = "main", .version = 1});\n'
+        '    std::puts("accepted");\n'
+        "    return 1;\n"
+        "  } catch (const kernelhub::InvalidArgumentError& e) {\n"
+        "    std::puts(e.what());\n"
+        "    return 0;\n"
+        "  }\n}\n")
     result = configure(project, "cmake_minimum_required(VERSION 3.25)\nproject(app LANGUAGES CXX)\n"
                                 "find_package(kernelhub CONFIG REQUIRED COMPONENTS fetch)\n"
                                 "add_executable(app main.cpp)\ntarget_link_libraries(app PRIVATE kernelhub::fetch)\n",

@@ -1,9 +1,6 @@
 // tvm_ffi::get_kernel and get_local_kernel: configuration read once, the runtime, fetch, load,
 // errors raised at the edge. Mirrors kernelhub/src/get_kernel.cpp with the selection of a process
 // that loads tvm-ffi builds only.
-#include <cstdio>
-
-#include "kernelhub/fetch/local_kernels.hpp"
 #include "kernelhub/fetch/raise_for.hpp"
 #include "kernelhub/tvm_ffi_load.hpp"
 
@@ -20,7 +17,7 @@ T value_or_raise(Result<T> result, std::string_view context = {}) {
 FetchContext context_for(const tvm_ffi_loader::Runtime& runtime, const EnvironmentSource& env,
                          const GetKernelOptions& options) {
   auto environment = value_or_raise(detect_environment(&runtime, env));
-  return FetchContext{value_or_raise(with_backend(std::move(environment), options.backend)), env, options.session,
+  return FetchContext{value_or_raise(with_backend(std::move(environment), options.backend)), env, nullptr,
                       options.progress};
 }
 
@@ -42,23 +39,7 @@ Kernel fetch_and_load(const FetchRequest& request, const EnvironmentSource& env,
 
 Result<FetchRequest> fetch_request(std::string_view repo_id, const GetKernelOptions& options,
                                    const EnvironmentSource& env) {
-  KH_ASSIGN_OR_RETURN(const client::RepoId repo, client::RepoId::parse(repo_id));
-  if (options.revision && options.version) {
-    return unexpected(ErrorCode::kInvalidArgument,
-                      "give either a revision or a version for `" + repo.to_string() + "`, not both");
-  }
-  FetchRequest request = tvm_ffi_request();
-  request.source = repo;
-  request.revision = options.revision;
-  request.version = options.version;
-  request.offline = options.offline;
-  request.trust_remote_code = options.trust_remote_code;
-  request.trusted_repos = options.trusted_repos;
-  request.lockfile = options.lockfile;
-  request.require_signature = options.require_signature;
-  KH_ASSIGN_OR_RETURN(auto local, local_kernel_dir(repo.to_string(), env));
-  if (local) request.source = *std::move(local);
-  return request;
+  return kernelhub::fetch_request(repo_id, options, resolver::Loadable::torch_free_process(), env);
 }
 
 Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
@@ -67,13 +48,7 @@ Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
   const bool local = std::holds_alternative<std::filesystem::path>(request.source);
   Kernel kernel =
       fetch_and_load(request, env, options, local ? "LOCAL_KERNELS entry for `" + std::string(repo_id) + "`" : "");
-  for (const std::string& warning : kernel.warnings()) {
-    if (options.on_warning) {
-      options.on_warning(warning);
-    } else {
-      std::fprintf(stderr, "kernelhub: warning: %s\n", warning.c_str());
-    }
-  }
+  say_warnings(kernel.warnings(), options);
   return kernel;
 }
 

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/tvm_ffi.hpp"
 #include "kernelhub/tvm_ffi_loader/kernel_library.hpp"
 

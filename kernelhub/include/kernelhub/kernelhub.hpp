@@ -4,10 +4,10 @@
 // get_kernel picks the variant of the repo's build/ that runs here, downloads it into the Hugging
 // Face cache, verifies it, checks that it can load in this process and loads it, after the kernels
 // it depends on (metadata.json `kernel-depends`, fetched and loaded the same way); configuration
-// comes from the environment (LOCAL_KERNELS, KERNELHUB_*, HF_*), read once per call. The stages
-// alone: kernelhub/fetch/fetch.hpp, then the load stage. Errors are exceptions derived from KernelhubError, each saying
-// what was asked, what was found and what to do. get_kernel may be called from several threads; a Kernel is immutable
-// and its ops may be called from any thread.
+// comes from the environment (LOCAL_KERNELS, KERNELHUB_*, HF_*), read once per call. Without the
+// load (and without LibTorch): kernelhub/fetch/fetch_kernel.hpp. Errors are exceptions derived from KernelhubError,
+// each saying what was asked, what was found and what to do. get_kernel may be called from several threads; a Kernel is
+// immutable and its ops may be called from any thread.
 #pragma once
 
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -19,7 +19,6 @@
 #include <string>
 
 #include "kernelhub/fetch/errors.hpp"
-#include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/fetch/fetched_kernel.hpp"
 #include "kernelhub/fetch/get_kernel_options.hpp"
 #include "kernelhub/loader/op_info.hpp"
@@ -61,8 +60,8 @@ class Kernel : public FetchedKernel {
   // variant(), revision(), path(), metadata(), decisions(), timings(), warnings(): FetchedKernel's.
   // The kernels its metadata.json `kernel-depends` names, loaded before it (each with its own).
   const std::vector<Kernel>& dependencies() const;
-  // What the load took from the cache because the Hub could not be reached, one sentence each
-  // (fetch.hpp FetchedVariant::fallbacks); empty when the Hub answered everything it was asked.
+  // What the load took from the cache because the Hub could not be reached, one sentence each;
+  // empty when the Hub answered everything it was asked.
   const std::vector<std::string>& fallbacks() const;
 
  private:

@@ -35,7 +35,6 @@
 #include <vector>
 
 #include "kernelhub/fetch/errors.hpp"
-#include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/fetch/fetched_kernel.hpp"
 #include "kernelhub/fetch/get_kernel_options.hpp"
 #include "kernelhub/tvm_ffi_loader/argument.hpp"

@@ -19,9 +19,8 @@ namespace kernelhub::tvm_ffi {
 Result<resolver::Environment> detect_environment(const tvm_ffi_loader::Runtime* runtime,
                                                  const EnvironmentSource& env = process_environment());
 
-// The fetch get_kernel makes for `repo_id` and `options` (LOCAL_KERNELS in `env` turns it into a
-// local directory), selecting tvm-ffi builds only. Errors: kInvalidArgument (a malformed repo id;
-// both a revision and a version), those of LOCAL_KERNELS.
+// The fetch get_kernel makes for `repo_id` and `options`: fetch.hpp's fetch_request, selecting
+// tvm-ffi builds only.
 Result<FetchRequest> fetch_request(std::string_view repo_id, const GetKernelOptions& options,
                                    const EnvironmentSource& env);
 

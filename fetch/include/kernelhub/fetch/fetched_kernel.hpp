@@ -1,6 +1,7 @@
-// FetchedKernel: what a loaded kernel says of the variant it was loaded from, the same for the
-// torch API's Kernel (kernelhub.hpp) and the TVM FFI one (tvm_ffi.hpp), which add what they
-// loaded (ops, functions) on top. Torch-free, so the TVM FFI API links no LibTorch.
+// FetchedKernel: what a kernel says of the variant it was fetched from, the same for the torch API's
+// Kernel (kernelhub.hpp) and the TVM FFI one (tvm_ffi.hpp), which add what they loaded (ops,
+// functions) on top, and for fetch_kernel (fetch_kernel.hpp), which loads nothing. Torch-free, so the TVM FFI API links
+// no LibTorch.
 //
 // Thread safety: a value type over state that never changes; copies share it.
 #pragma once
@@ -10,9 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/load_timings.hpp"
+#include "kernelhub/fetch/metadata.hpp"
+#include "kernelhub/resolver/select.hpp"
 
 namespace kernelhub {
+
+struct FetchedVariant;  // what the fetch stage made (not installed: fetch/internal/kernelhub/fetch/fetch.hpp)
 
 class FetchedKernel {
  public:

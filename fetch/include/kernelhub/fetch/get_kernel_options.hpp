@@ -1,17 +1,16 @@
-// GetKernelOptions: how get_kernel (kernelhub.hpp) and tvm_ffi::get_kernel (tvm_ffi.hpp) find a kernel:
+// GetKernelOptions: how get_kernel (kernelhub.hpp), tvm_ffi::get_kernel (tvm_ffi.hpp) and
+// fetch_kernel (fetch_kernel.hpp) find a kernel:
 // which revision or version, which backend, offline or not, whom to trust, a lock file.
 #pragma once
 
 #include <filesystem>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kernelhub {
 
-class Session;  // session.hpp
 namespace client {
 class ProgressSink;  // kernelhub/client/progress.hpp
 }
@@ -30,9 +29,6 @@ struct GetKernelOptions {
   // Where each warning of the load goes (Kernel::warnings() keeps them too); none: stderr, as
   // `kernelhub: warning: <sentence>`.
   std::function<void(const std::string&)> on_warning;
-  // The Hub connection, parsed listings, trust answers and verification records to use; none:
-  // the process's (Session::process_default(), session.hpp).
-  std::shared_ptr<Session> session;
   // Where the progress of a download goes (not owned; must outlive the call), retries included:
   // a client::ProgressReporter draws the CLI's line on a terminal. None: nowhere.
   client::ProgressSink* progress = nullptr;

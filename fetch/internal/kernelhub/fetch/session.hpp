@@ -16,12 +16,12 @@
 // fetch's HubClient: a Hub that was down for one call is asked again by the next.
 //
 // Per-process state: Session::process_default() is the one every get_kernel,
-// tvm_ffi::get_kernel and the Python binding use unless given another (GetKernelOptions::session,
-// FetchContext::session); tests and embedders make their own, with a fake transport or fixed
-// settings. Beside it only facts of the process itself are kept process-wide: libcurl's global
-// init, the machine's GPUs (resolver/cuda_probe.hpp), the interpreter's facts in the Python
-// binding, and the loaders' maps of what dlopen has loaded (loader/, tvm_ffi_loader/), which
-// mirror the dynamic linker's own process-wide state.
+// tvm_ffi::get_kernel and the Python binding use unless given another (FetchContext::session, the
+// get_kernel overload of kernelhub/internal/kernelhub/load.hpp); tests and benchmarks make their
+// own, with a fake transport or fixed settings. Beside it only facts of the process itself are
+// kept process-wide: libcurl's global init, the machine's GPUs (resolver/cuda_probe.hpp), the
+// interpreter's facts in the Python binding, and the loaders' maps of what dlopen has loaded
+// (loader/, tvm_ffi_loader/), which mirror the dynamic linker's own process-wide state.
 //
 // Lifetime: a Session lives as long as its last holder; a fetch holds the one it uses until it
 // returns. The process default is made on first use and never destroyed, so a fetch running while

@@ -16,10 +16,11 @@
 // kernelhub's state directory, never in the shared cache; verification_stamps.hpp). A file that
 // changed on disk is always hashed again before it is trusted.
 //
-// The CLI's torch-free commands and the Python binding call this directly; get_kernel adds the
-// load (load.hpp). Errors are values: those of client::HubClient, plus kNoCompatibleVariant with
-// the decision trace, kIntegrityMismatch, kBadSignature/kMissingSignature, kUntrustedPublisher,
-// kInvalidArgument (neither or both of revision and version).
+// Not installed: the stage and its callers' knobs are kernelhub's own. The CLI's torch-free
+// commands and the Python binding call it directly; get_kernel adds the load (load.hpp); a program
+// that uses the package calls get_kernel, tvm_ffi::get_kernel or fetch_kernel (fetch_kernel.hpp). Errors are values:
+// those of client::HubClient, plus kNoCompatibleVariant with the decision trace, kIntegrityMismatch,
+// kBadSignature/kMissingSignature, kUntrustedPublisher, kInvalidArgument (neither or both of revision and version).
 //
 // What fetches share (the Hub connection, parsed listings, trust answers, verification records)
 // lives in their Session (session.hpp): FetchContext::session, else the process's.
@@ -28,11 +29,12 @@
 // concurrent processes download each blob once.
 #pragma once
 
-#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -40,6 +42,8 @@
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/client/progress.hpp"
 #include "kernelhub/client/repo_id.hpp"
+#include "kernelhub/fetch/get_kernel_options.hpp"
+#include "kernelhub/fetch/load_timings.hpp"
 #include "kernelhub/fetch/metadata.hpp"
 #include "kernelhub/fetch/wording.hpp"
 #include "kernelhub/resolver/environment.hpp"
@@ -54,16 +58,6 @@ class LibraryImage;  // an op library's ELF and device code
 
 struct LockFile;  // lockfile.hpp
 class Session;    // session.hpp
-
-// Where the time and the work of one get_kernel went.
-struct LoadTimings {
-  double resolve = 0;              // revision → commit, listing, selection (seconds)
-  double download = 0;             // fetching missing files into the cache (0 when all were cached)
-  double verify = 0;               // signature, lock hash, metadata.json digest, ELF and device code
-  double load = 0;                 // pre-flight against this process, dlopen and op registration
-  int requests = 0;                // every HTTP request made (0 for a local or fully cached pinned load)
-  std::uint64_t bytes_hashed = 0;  // bytes read to verify: each file once, 0 when a stamp proved it
-};
 
 // What to fetch and how.
 struct FetchRequest {
@@ -104,10 +98,16 @@ struct FetchRequest {
   std::string lock_source;
 };
 
-// The seams of a fetch: the configuration (read once, by the caller) and the Session.
+// The seams of a fetch: the configuration (read once, by the caller: process_environment() at an
+// entry point, map_environment() in a test) and the Session.
 struct FetchContext {
+  // No default for `env`: whoever makes a context says where its configuration comes from.
+  FetchContext(resolver::Environment environment, EnvironmentSource env, std::shared_ptr<Session> session = nullptr,
+               client::ProgressSink* progress = nullptr)
+      : environment(std::move(environment)), env(std::move(env)), session(std::move(session)), progress(progress) {}
+
   resolver::Environment environment;
-  EnvironmentSource env = process_environment();
+  EnvironmentSource env;
   // The transport, listings, trust answers and verification records to use (session.hpp);
   // none: Session::process_default().
   std::shared_ptr<Session> session;
@@ -157,6 +157,16 @@ Result<FetchedVariant> fetch_variant(const FetchRequest& request, const FetchCon
 // there are GPUs). `check_trust`: the publisher trust check of a load comes first.
 Result<VariantDecisions> variant_decisions(const FetchRequest& request, const FetchContext& ctx,
                                            bool check_trust = false);
+
+// The request get_kernel, tvm_ffi::get_kernel and fetch_kernel make for `repo_id` and `options`, for
+// a process that loads `loadable` (LOCAL_KERNELS in `env` turns it into a local directory). Errors:
+// kInvalidArgument (a malformed repo id; both a revision and a version), those of LOCAL_KERNELS.
+Result<FetchRequest> fetch_request(std::string_view repo_id, const GetKernelOptions& options,
+                                   const resolver::Loadable& loadable, const EnvironmentSource& env);
+
+// Says each of a load's `warnings` as get_kernel does: to options.on_warning, else on stderr as
+// `kernelhub: warning: <sentence>`.
+void say_warnings(const std::vector<std::string>& warnings, const GetKernelOptions& options);
 
 // `environment` with the backend the caller asked for ("cpu", or the backend torch was built
 // for) instead of the detected one. Errors: kInvalidArgument for another backend.
