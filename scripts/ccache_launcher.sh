@@ -8,7 +8,11 @@
 if command -v ccache >/dev/null 2>&1; then
   CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(cd "$(dirname "$0")/.." && pwd -P)}"
   CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
-  export CCACHE_BASEDIR CCACHE_NOHASHDIR
+  # The Makefile's size for every compile, also one run outside make (a build script, `cmake
+  # --build`): ccache trims the cache to the size of whichever call runs, and its default 5 GB
+  # would drop what the three builds and the cross builds keep.
+  CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-20G}"
+  export CCACHE_BASEDIR CCACHE_NOHASHDIR CCACHE_MAXSIZE
   exec ccache "$@"
 fi
 exec "$@"
