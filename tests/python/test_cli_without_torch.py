@@ -149,3 +149,28 @@ def test_a_runtime_that_is_not_there_says_where_it_looked_and_what_to_set(kernel
     assert "kernelhub built with the TVM-FFI loader" not in got.stderr, got.stderr  # it is: the runtime is missing
     listed = run("variants", REPO, env=env)
     assert listed.returncode == 4 and "there is no TVM-FFI runtime to load them with" in listed.stderr, listed.stderr
+
+
+def test_a_machine_described_whole_selects_its_cuda_build_and_loads_no_driver(tmp_path):
+    """KERNELHUB_CUDA_DRIVER and KERNELHUB_GPUS given together describe the machine: the torch-free
+    selection takes its backend from them and loads neither libcuda nor NVML (whose start is most of a
+    warm get on a GPU machine: bench/client/TORCH_FREE_GET.md). The dynamic linker's own log says what
+    the process tried to open, driver or not."""
+    cpu, cuda = variant("tvm-ffi*-cpu-*"), variant("tvm-ffi*-cu*-*")
+    builds = tmp_path / "build"
+    builds.mkdir()
+    for v in (cpu, cuda):
+        (builds / v.name).symlink_to(v)
+    base = {"PATH": str(tmp_path / "no-python"), "HOME": str(tmp_path / "home"), "LD_DEBUG": "files"}
+    driver = cuda.name.split("-")[2].removeprefix("cu")  # cu130 -> 13.0
+    described = dict(base, KERNELHUB_CUDA_DRIVER=f"{driver[:-1]}.{driver[-1]}", KERNELHUB_GPUS="9.0")
+
+    chosen = run("variants", str(builds), "--json", env=described)
+    assert chosen.returncode == 0, chosen.stderr[-2000:]
+    assert json.loads(chosen.stdout)["chosen"] == cuda.name
+    assert "libcuda" not in chosen.stderr and "libnvidia-ml" not in chosen.stderr
+
+    # Not described: the driver is looked for (this machine may have none), and its answer decides.
+    probed = run("variants", str(builds), "--json", env=base)
+    assert probed.returncode == 0, probed.stderr[-2000:]
+    assert "libcuda.so.1" in probed.stderr

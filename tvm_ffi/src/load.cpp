@@ -2,21 +2,21 @@
 
 #include "kernel_state.hpp"
 #include "kernelhub/binary_format/library_image.hpp"
-#include "kernelhub/resolver/cuda_probe.hpp"
 #include "kernelhub/tvm_ffi_load.hpp"
 
 namespace kernelhub::tvm_ffi {
 
 Result<resolver::Environment> detect_environment(const tvm_ffi_loader::Runtime* runtime, const EnvironmentSource& env) {
-  // No torch to say which backend: the machine's. A driver that sees no GPU runs CPU variants.
+  // No torch to say which backend: the machine's, as Environment::detect describes it (its driver
+  // and GPUs probed, or given whole as KERNELHUB_CUDA_DRIVER and KERNELHUB_GPUS: then no driver is
+  // loaded, which on a GPU machine is most of a warm get's time). A driver that sees no GPU runs CPU
+  // variants.
   resolver::TorchRuntime machine;
-  if (!env(env_vars::kKernelhubBackend)) {
-    const resolver::CudaProbe& probe = resolver::probe_cuda_once(env);
-    if (probe.driver && !probe.gpus.empty()) {
-      machine.backend = resolver::Backend{resolver::BackendKind::kCuda, probe.driver};
-    }
-  }
   KH_ASSIGN_OR_RETURN(resolver::Environment environment, resolver::Environment::detect(machine, env));
+  if (!env(env_vars::kKernelhubBackend) && environment.cuda_driver && !environment.gpus.empty()) {
+    machine.backend = resolver::Backend{resolver::BackendKind::kCuda, environment.cuda_driver};
+    KH_ASSIGN_OR_RETURN(environment, resolver::Environment::detect(machine, env));
+  }
   if (runtime != nullptr && !env(env_vars::kKernelhubTvmFfi)) environment.tvm_ffi = runtime->version().major_minor();
   return environment;
 }
