@@ -21,6 +21,11 @@ import sys
 import time
 
 
+def event(line: str) -> str:
+    """A dynamic linker line without its "<pid>:" prefix."""
+    return line.split(":", 1)[1].strip() if line[:1].isdigit() and ":" in line else line
+
+
 def trace(argv: list[str], env: dict, min_gap_ms: float = 1.0) -> str:
     """The timeline of one run of argv, as Markdown-friendly text."""
     env = dict(env, LD_DEBUG="files")
@@ -53,7 +58,7 @@ def trace(argv: list[str], env: dict, min_gap_ms: float = 1.0) -> str:
     if inits:
         out.append(f"| {inits[-1]:.1f} | their {len(inits)} initialisers run, main() starts |")
     for ms, line in stamped[first_dlopen:]:
-        text = line.split(":", 1)[1].strip() if line[:1].isdigit() and ":" in line else line
+        text = event(line)
         if "dynamically loaded by" in text or text.startswith("calling init"):
             out.append(f"| {ms:.1f} | {text[:150]} |")
     out.append("")
@@ -62,8 +67,7 @@ def trace(argv: list[str], env: dict, min_gap_ms: float = 1.0) -> str:
     previous = 0.0
     for ms, line in stamped + [(end, "(exit)")]:
         if ms - previous >= min_gap_ms:
-            text = line.split(":", 1)[1].strip() if line[:1].isdigit() and ":" in line else line
-            out.append(f"- {previous:.1f} -> {ms:.1f} ms ({ms - previous:.1f}): {text[:150]}")
+            out.append(f"- {previous:.1f} -> {ms:.1f} ms ({ms - previous:.1f}): {event(line)[:150]}")
         previous = ms
     return "\n".join(out)
 
