@@ -41,7 +41,7 @@ Result<FetchContext> context_for(const EnvironmentSource& env, const std::option
 
 }  // namespace
 
-Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOptions& options, Wording wording) {
+Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOptions& options) {
   const EnvironmentSource env = process_environment();
   KH_ASSIGN_OR_RETURN(const client::RepoId repo, client::RepoId::parse(repo_id));
   if (options.revision && options.version) {
@@ -57,7 +57,6 @@ Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOption
                        options.lockfile,
                        options.require_signature,
                        resolver::Loadable::cpp_process()};
-  request.wording = wording;
   KH_ASSIGN_OR_RETURN(auto local, local_kernel_dir(repo.to_string(), env));
   KH_ASSIGN_OR_RETURN(const FetchContext ctx, context_for(env, options.backend, options.session, options.progress));
   if (local) {
@@ -72,7 +71,7 @@ Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOption
 }
 
 Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {
-  return value_or_raise(get_kernel_result(repo_id, options, Wording::kKernelhub));
+  return value_or_raise(get_kernel_result(repo_id, options));
 }
 
 Kernel get_local_kernel(const std::filesystem::path& path, std::optional<std::string> backend) {

@@ -30,9 +30,9 @@ Result<Kernel> load_variant(FetchedVariant fetched, const EnvironmentSource& env
 Result<Kernel> load_kernel(const FetchRequest& request, const FetchContext& ctx,
                            std::optional<KernelDependency> standing_for = std::nullopt);
 
-// get_kernel (kernelhub.hpp) with its errors as values, in `wording`'s words (the CLI asks with
-// Wording::kCli, so that its users read its options, not C++); its warnings said as get_kernel says
-// them (GetKernelOptions::on_warning).
-Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOptions& options, Wording wording);
+// get_kernel (kernelhub.hpp) with its errors as values, in kernelhub's words with their Problem
+// (fetch/problem.hpp; the CLI says them with its options, tools/common/cli_words.hpp); its
+// warnings said as get_kernel says them (GetKernelOptions::on_warning).
+Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOptions& options);
 
 }  // namespace kernelhub
