@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "kernelhub/fetch/fetch.hpp"
+#include "kernels_words.hpp"
 
 namespace kernelhub {
 namespace {

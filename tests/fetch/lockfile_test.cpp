@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelhub/base/json_nesting.hpp"
+#include "kernels_words.hpp"
 #include "support/temp_dir.hpp"
 
 namespace kernelhub {
