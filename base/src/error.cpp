@@ -53,7 +53,8 @@ std::string_view to_string(NetworkFailure failure) {
 }
 
 Error Error::with_context(std::string_view context) const {
-  return Error{code, std::string(context) + ": " + message, missing, network};
+  const std::string prefix = std::string(context) + ": ";
+  return Error{code, prefix + message, missing, network, detail, detail ? prefix + detail_context : std::string()};
 }
 
 Error os_error(std::string_view what, int errno_value) {

@@ -11,6 +11,7 @@
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/fetch/lockfile.hpp"
+#include "kernelhub/fetch/problem.hpp"
 #include "kernelhub/fetch/publisher_trust.hpp"
 #include "kernelhub/fetch/resolve_commit.hpp"
 #include "kernelhub/fetch/session.hpp"
@@ -62,76 +63,37 @@ Status require_trusted_publisher(const client::HubClient& hub, const client::Rep
                                session_of(ctx).trusted_publishers());
 }
 
-std::string join_versions(const std::vector<std::string>& versions) {
-  std::string listed;
-  for (const auto& v : versions) listed += (listed.empty() ? "" : ", ") + v;
-  return listed.empty() ? std::string("none") : listed;
+// No variant of `what` runs here: the closest miss first, then the whole trace (closest_miss.hpp).
+Error no_variant_here(const FetchRequest& request, const std::string& what, std::vector<resolver::Decision> decisions,
+                      const resolver::Environment& environment) {
+  std::string message = resolver::no_variant_message(what, decisions, environment, request.loadable);
+  return problem_error(ErrorCode::kNoCompatibleVariant, std::move(message), NoVariantHere{what, std::move(decisions)});
 }
 
-// "1, 2": version branches as the kernels package lists them (by number, without the `v`).
-std::string version_numbers(const std::vector<std::string>& versions) {
-  std::string listed;
-  for (const auto& v : versions) listed += (listed.empty() ? "" : ", ") + v.substr(1);
-  return listed;
-}
-
-// No variant of `what` runs here: in the kernels package's words (kernels 0.19 resolver.py) where
-// the request is in them, else the closest miss first, then the whole trace (closest_miss.hpp).
-std::string no_variant_message(const FetchRequest& request, const std::string& what,
-                               const std::vector<resolver::Decision>& decisions,
-                               const resolver::Environment& environment) {
-  if (request.wording == Wording::kKernels) {
-    return "Cannot find a build variant for this system in " + what + ":\n\n" + resolver::format_trace(decisions);
-  }
-  return resolver::no_variant_message(what, decisions, environment, request.loadable);
-}
-
-// Why revision or v<N> did not resolve, in the kernels package's words (kernels 0.19
-// _versions.py) where the request is in them: a version the repo (or, offline, the cache) does
-// not have, and offline, a ref or version the cache does not hold. Anything else as it came.
+// Why revision or v<N> did not resolve: a version the repo (or, offline, the cache) does not
+// have, and offline, a ref or version the cache does not hold (each with its Problem). Anything
+// else as it came.
 Error not_resolved(const client::HubClient& hub, const client::RepoId& repo, const FetchRequest& request,
                    const Error& error) {
-  const bool kernels = request.wording == Wording::kKernels;
   const bool offline = error.code == ErrorCode::kOfflineMiss;
   if (error.code != ErrorCode::kNotFound && !offline) return error;
   const std::string id = repo.to_string();
-  std::string online_first = "Download the kernel while online first, or pass an explicit `revision=<commit>`.";
-  if (!kernels) {
-    // The same sentence for C++ and the CLI, each with its spelling of a commit, and what is cached.
-    const client::CacheLayout layout(hub.settings().cache_dir(kKernelRepo), kKernelRepo, repo);
-    const auto refs = layout.list_refs();
-    online_first =
-        "Download the kernel while online first, or give the commit itself (" +
-        std::string(request.wording == Wording::kCli ? "--revision <commit>" : "{.revision = \"<commit>\"}") +
-        "); the cache at `" + layout.cache_root().string() + "` holds " +
-        (refs.empty() ? std::string("nothing for this repo") : "its refs " + join_versions(refs)) + ".";
-  }
   if (request.version) {
-    const std::string n = std::to_string(*request.version);
     auto versions = hub.list_versions(repo, kKernelRepo);
     if (versions && (!versions->empty() || !offline)) {
-      return Error{ErrorCode::kNotFound,
-                   kernels
-                       ? "Version " + n + " not found, available versions: " + version_numbers(*versions)
-                       : "Version " + n + " of `" + id + "` not found, available versions: " + join_versions(*versions),
-                   Missing::kVersion};
+      VersionNotFound missing{id, *request.version, std::move(*versions)};
+      std::string message = missing.message();
+      return problem_error(ErrorCode::kNotFound, std::move(message), std::move(missing), Missing::kVersion);
     }
-    if (offline) {
-      return Error{ErrorCode::kOfflineMiss, "Version " + n + " of '" + id +
-                                                "' is not available in the local cache and Hugging Face Hub is in "
-                                                "offline mode. " +
-                                                online_first};
-    }
-    return error;
   }
   if (!offline) return error;
-  return Error{ErrorCode::kOfflineMiss, "Cannot resolve revision '" + request.revision.value_or("") + "' of '" + id +
-                                            "' to a commit: the ref is not in the local cache and Hugging Face Hub "
-                                            "is in offline mode. " +
-                                            online_first};
+  const client::CacheLayout layout(hub.settings().cache_dir(kKernelRepo), kKernelRepo, repo);
+  NotCachedOffline missing{id, request.version, request.revision.value_or(""), layout.cache_root(), layout.list_refs()};
+  std::string message = missing.message("{.revision = \"<commit>\"}");
+  return problem_error(ErrorCode::kOfflineMiss, std::move(message), std::move(missing));
 }
 
-// revision or v<N> → commit, with the kernels package's messages for a missing or absent version.
+// revision or v<N> → commit; a missing or absent version, or none given, says so with its Problem.
 Result<VariantDecisions> resolve(const client::HubClient& hub, const client::RepoId& repo,
                                  const FetchRequest& request) {
   VariantDecisions out;
@@ -142,13 +104,10 @@ Result<VariantDecisions> resolve(const client::HubClient& hub, const client::Rep
   } else {
     // As the kernels package: no implicit `main`; say which versions exist and what to write.
     auto versions = hub.list_versions(repo, kKernelRepo);
-    const std::string example = versions && !versions->empty() ? versions->back().substr(1) : "1";
-    const std::string write = request.wording == Wording::kCli
-                                  ? "Give --version " + example + " (or --revision R)"
-                                  : "Write get_kernel(\"" + repo.to_string() + "\", {.version = " + example + "})";
-    return unexpected(ErrorCode::kInvalidArgument,
-                      "a kernel version or revision must be given for `" + repo.to_string() +
-                          "`; available versions: " + (versions ? join_versions(*versions) : "none") + ". " + write);
+    NoVersionGiven missing{repo.to_string(), versions ? std::optional(std::move(*versions)) : std::nullopt};
+    std::string message = missing.message("Write get_kernel(\"" + repo.to_string() +
+                                          "\", {.version = " + missing.example_version() + "})");
+    return unexpected(problem_error(ErrorCode::kInvalidArgument, std::move(message), std::move(missing)));
   }
   auto commit = hub.resolve_revision(repo, kKernelRepo, out.revision);
   if (!commit) return unexpected(not_resolved(hub, repo, request, commit.error()));
@@ -242,7 +201,7 @@ Result<std::pair<std::filesystem::path, SignatureVerdict>> signed_metadata(
   const std::filesystem::path dir = file.path.parent_path();
   KH_ASSIGN_OR_RETURN(SignatureVerdict verdict, check_signature(dir, repo.to_string(), variant, revision, settings,
                                                                 session_of(ctx).signature_records(ctx.env), nullptr));
-  KH_RETURN_IF_ERROR(refuse_unless_accepted(verdict, repo.to_string(), variant, request.wording));
+  KH_RETURN_IF_ERROR(refuse_unless_accepted(verdict, repo.to_string(), variant));
   return std::pair(dir, std::move(verdict));
 }
 
@@ -258,7 +217,7 @@ void decide_from_tree(const client::HubClient& hub, const client::RepoId& repo, 
   fit_to_gpus(
       out.decisions, environment, [&](const resolver::Decision& d) -> Result<std::vector<resolver::CudaTarget>> {
         auto signed_dir = signed_metadata(hub, repo, tree, out.commit, out.revision, d.name, settings, request, ctx);
-        if (!signed_dir) return unexpected(signed_dir.error().code, "metadata.json: " + signed_dir.error().message);
+        if (!signed_dir) return unexpected(signed_dir.error().with_context("metadata.json"));
         return archs_of(Metadata::read(signed_dir->first));
       });
 }
@@ -299,8 +258,8 @@ Result<FetchedVariant> verify_variant_dir(const std::filesystem::path& dir, std:
                                           std::optional<binary_format::LibraryImage> image = std::nullopt) {
   const auto verify_start = std::chrono::steady_clock::now();
   KH_ASSIGN_OR_RETURN(Metadata metadata, read_variant_metadata(dir));
-  std::vector<std::string> warnings;
-  KH_RETURN_IF_ERROR(check_variant(dir, metadata, variant, request.wording, &digests, warnings));
+  std::vector<Warning> warnings;
+  KH_RETURN_IF_ERROR(check_variant(dir, metadata, variant, &digests, warnings));
   KH_RETURN_IF_ERROR(check_zip_package(dir, metadata));
   FetchedVariant out{
       dir, std::move(variant), std::move(revision), std::move(metadata), std::move(decisions), {}, {}, {}, {}, {}};
@@ -433,8 +392,7 @@ Result<FetchedVariant> fetch_local(const std::filesystem::path& path, const Fetc
   }
   const resolver::Decision* best = resolver::chosen(resolved.decisions);
   if (best == nullptr) {
-    return unexpected(ErrorCode::kNoCompatibleVariant,
-                      no_variant_message(request, "`" + path.string() + "`", resolved.decisions, ctx.environment));
+    return unexpected(no_variant_here(request, "`" + path.string() + "`", resolved.decisions, ctx.environment));
   }
   const std::string name = best->name;
   const auto dir = resolved.root / name;
@@ -494,9 +452,8 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
   const client::RepoTree& tree = decided.tree;
   const resolver::Decision* best = resolver::chosen(resolved.decisions);
   if (best == nullptr) {
-    return unexpected(ErrorCode::kNoCompatibleVariant,
-                      no_variant_message(request, "`" + repo.to_string() + "` (revision: " + resolved.revision + ")",
-                                         resolved.decisions, ctx.environment));
+    return unexpected(no_variant_here(request, "`" + repo.to_string() + "` (revision: " + resolved.revision + ")",
+                                      resolved.decisions, ctx.environment));
   }
   const std::string name = best->name;
   if (request.metadata_only) {
@@ -505,8 +462,7 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
                                                          *signature_settings, request, ctx));
     auto fetched = metadata_of(signed_dir.first, name, resolved.commit, std::move(resolved.decisions));
     if (fetched) {
-      if (auto warning =
-              signature_warning(signed_dir.second, fetched->metadata, repo.to_string(), name, request.wording)) {
+      if (auto warning = signature_warning(signed_dir.second, fetched->metadata, repo.to_string(), name)) {
         fetched->warnings.push_back(std::move(*warning));
       }
     }
@@ -550,15 +506,14 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
   // What this call downloaded was hashed as it streamed in: those hashes hold while the blobs
   // keep the stamps they have now.
   remember_downloaded(snapshot->downloaded_sha256, digests);
-  // In kernels' wording its digest check speaks first (below); kernelhub's names the changed blob
-  // before a signature, lock or digest check could blame the build for it.
-  const bool kernels_words = request.wording == Wording::kKernels;
-  if (!kernels_words) KH_RETURN_IF_ERROR(check_cached_blobs(*snapshot, tree, repo, name, digests));
+  // kernelhub names the changed blob before a signature, lock or digest check could blame the
+  // build for it; in kernels' order its digest check speaks first (below).
+  if (!request.blobs_checked_last) KH_RETURN_IF_ERROR(check_cached_blobs(*snapshot, tree, repo, name, digests));
   // Before anything in the download is parsed: its signature (signature_check.hpp).
   KH_ASSIGN_OR_RETURN(const SignatureVerdict signature,
                       check_signature(snapshot->path, repo.to_string(), name, resolved.revision, *signature_settings,
                                       session_of(ctx).signature_records(ctx.env), &digests));
-  KH_RETURN_IF_ERROR(refuse_unless_accepted(signature, repo.to_string(), name, request.wording));
+  KH_RETURN_IF_ERROR(refuse_unless_accepted(signature, repo.to_string(), name));
   if (locked_hash != nullptr) {
     auto checked = verify_variant_lock(snapshot->path, tree, name, *locked_hash, &digests);
     if (!checked) return unexpected(checked.error().with_context("locked load of `" + repo.to_string() + "`"));
@@ -568,20 +523,20 @@ Result<FetchedVariant> fetch_hub(const client::RepoId& repo, const FetchRequest&
       snapshot->path, name, resolved.commit, std::move(resolved.decisions), request, ctx.environment, digests, timings,
       "`" + repo.to_string() + "` variant `" + name + "` (commit " + resolved.commit + ")");
   if (!fetched) return fetched;
-  if (auto warning = signature_warning(signature, fetched->metadata, repo.to_string(), name, request.wording)) {
+  if (auto warning = signature_warning(signature, fetched->metadata, repo.to_string(), name)) {
     fetched->warnings.insert(fetched->warnings.begin(), std::move(*warning));
   }
   // A file no digest covers is still held to its blob's name.
-  if (kernels_words) KH_RETURN_IF_ERROR(check_cached_blobs(*snapshot, tree, repo, name, digests));
+  if (request.blobs_checked_last) KH_RETURN_IF_ERROR(check_cached_blobs(*snapshot, tree, repo, name, digests));
   stamps.record(snapshot->path, digests);
   fetched->timings.requests = hub.requests();
   fetched->fallbacks = hub.fallbacks();
   if (latest) {
-    fetched->warnings.insert(fetched->warnings.begin(),
-                             "UNSTABLE_KERNELS_ALL_LATEST is enabled: overriding requested " + asked_for(request) +
-                                 " and any lockfile pin for '" + repo.to_string() + "' with v" +
-                                 std::to_string(*latest) + " (" + resolved.commit +
-                                 "). Kernel API changes may break your code.");
+    fetched->warnings.insert(
+        fetched->warnings.begin(),
+        Warning{"UNSTABLE_KERNELS_ALL_LATEST is enabled: overriding requested " + asked_for(request) +
+                " and any lockfile pin for '" + repo.to_string() + "' with v" + std::to_string(*latest) + " (" +
+                resolved.commit + "). Kernel API changes may break your code."});
   }
   return fetched;
 }

@@ -22,8 +22,11 @@ const std::vector<resolver::Decision>& FetchedKernel::decisions() const {
 const LoadTimings& FetchedKernel::timings() const {
   return fetched_->timings;
 }
-const std::vector<std::string>& FetchedKernel::warnings() const {
-  return fetched_->warnings;
+std::vector<std::string> FetchedKernel::warnings() const {
+  std::vector<std::string> said;
+  said.reserve(fetched_->warnings.size());
+  for (const Warning& warning : fetched_->warnings) said.push_back(warning.message);
+  return said;
 }
 
 }  // namespace kernelhub

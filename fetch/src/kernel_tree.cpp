@@ -64,7 +64,7 @@ class TreeFetcher : public KernelWalkVisitor {
       child.version.reset();
       child.locked_as = dependency;
     }
-    KH_ASSIGN_OR_RETURN(auto local, local_kernel_dir(dependency.repo_id, ctx_.env, parent.wording));
+    KH_ASSIGN_OR_RETURN(auto local, local_kernel_dir(dependency.repo_id, ctx_.env));
     if (local) {
       child.source = *std::move(local);
     } else {
@@ -95,7 +95,7 @@ Result<KernelTree> fetch_kernel_tree(const FetchRequest& request, const FetchCon
     KH_ASSIGN_OR_RETURN(wanted, wanted_by(request));
   }
   TreeFetcher fetcher(request, ctx);
-  KH_RETURN_IF_ERROR(walk_kernel_tree(wanted, fetcher, request.wording));
+  KH_RETURN_IF_ERROR(walk_kernel_tree(wanted, fetcher));
   return fetcher.take();
 }
 

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <utility>
 
+#include "kernelhub/fetch/problem.hpp"
+
 namespace kernelhub {
 
 namespace {
@@ -17,7 +19,7 @@ std::string key_of(const KernelDependency& dependency) {
 
 class Walk {
  public:
-  Walk(KernelWalkVisitor& visitor, Wording wording) : visitor_(visitor), wording_(wording) {}
+  explicit Walk(KernelWalkVisitor& visitor) : visitor_(visitor) {}
 
   Result<std::size_t> visit(const KernelDependency& kernel, const KernelDependency* needed_by) {
     std::string key = key_of(kernel);
@@ -55,19 +57,15 @@ class Walk {
   }
 
   Error cycle(const std::string& name) const {
-    if (wording_ == Wording::kKernels) {
-      // kernels/_internals/deps.py `resolve_kernel_tree`, with the chain added
-      return Error{ErrorCode::kDependencyCycle,
-                   "Cyclic kernel dependency detected: " + name + " (" + chain(name) + ")"};
-    }
-    return Error{ErrorCode::kDependencyCycle,
-                 "kernel dependency cycle: " + chain(name) +
-                     ". A kernel cannot depend on itself, directly or through other kernels: the `kernel-depends` "
-                     "of one of them in its metadata.json (build.toml) must drop the entry that closes the loop"};
+    return problem_error(ErrorCode::kDependencyCycle,
+                         "kernel dependency cycle: " + chain(name) +
+                             ". A kernel cannot depend on itself, directly or through other kernels: the "
+                             "`kernel-depends` of one of them in its metadata.json (build.toml) must drop the entry "
+                             "that closes the loop",
+                         DependencyLoop{name, chain(name)});
   }
 
   KernelWalkVisitor& visitor_;
-  const Wording wording_;
   std::size_t left_ = 0;                                   // kernels left so far
   std::map<std::string, std::size_t> done_;                // left: key → place in the order of leaving
   std::vector<std::pair<std::string, std::string>> path_;  // (key, repo id) from the first kernel
@@ -75,8 +73,8 @@ class Walk {
 
 }  // namespace
 
-Result<std::size_t> walk_kernel_tree(const KernelDependency& kernel, KernelWalkVisitor& visitor, Wording wording) {
-  return Walk(visitor, wording).visit(kernel, nullptr);
+Result<std::size_t> walk_kernel_tree(const KernelDependency& kernel, KernelWalkVisitor& visitor) {
+  return Walk(visitor).visit(kernel, nullptr);
 }
 
 }  // namespace kernelhub

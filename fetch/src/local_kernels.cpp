@@ -1,25 +1,22 @@
 #include "kernelhub/fetch/local_kernels.hpp"
 
 #include "kernelhub/client/repo_id.hpp"
+#include "kernelhub/fetch/problem.hpp"
 
 namespace kernelhub {
 
 namespace {
 
-Unexpected malformed(std::string_view entry, Wording wording) {
-  if (wording == Wording::kKernels) {
-    // kernels/load.py `_parse_local_kernel_overrides`
-    return unexpected(ErrorCode::kInvalidArgument, "Invalid LOCAL_KERNELS entry: " + std::string(entry) +
-                                                       ". Expected format: repo_id_1=path_1:repo_id_2=path_2");
-  }
-  return unexpected(ErrorCode::kInvalidArgument,
-                    "LOCAL_KERNELS entry `" + std::string(entry) +
-                        "` is malformed; expected `org/name=/path/to/kernel` entries separated by `:`");
+Unexpected malformed(std::string_view entry) {
+  return unexpected(problem_error(ErrorCode::kInvalidArgument,
+                                  "LOCAL_KERNELS entry `" + std::string(entry) +
+                                      "` is malformed; expected `org/name=/path/to/kernel` entries separated by `:`",
+                                  MalformedLocalKernels{std::string(entry)}));
 }
 
 }  // namespace
 
-Result<std::map<std::string, std::filesystem::path>> parse_local_kernels(std::string_view value, Wording wording) {
+Result<std::map<std::string, std::filesystem::path>> parse_local_kernels(std::string_view value) {
   std::map<std::string, std::filesystem::path> out;
   std::size_t start = 0;
   while (start <= value.size()) {
@@ -28,7 +25,7 @@ Result<std::map<std::string, std::filesystem::path>> parse_local_kernels(std::st
         value.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     if (!entry.empty()) {
       const std::size_t eq = entry.find('=');
-      if (eq == std::string_view::npos || eq == 0 || eq + 1 == entry.size()) return malformed(entry, wording);
+      if (eq == std::string_view::npos || eq == 0 || eq + 1 == entry.size()) return malformed(entry);
       auto repo = client::RepoId::parse(entry.substr(0, eq));
       if (!repo) return unexpected(repo.error().with_context(env_vars::kLocalKernels));
       out[repo->to_string()] = std::filesystem::path(entry.substr(eq + 1));
@@ -39,11 +36,10 @@ Result<std::map<std::string, std::filesystem::path>> parse_local_kernels(std::st
   return out;
 }
 
-Result<std::optional<std::filesystem::path>> local_kernel_dir(std::string_view repo_id, const EnvironmentSource& env,
-                                                              Wording wording) {
+Result<std::optional<std::filesystem::path>> local_kernel_dir(std::string_view repo_id, const EnvironmentSource& env) {
   const auto value = env(env_vars::kLocalKernels);
   if (!value) return std::optional<std::filesystem::path>();
-  KH_ASSIGN_OR_RETURN(const auto map, parse_local_kernels(*value, wording));
+  KH_ASSIGN_OR_RETURN(const auto map, parse_local_kernels(*value));
   const auto it = map.find(std::string(repo_id));
   return it == map.end() ? std::optional<std::filesystem::path>() : std::optional(it->second);
 }

@@ -12,6 +12,7 @@
 #include "kernelhub/base/hex.hpp"
 #include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/sha256.hpp"
+#include "kernelhub/fetch/problem.hpp"
 
 namespace kernelhub {
 
@@ -170,36 +171,25 @@ const KernelLock* LockFile::find(const KernelDependency& dependency) const {
   return nullptr;
 }
 
-Result<KernelLock> LockFile::lock_of(const KernelDependency& dependency, std::string_view source,
-                                     Wording wording) const {
+Result<KernelLock> LockFile::lock_of(const KernelDependency& dependency, std::string_view source) const {
   if (const KernelLock* lock = find(dependency)) return *lock;
-  if (wording == Wording::kKernels || find(dependency.repo_id) == nullptr) {
-    return lock_of(dependency.repo_id, source, wording);  // the words for a repo not locked at all
-  }
-  return unexpected(Error{ErrorCode::kNotFound,
-                          "`" + dependency.describe() + "` is not locked in `" + std::string(source) +
-                              "`, which locks `" + dependency.repo_id +
-                              "` at another version or revision. Run "
-                              "`kernelhub lock` again: it locks every kernel the locked ones depend on",
-                          Missing::kLock});
+  if (find(dependency.repo_id) == nullptr) return lock_of(dependency.repo_id, source);  // not locked at all
+  return unexpected(problem_error(ErrorCode::kNotFound,
+                                  "`" + dependency.describe() + "` is not locked in `" + std::string(source) +
+                                      "`, which locks `" + dependency.repo_id +
+                                      "` at another version or revision. Run "
+                                      "`kernelhub lock` again: it locks every kernel the locked ones depend on",
+                                  NotLocked{dependency.repo_id, std::string(source)}, Missing::kLock));
 }
 
-Result<KernelLock> LockFile::lock_of(std::string_view repo_id, std::string_view source, Wording wording) const {
+Result<KernelLock> LockFile::lock_of(std::string_view repo_id, std::string_view source) const {
   if (const KernelLock* lock = find(repo_id)) return *lock;
   const std::string repo(repo_id);
-  if (wording == Wording::kKernels) {
-    // kernels/locking.py `_get_locked_kernel_revision`
-    return unexpected(Error{ErrorCode::kNotFound,
-                            "Kernel `" + repo +
-                                "` is not locked. Please lock it with `kernels lock <project>` and then reinstall "
-                                "the project.",
-                            Missing::kLock});
-  }
-  return unexpected(Error{ErrorCode::kNotFound,
-                          "`" + repo + "` is not locked in `" + std::string(source) +
-                              "`. Add it to [tool.kernels.dependencies] in pyproject.toml (or [dependencies] in "
-                              "kernels.toml) and run `kernelhub lock`",
-                          Missing::kLock});
+  return unexpected(problem_error(ErrorCode::kNotFound,
+                                  "`" + repo + "` is not locked in `" + std::string(source) +
+                                      "`. Add it to [tool.kernels.dependencies] in pyproject.toml (or [dependencies] "
+                                      "in kernels.toml) and run `kernelhub lock`",
+                                  NotLocked{repo, std::string(source)}, Missing::kLock));
 }
 
 Result<LockFile> LockFile::parse(std::string_view json, std::string_view source) {

@@ -465,10 +465,7 @@ Status verify_digest(const std::filesystem::path& variant_dir, const Metadata& m
   const auto violations =
       compare_digests(metadata.digest_algorithm, metadata.digest, metadata.digest_algorithm, actual);
   if (violations.empty()) return {};
-  std::string msg = "the files of `" + variant_dir.string() + "` do not match metadata.json `digest`:";
-  for (const auto& v : violations) msg += "\n  - " + v.describe(Wording::kKernelhub);
-  msg += "\nThe variant was modified after it was built; download it again or rebuild it.";
-  return unexpected(ErrorCode::kIntegrityMismatch, msg);
+  return unexpected(ErrorCode::kIntegrityMismatch, digest_mismatch_message(variant_dir, violations));
 }
 
 }  // namespace kernelhub

@@ -28,8 +28,8 @@ inline Result<RequestLock> request_lock(const FetchRequest& request) {
 // The entry for the request's repo (`repo_id`), or for exactly FetchRequest::locked_as.
 inline Result<KernelLock> request_lock_entry(const RequestLock& lock, const FetchRequest& request,
                                              const std::string& repo_id) {
-  return request.locked_as ? lock.lock.lock_of(*request.locked_as, lock.source, request.wording)
-                           : lock.lock.lock_of(repo_id, lock.source, request.wording);
+  return request.locked_as ? lock.lock.lock_of(*request.locked_as, lock.source)
+                           : lock.lock.lock_of(repo_id, lock.source);
 }
 
 }  // namespace kernelhub

@@ -11,6 +11,7 @@
 #include "kernelhub/base/json_nesting.hpp"
 #include "kernelhub/base/read_file.hpp"
 #include "kernelhub/base/sha256.hpp"
+#include "kernelhub/fetch/problem.hpp"
 #include "kernelhub/fetch/verification_stamps.hpp"
 #include "kernelhub/signing/serial_store.hpp"
 #include "kernelhub/signing/signature_file.hpp"
@@ -118,10 +119,6 @@ Result<SignatureVerdict> check_legacy_signature(const fs::path& dir, std::string
   verdict.status = SignatureVerdict::Status::kAccepted;
   verdict.signer = "kernelhub.sig key " + verified.key_id + " (trusted for " + verified.key_scope + ")";
   return verdict;
-}
-
-std::string kernels_label(const Metadata& metadata, std::string_view variant) {
-  return "Kernel '" + metadata.name + "' variant '" + std::string(variant) + "'";
 }
 
 }  // namespace
@@ -354,88 +351,73 @@ Result<SignatureVerdict> check_signature(const fs::path& dir, std::string_view r
   return verdict;
 }
 
-Status refuse_unless_accepted(const SignatureVerdict& verdict, std::string_view repo, std::string_view variant,
-                              Wording wording) {
+Status refuse_unless_accepted(const SignatureVerdict& verdict, std::string_view repo, std::string_view variant) {
   using Status = SignatureVerdict::Status;
   const std::string where = where_of(repo, variant);
   const std::string bundle = "`" + std::string(kSigstoreBundleName) + "`";
+  const auto refused = [&](ErrorCode code, std::string message, std::string why_required = {}) {
+    return unexpected(
+        problem_error(code, std::move(message),
+                      SignatureRefused{verdict, std::string(repo), std::string(variant), std::move(why_required)}));
+  };
   switch (verdict.status) {
     case Status::kAccepted: return {};
     case Status::kMalformed:
-      return unexpected(
-          ErrorCode::kBadSignature,
-          wording == Wording::kKernels
-              ? where + ": the signature bundle is invalid, so its integrity cannot be verified:\n" + verdict.why_not
-              : where + ": its signature bundle " + bundle + " is not a Sigstore bundle: " + verdict.why_not +
-                    ". Do not load it; if the publisher signs with a newer bundle "
-                    "format, upgrade kernelhub");
+      return refused(ErrorCode::kBadSignature, where + ": its signature bundle " + bundle +
+                                                   " is not a Sigstore bundle: " + verdict.why_not +
+                                                   ". Do not load it; if the publisher signs with a newer bundle "
+                                                   "format, upgrade kernelhub");
     case Status::kDoesNotVerify:
-      return unexpected(ErrorCode::kBadSignature,
-                        wording == Wording::kKernels
-                            ? where + ": the metadata could not be verified against its signature:\n" + verdict.why_not
-                            : where + ": its signature bundle " + bundle + " does not verify: " + verdict.why_not +
-                                  ". The variant may have been tampered with; do not load it");
+      return refused(ErrorCode::kBadSignature, where + ": its signature bundle " + bundle +
+                                                   " does not verify: " + verdict.why_not +
+                                                   ". The variant may have been tampered with; do not load it");
     case Status::kMetadataMissing:
-      return unexpected(ErrorCode::kCorruptFile,
-                        where +
-                            " has a signature bundle and no metadata.json: the metadata is missing, so its "
-                            "integrity cannot be verified");
+      return refused(ErrorCode::kCorruptFile, where +
+                                                  " has a signature bundle and no metadata.json: the metadata is "
+                                                  "missing, so its integrity cannot be verified");
     case Status::kUnsigned:
     case Status::kNotAccepted: break;
   }
   if (!verdict.required) return {};
   const std::string org(repo.substr(0, repo.find('/')));
-  const std::string why_required =
-      verdict.configured
-          ? "signers are configured for `" + std::string(repo) + "` or `" + org + "` (the signers file, " +
-                std::string(env_vars::kKernelhubSigners) + ", " + std::string(env_vars::kKernelhubTrustedKeys) + ")"
-          : std::string("a signature is required (require_signature, --require-signature, ") +
-                std::string(env_vars::kKernelhubRequireSignature) + ")";
+  std::string why_required = verdict.configured
+                                 ? "signers are configured for `" + std::string(repo) + "` or `" + org +
+                                       "` (the signers file, " + std::string(env_vars::kKernelhubSigners) + ", " +
+                                       std::string(env_vars::kKernelhubTrustedKeys) + ")"
+                                 : std::string("a signature is required (require_signature, --require-signature, ") +
+                                       std::string(env_vars::kKernelhubRequireSignature) + ")";
   if (verdict.status == Status::kUnsigned) {
-    if (wording == Wording::kKernels) {
-      return unexpected(ErrorCode::kMissingSignature,
-                        where + ": not signed, so its integrity cannot be verified, and " + why_required);
-    }
-    return unexpected(ErrorCode::kMissingSignature,
-                      where + " is not signed (no " + bundle + "), and " + why_required +
-                          ". The signature was stripped or the publisher does not sign this build; do not load it, "
-                          "or ask the publisher to sign it (docs/SIGNING.md)");
+    return refused(ErrorCode::kMissingSignature,
+                   where + " is not signed (no " + bundle + "), and " + why_required +
+                       ". The signature was stripped or the publisher does not sign this build; do not load it, "
+                       "or ask the publisher to sign it (docs/SIGNING.md)",
+                   why_required);
   }
-  return unexpected(ErrorCode::kUntrustedPublisher,
-                    where + " is signed" + (verdict.signer.empty() ? std::string() : " by " + verdict.signer) +
-                        ", which is not a signer accepted for it: " + verdict.why_not + ". " + why_required +
-                        "; if this signer is the publisher's, add it to the signers file (docs/SIGNING.md)");
+  return refused(ErrorCode::kUntrustedPublisher,
+                 where + " is signed" + (verdict.signer.empty() ? std::string() : " by " + verdict.signer) +
+                     ", which is not a signer accepted for it: " + verdict.why_not + ". " + why_required +
+                     "; if this signer is the publisher's, add it to the signers file (docs/SIGNING.md)",
+                 why_required);
 }
 
-std::optional<std::string> signature_warning(const SignatureVerdict& verdict, const Metadata& metadata,
-                                             std::string_view repo, std::string_view variant, Wording wording) {
+std::optional<Warning> signature_warning(const SignatureVerdict& verdict, const Metadata& metadata,
+                                         std::string_view repo, std::string_view variant) {
   using Status = SignatureVerdict::Status;
-  if (verdict.status == Status::kAccepted) return std::nullopt;
-  if (wording == Wording::kKernels) {
-    // kernels 0.19.1 (validate.py SignatureValidator, verify.py): a policy that no alternative
-    // satisfies says "0 of N policies succeeded".
-    if (verdict.status == Status::kUnsigned) {
-      return kernels_label(metadata, variant) + ": not signed, so its integrity cannot be verified";
-    }
-    if (verdict.status != Status::kNotAccepted) return std::nullopt;  // refused, never warned about
-    return kernels_label(metadata, variant) + ": the metadata could not be verified against its signature:\n" +
-           (verdict.policy_alternatives > 1
-                ? "0 of " + std::to_string(verdict.policy_alternatives) + " policies succeeded"
-                : verdict.why_not);
+  if (verdict.status != Status::kUnsigned && verdict.status != Status::kNotAccepted) {
+    return std::nullopt;  // accepted, or refused (never warned about)
   }
   const std::string where = where_of(repo, variant);
-  if (verdict.status == Status::kUnsigned) {
-    return where + " is not signed (no `" + std::string(kSigstoreBundleName) +
-           "`), so who built it cannot be verified; loading it anyway (--require-signature or " +
-           std::string(env_vars::kKernelhubRequireSignature) + "=1 refuses it)";
-  }
-  if (verdict.status != Status::kNotAccepted) return std::nullopt;  // refused, never warned about
-  return where + " is signed" + (verdict.signer.empty() ? std::string() : " by " + verdict.signer) +
-         ", which no configured signer (or the kernels package's default "
-         "policy) accepts for it: " +
-         verdict.why_not +
-         "; loading it anyway (--require-signature refuses it; "
-         "docs/SIGNING.md says how to accept a signer)";
+  std::string message =
+      verdict.status == Status::kUnsigned
+          ? where + " is not signed (no `" + std::string(kSigstoreBundleName) +
+                "`), so who built it cannot be verified; loading it anyway (--require-signature or " +
+                std::string(env_vars::kKernelhubRequireSignature) + "=1 refuses it)"
+          : where + " is signed" + (verdict.signer.empty() ? std::string() : " by " + verdict.signer) +
+                ", which no configured signer (or the kernels package's default policy) accepts for it: " +
+                verdict.why_not +
+                "; loading it anyway (--require-signature refuses it; docs/SIGNING.md says how to accept a signer)";
+  return problem_warning(std::move(message),
+                         SignatureNotAccepted{verdict, metadata.name, std::string(repo), std::string(variant)});
 }
 
 }  // namespace kernelhub

@@ -34,7 +34,7 @@ Result<FetchContext> context_for(const EnvironmentSource& env, const std::option
 
 }  // namespace
 
-Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOptions& options, Wording wording,
+Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOptions& options,
                                  const EnvironmentSource& env, std::shared_ptr<Session> session) {
   KH_ASSIGN_OR_RETURN(const client::RepoId repo, client::RepoId::parse(repo_id));
   if (options.revision && options.version) {
@@ -50,7 +50,6 @@ Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOption
                        options.lockfile,
                        options.require_signature,
                        resolver::Loadable::cpp_process()};
-  request.wording = wording;
   KH_ASSIGN_OR_RETURN(auto local, local_kernel_dir(repo.to_string(), env));
   KH_ASSIGN_OR_RETURN(const FetchContext ctx, context_for(env, options.backend, std::move(session), options.progress));
   if (local) {
@@ -66,7 +65,7 @@ Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOption
 
 Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options, const EnvironmentSource& env,
                   std::shared_ptr<Session> session) {
-  return value_or_raise(get_kernel_result(repo_id, options, Wording::kKernelhub, env, std::move(session)));
+  return value_or_raise(get_kernel_result(repo_id, options, env, std::move(session)));
 }
 
 Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelhub/resolver/environment.hpp"
+#include "kernels_words.hpp"
 #include "support/temp_dir.hpp"
 
 namespace kernelhub {
@@ -40,12 +41,11 @@ struct Kernels {
     return dir;
   }
 
-  Result<KernelTree> fetch(const std::string& name, Wording wording = Wording::kKernelhub) const {
+  Result<KernelTree> fetch(const std::string& name) const {
     const auto env = map_environment({{"LOCAL_KERNELS", local_kernels}});
     FetchRequest request;
     request.source = tmp.path() / name;
     request.loadable = resolver::Loadable::python_process();
-    request.wording = wording;
     // A CPU torch on a machine without GPUs: torch-universal runs anywhere.
     const resolver::TorchRuntime torch{resolver::Version{2, 15}, true, {}};
     const auto environment =
@@ -97,10 +97,7 @@ TEST_CASE("a cycle is kDependencyCycle naming the chain, in both wordings") {
   CHECK(tree.error().code == ErrorCode::kDependencyCycle);
   CHECK_THAT(tree.error().message,
              Catch::StartsWith("kernel dependency cycle: acme/ka -> acme/kb -> acme/kc -> acme/ka"));
-  const auto kernels_words = kernels.fetch("ka", Wording::kKernels);
-  REQUIRE_FALSE(kernels_words.has_value());
-  CHECK(kernels_words.error().code == ErrorCode::kDependencyCycle);
-  CHECK(kernels_words.error().message ==
+  CHECK(kernels_words::message(tree.error()) ==
         "Cyclic kernel dependency detected: acme/ka (acme/ka -> acme/kb -> acme/kc -> acme/ka)");
 
   Kernels self;

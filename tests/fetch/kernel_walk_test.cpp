@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels_words.hpp"
+
 namespace kernelhub {
 namespace {
 
@@ -39,7 +41,7 @@ struct TableVisitor : KernelWalkVisitor {
 TEST_CASE("each kernel is left after those it depends on, and a diamond is entered once") {
   TableVisitor visitor;
   visitor.depends = {{"acme/a", {"acme/b", "acme/c"}}, {"acme/b", {"acme/d"}}, {"acme/c", {"acme/d"}}};
-  const auto root = walk_kernel_tree(kernel("a"), visitor, Wording::kKernelhub);
+  const auto root = walk_kernel_tree(kernel("a"), visitor);
   REQUIRE(root.has_value());
   CHECK(*root == 3);
   CHECK(visitor.entered == std::vector<std::string>{"acme/a", "acme/b", "acme/d", "acme/c"});
@@ -47,32 +49,29 @@ TEST_CASE("each kernel is left after those it depends on, and a diamond is enter
         std::vector<std::string>{"acme/d<acme/b:", "acme/b<acme/a:0", "acme/c<acme/a:0", "acme/a<-:12"});
 }
 
-TEST_CASE("a cycle names the chain, in the same words for the CLI and the C++ API") {
+TEST_CASE("a cycle names the chain, in the same words for the CLI and the C++ API, and in kernels'") {
   TableVisitor visitor;
   visitor.depends = {{"acme/a", {"acme/b"}}, {"acme/b", {"acme/a"}}};
-  for (Wording wording : {Wording::kKernelhub, Wording::kCli}) {
-    const auto root = walk_kernel_tree(kernel("a"), visitor, wording);
-    REQUIRE_FALSE(root.has_value());
-    CHECK(root.error().code == ErrorCode::kDependencyCycle);
-    CHECK_THAT(root.error().message, Catch::StartsWith("kernel dependency cycle: acme/a -> acme/b -> acme/a. "));
-  }
-  const auto theirs = walk_kernel_tree(kernel("a"), visitor, Wording::kKernels);
-  REQUIRE_FALSE(theirs.has_value());
-  CHECK(theirs.error().message == "Cyclic kernel dependency detected: acme/a (acme/a -> acme/b -> acme/a)");
+  const auto root = walk_kernel_tree(kernel("a"), visitor);
+  REQUIRE_FALSE(root.has_value());
+  CHECK(root.error().code == ErrorCode::kDependencyCycle);
+  CHECK_THAT(root.error().message, Catch::StartsWith("kernel dependency cycle: acme/a -> acme/b -> acme/a. "));
+  CHECK(kernels_words::message(root.error()) ==
+        "Cyclic kernel dependency detected: acme/a (acme/a -> acme/b -> acme/a)");
 }
 
 TEST_CASE("a dependency's error keeps its code, prefixed with the chain, and the first kernel's is its own") {
   TableVisitor visitor;
   visitor.depends = {{"acme/a", {"acme/b"}}, {"acme/b", {"acme/c"}}};
   visitor.fails.emplace("acme/c", Error{ErrorCode::kNotFound, "no such repo"});
-  const auto deep = walk_kernel_tree(kernel("a"), visitor, Wording::kCli);
+  const auto deep = walk_kernel_tree(kernel("a"), visitor);
   REQUIRE_FALSE(deep.has_value());
   CHECK(deep.error().code == ErrorCode::kNotFound);
   CHECK_THAT(deep.error().message, Catch::StartsWith("kernel dependency acme/a -> acme/b -> acme/c: "));
   CHECK_THAT(deep.error().message, Catch::EndsWith("no such repo"));
 
   visitor.fails.emplace("acme/a", Error{ErrorCode::kNotFound, "no such repo"});
-  const auto first = walk_kernel_tree(kernel("a"), visitor, Wording::kCli);
+  const auto first = walk_kernel_tree(kernel("a"), visitor);
   REQUIRE_FALSE(first.has_value());
   CHECK(first.error().message == "no such repo");
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "kernelhub/fetch/fetch.hpp"
+#include "kernels_words.hpp"
 
 namespace kernelhub {
 namespace {
@@ -26,11 +27,11 @@ TEST_CASE("malformed LOCAL_KERNELS entries are named in the error") {
 }
 
 TEST_CASE("a malformed entry in the kernels package's words, for the Python shim") {
-  const auto map = parse_local_kernels("org/a", Wording::kKernels);
+  const auto map = parse_local_kernels("org/a");
   REQUIRE_FALSE(map.has_value());
   CHECK(map.error().code == ErrorCode::kInvalidArgument);
   // kernels/load.py `_parse_local_kernel_overrides`, word for word.
-  CHECK(map.error().message ==
+  CHECK(kernels_words::message(map.error()) ==
         "Invalid LOCAL_KERNELS entry: org/a. Expected format: repo_id_1=path_1:repo_id_2=path_2");
 }
 

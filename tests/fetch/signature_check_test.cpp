@@ -13,6 +13,7 @@
 #include "kernelhub/base/read_file.hpp"
 #include "kernelhub/signing/sign.hpp"
 #include "kernelhub/sigstore/sign.hpp"
+#include "kernels_words.hpp"
 #include "support/temp_dir.hpp"
 
 namespace kernelhub {
@@ -86,20 +87,23 @@ TEST_CASE("an unsigned variant: a warning by default, refused when required or w
   const auto verdict = check(v, settings_with());
   CHECK(verdict.status == Status::kUnsigned);
   CHECK_FALSE(verdict.required);
-  CHECK(refuse_unless_accepted(verdict, kRepo, kVariant, Wording::kKernelhub));
+  CHECK(refuse_unless_accepted(verdict, kRepo, kVariant));
   const Metadata metadata = Metadata::read(v.dir.path()).value();
-  CHECK(signature_warning(verdict, metadata, kRepo, kVariant, Wording::kKernels) ==
+  const auto warning = signature_warning(verdict, metadata, kRepo, kVariant);
+  REQUIRE(warning);
+  CHECK(kernels_words::message(*warning) ==
         "Kernel 'fast' variant 'torch215-cxx11-cpu-x86_64-linux': not signed, so its integrity cannot be verified");
 
   const auto required = check(v, settings_with({}, /*require=*/true));
-  const auto refused = refuse_unless_accepted(required, kRepo, kVariant, Wording::kKernelhub);
+  const auto refused = refuse_unless_accepted(required, kRepo, kVariant);
   REQUIRE_FALSE(refused);
   CHECK(refused.error().code == ErrorCode::kMissingSignature);
-  CHECK_THAT(refused.error().message, Catch::Contains("is not signed") && Catch::Contains("KERNELHUB_REQUIRE_SIGNATURE"));
+  CHECK_THAT(refused.error().message,
+             Catch::Contains("is not signed") && Catch::Contains("KERNELHUB_REQUIRE_SIGNATURE"));
 
   const auto configured = check(v, settings_with({key_signer(KeyPair::generate())}));
   CHECK(configured.configured);
-  const auto stripped = refuse_unless_accepted(configured, kRepo, kVariant, Wording::kKernelhub);
+  const auto stripped = refuse_unless_accepted(configured, kRepo, kVariant);
   REQUIRE_FALSE(stripped);
   CHECK(stripped.error().code == ErrorCode::kMissingSignature);
   CHECK_THAT(stripped.error().message, Catch::Contains("signers are configured for `acme/fast-kernels` or `acme`"));
@@ -113,15 +117,15 @@ TEST_CASE("a bundle of a configured key is accepted; of another key it does not 
   const auto accepted = check(v, settings_with({key_signer(acme)}));
   CHECK(accepted.status == Status::kAccepted);
   CHECK_THAT(accepted.signer, Catch::StartsWith("key sha256:"));
-  CHECK(refuse_unless_accepted(accepted, kRepo, kVariant, Wording::kKernelhub));
-  CHECK_FALSE(signature_warning(accepted, Metadata::read(v.dir.path()).value(), kRepo, kVariant, Wording::kKernels));
+  CHECK(refuse_unless_accepted(accepted, kRepo, kVariant));
+  CHECK_FALSE(signature_warning(accepted, Metadata::read(v.dir.path()).value(), kRepo, kVariant));
 
   // A repo-scoped signer of another repo of the org does not count.
   CHECK(check(v, settings_with({key_signer(acme, "acme/other")})).status == Status::kNotAccepted);
 
   const auto forged = check(v, settings_with({key_signer(mallory)}));
   CHECK(forged.status == Status::kDoesNotVerify);
-  const auto refused = refuse_unless_accepted(forged, kRepo, kVariant, Wording::kKernelhub);
+  const auto refused = refuse_unless_accepted(forged, kRepo, kVariant);
   REQUIRE_FALSE(refused);
   CHECK(refused.error().code == ErrorCode::kBadSignature);
   CHECK_THAT(refused.error().message, Catch::Contains("does not verify"));
@@ -133,9 +137,9 @@ TEST_CASE("a keyed bundle with no key configured is what kernels warns about: no
   const auto verdict = check(v, settings_with());
   CHECK(verdict.status == Status::kNotAccepted);
   CHECK_THAT(verdict.why_not, Catch::Contains("managed key") && Catch::Contains("no key is configured"));
-  CHECK(refuse_unless_accepted(verdict, kRepo, kVariant, Wording::kKernelhub));  // warned about, not refused
-  CHECK(signature_warning(verdict, Metadata::read(v.dir.path()).value(), kRepo, kVariant, Wording::kKernelhub));
-  const auto required = refuse_unless_accepted(check(v, settings_with({}, true)), kRepo, kVariant, Wording::kKernelhub);
+  CHECK(refuse_unless_accepted(verdict, kRepo, kVariant));  // warned about, not refused
+  CHECK(signature_warning(verdict, Metadata::read(v.dir.path()).value(), kRepo, kVariant));
+  const auto required = refuse_unless_accepted(check(v, settings_with({}, true)), kRepo, kVariant);
   REQUIRE_FALSE(required);
   CHECK(required.error().code == ErrorCode::kUntrustedPublisher);
 }
@@ -147,7 +151,7 @@ TEST_CASE("one byte of metadata.json changed after signing: the bundle does not 
   v.write("metadata.json", Variant::metadata_json(2));
   const auto verdict = check(v, settings_with({key_signer(acme)}));
   CHECK(verdict.status == Status::kDoesNotVerify);
-  CHECK_FALSE(refuse_unless_accepted(verdict, kRepo, kVariant, Wording::kKernels));
+  CHECK_FALSE(refuse_unless_accepted(verdict, kRepo, kVariant));
 }
 
 TEST_CASE("a bundle that is not one is refused whatever the configuration, naming what is wrong") {
@@ -162,7 +166,7 @@ TEST_CASE("a bundle that is not one is refused whatever the configuration, namin
     const auto verdict = check(v, settings_with());
     CHECK(verdict.status == Status::kMalformed);
     CHECK_THAT(verdict.why_not, Catch::Contains(what, Catch::CaseSensitive::No));
-    const auto refused = refuse_unless_accepted(verdict, kRepo, kVariant, Wording::kKernelhub);
+    const auto refused = refuse_unless_accepted(verdict, kRepo, kVariant);
     REQUIRE_FALSE(refused);
     CHECK(refused.error().code == ErrorCode::kBadSignature);
   }
@@ -233,7 +237,7 @@ workflows = ["https://github.com/acme/kernels/.github/workflows/build.yaml@refs/
 scope = "bob/fast"
 public-key = "bob.pem"
 )",
-                                  "signers.toml", dir.path()));
+                                "signers.toml", dir.path()));
   CHECK(signers.for_repo("acme/x").size() == 1);
   CHECK(signers.for_repo("bob/fast").size() == 2);
   CHECK(signers.for_repo("bob/slow").empty());
@@ -268,8 +272,8 @@ TEST_CASE("the signers file named by KERNELHUB_SIGNERS must exist; the default o
   const testing::TempDir dir("signers_env");
   const signing::TrustedKeys none;
   CHECK(Signers::from_environment(map_environment({{"HOME", dir.path().string()}}), none));
-  const auto missing = Signers::from_environment(
-      map_environment({{"KERNELHUB_SIGNERS", (dir.path() / "nope.toml").string()}}), none);
+  const auto missing =
+      Signers::from_environment(map_environment({{"KERNELHUB_SIGNERS", (dir.path() / "nope.toml").string()}}), none);
   REQUIRE_FALSE(missing);
   CHECK_THAT(missing.error().message, Catch::Contains("KERNELHUB_SIGNERS"));
 }

@@ -14,6 +14,7 @@
 #include "kernelhub/binary_format/elf_file.hpp"
 #include "kernelhub/binary_format/elf_identity.hpp"
 #include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/problem.hpp"
 #include "kernelhub/fetch/session.hpp"
 #include "memory_hub.hpp"
 #include "support/temp_dir.hpp"
@@ -92,12 +93,11 @@ struct Fetch {
   // One Session, as one process has: its listings and trust answers carry from one fetch to the next.
   std::shared_ptr<Session> session = std::make_shared<Session>(SessionOptions{.transport = hub});
 
-  Result<FetchedVariant> run(const std::string& endpoint, const std::string& name, std::optional<int> version = 1,
-                             Wording wording = Wording::kKernelhub) const {
+  Result<FetchedVariant> run(const std::string& endpoint, const std::string& name,
+                             std::optional<int> version = 1) const {
     FetchRequest request;
     request.source = client::RepoId{"acme", name};
     request.version = version;
-    request.wording = wording;
     request.loadable = resolver::Loadable::python_process();
     // A CPU torch on a machine without GPUs: torch-universal runs, the CUDA build does not.
     const resolver::TorchRuntime torch{resolver::Version{2, 15}, true, {}};
@@ -249,24 +249,27 @@ TEST_CASE("a library of another machine than its variant's name, or one cut shor
   }
 }
 
-// Wording (fetch/wording.hpp): one rule, each caller's spelling of the request in what to do.
+// One rule, each caller's spelling of the request in what to do: the C++ API's in the message, the
+// value for the CLI to spell in its options (tools/common/cli_words.hpp; tests/tools/cli_app_test.cpp).
 TEST_CASE("a request without a version says how to give one in the caller's own terms") {
   Fetch fetch;
   const Repo repo = relu_repo("http://hub-seven.test", "mish");
   repo.serve(*fetch.hub);
   fetch.hub->serve(repo.endpoint + "/api/kernels/acme/mish/refs",
                    {200, {}, R"({"branches": [{"name": "v1", "targetCommit": ")" + kCommit + R"("}], "tags": []})"});
-  const auto cpp = fetch.run(repo.endpoint, "mish", std::nullopt, Wording::kKernelhub);
-  const auto cli = fetch.run(repo.endpoint, "mish", std::nullopt, Wording::kCli);
+  const auto cpp = fetch.run(repo.endpoint, "mish", std::nullopt);
   REQUIRE_FALSE(cpp);
-  REQUIRE_FALSE(cli);
   CHECK(cpp.error().code == ErrorCode::kInvalidArgument);
-  CHECK(cli.error().code == ErrorCode::kInvalidArgument);
   CHECK_THAT(cpp.error().message, Catch::Contains("available versions: v1") &&
                                       Catch::EndsWith("Write get_kernel(\"acme/mish\", {.version = 1})"));
-  CHECK_THAT(cli.error().message,
+  const Problem* problem = problem_of(cpp.error());
+  REQUIRE(problem != nullptr);
+  const auto* unversioned = std::get_if<NoVersionGiven>(problem);
+  REQUIRE(unversioned != nullptr);
+  CHECK(unversioned->repo == "acme/mish");
+  CHECK(unversioned->versions == std::optional(std::vector<std::string>{"v1"}));
+  CHECK_THAT(unversioned->message("Give --version " + unversioned->example_version() + " (or --revision R)"),
              Catch::Contains("available versions: v1") && Catch::EndsWith("Give --version 1 (or --revision R)"));
-  CHECK(cli.error().message.find("{.") == std::string::npos);
 }
 
 // Note [Unsafe paths in a listing] (client/repo_tree.hpp): the kernels package downloads a

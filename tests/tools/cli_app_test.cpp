@@ -2,6 +2,9 @@
 // --help lists, how values are read. The commands themselves are run by tests/python.
 #include "cli_app.hpp"
 
+#include "cli_words.hpp"
+#include "kernelhub/fetch/problem.hpp"
+
 #include <catch2/catch.hpp>
 #include <vector>
 
@@ -81,6 +84,26 @@ TEST_CASE("help: usage first, the description, every option with its description
   const std::string top = g.app.help();
   CHECK(top.find("run the thing") != std::string::npos);  // the summary, not the description
   CHECK(top.find("at length") == std::string::npos);
+}
+
+// A fetch's message spells the request for a C++ caller; the CLI spells it in its options
+// (cli_words.hpp), from the same value (tests/fetch/transport_test.cpp checks the fetch gives it).
+TEST_CASE("the CLI says what to give in its own options, never C++") {
+  const NoVersionGiven unversioned{"acme/mish", std::vector<std::string>{"v1"}};
+  const Error error = problem_error(
+      ErrorCode::kInvalidArgument, unversioned.message("Write get_kernel(\"acme/mish\", {.version = 1})"), unversioned);
+  const std::string said = cli_message(error);
+  CHECK_THAT(said, Catch::Contains("available versions: v1") && Catch::EndsWith("Give --version 1 (or --revision R)"));
+  CHECK(said.find("{.") == std::string::npos);
+
+  const NotCachedOffline offline{"acme/mish", 1, "", "/cache/hub", {}};
+  const std::string offline_said =
+      cli_message(problem_error(ErrorCode::kOfflineMiss, "-", offline).with_context("got"));
+  CHECK_THAT(offline_said, Catch::StartsWith("got: Version 1 of 'acme/mish' is not available in the local cache") &&
+                               Catch::Contains("(--revision <commit>)") &&
+                               Catch::EndsWith("the cache at `/cache/hub` holds nothing for this repo."));
+  CHECK(offline_said.find("{.") == std::string::npos);
+  CHECK(cli_message(Error{ErrorCode::kNotFound, "as it is"}) == "as it is");
 }
 
 }  // namespace

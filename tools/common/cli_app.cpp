@@ -1,5 +1,6 @@
 #include "cli_app.hpp"
 
+#include "cli_words.hpp"
 #include "error_json.hpp"
 
 #include <algorithm>
@@ -146,7 +147,7 @@ int exit_status(ErrorCode code) {
 int fail(std::string_view command, const Error& error, bool json) {
   // A message may quote names from a Hub: never an escape sequence to the terminal (printable.hpp).
   std::fprintf(stderr, "%.*s: error: %s\n", static_cast<int>(command.size()), command.data(),
-               printable(error.message).c_str());
+               printable(cli_message(error)).c_str());
   if (json) std::printf("%s\n", error_json(error).dump(2).c_str());
   return exit_status(error.code);
 }

@@ -51,7 +51,7 @@ int run_get(const GetArguments& args) {
   GetKernelOptions options = get_kernel_options(args);
   options.progress = &progress;
   try {
-    auto got = get_kernel_result(args.repo, options, Wording::kCli, process_environment());
+    auto got = get_kernel_result(args.repo, options, process_environment());
     if (!got) return fail("kernelhub get", got.error(), args.json);
     const Kernel& kernel = *got;
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -152,7 +152,6 @@ int run_describe(const DescribeArguments& args, const CLI::App& app) {
   const client::HubClient hub(*settings);
 
   FetchRequest request;
-  request.wording = Wording::kCli;
   request.loadable = selection->loadable;  // with a torch: what Python would load too
   request.trust_remote_code = args.trust_remote_code;
   request.metadata_only = true;

@@ -117,7 +117,6 @@ int run_download(const DownloadArguments& args, const CLI::App& app) {
 
   // Resolved as `get` resolves it, so that a version the repo lacks is said the same way.
   FetchRequest asked;
-  asked.wording = Wording::kCli;
   if (args.version) {
     asked.version = args.version;
   } else {

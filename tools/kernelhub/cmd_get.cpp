@@ -112,7 +112,6 @@ int run_get(const GetArguments& args) {
   if (!chosen_backend) return failed(chosen_backend.error(), args.json);
   auto request = tvm_ffi::fetch_request(args.repo, options, env);
   if (!request) return failed(request.error(), args.json);
-  request->wording = Wording::kCli;
   request->loadable =
       resolver::Loadable{.libtorch = torch_executable && has_torch, .python = false, .tvm_ffi = runtime.has_value()};
 

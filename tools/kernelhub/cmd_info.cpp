@@ -147,7 +147,6 @@ int run_info(const InfoArguments& args, const CLI::App& app) {
   say_torch_free("kernelhub info", *selection);
 
   FetchRequest request;
-  request.wording = Wording::kCli;
   request.loadable = selection->loadable;  // with a torch: what Python would load too
   request.trust_remote_code = true;        // nothing runs: describing a kernel needs no trust
   request.metadata_only = true;

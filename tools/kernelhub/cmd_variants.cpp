@@ -276,7 +276,6 @@ int run_repo(const client::RepoId& repo, const VariantsArguments& args, const re
   if (!args.json) print_environment(env);
   for (const Listed& item : *listed) {
     FetchRequest request;
-    request.wording = Wording::kCli;
     request.source = repo;
     request.loadable = loadable;
     if (item.version) {
@@ -409,7 +408,6 @@ int run_variants(const VariantsArguments& args, const CLI::App& app) {
   if (kernel->repo) return run_repo(*kernel->repo, args, env, detected->env, loadable);
 
   FetchRequest request;
-  request.wording = Wording::kCli;
   request.loadable = loadable;
   request.source = std::filesystem::path(target);
   auto resolved = variant_decisions(request, FetchContext{env, detected->env});

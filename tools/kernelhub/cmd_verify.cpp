@@ -77,7 +77,7 @@ int run_verify(const VerifyArguments& args) {
   const SignatureRecords fresh(std::nullopt, nullptr);
   auto verdict = check_signature(dir, args.repo, variant, revision, *settings, fresh, &digests);
   if (!verdict) return fail(kCommand, verdict.error(), json);
-  if (auto refused = refuse_unless_accepted(*verdict, args.repo, variant, Wording::kKernelhub); !refused) {
+  if (auto refused = refuse_unless_accepted(*verdict, args.repo, variant); !refused) {
     return fail(kCommand, refused.error(), json);
   }
   auto metadata = Metadata::read(dir);  // an older build without metadata.json has no digest

@@ -16,6 +16,7 @@
 #include "kernelhub/fetch/variant_checks.hpp"
 #include "kernelhub/resolver/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
+#include "kernels_words.hpp"
 #include "selection_environment.hpp"
 
 namespace kernelhub::cli {
@@ -47,8 +48,7 @@ std::string signature_failure_text(const SignatureVerdict& verdict) {
              (verdict.policy_alternatives > 1
                   ? "0 of " + std::to_string(verdict.policy_alternatives) + " policies succeeded"
                   : verdict.why_not);
-    case Status::kDoesNotVerify:
-      return "the metadata could not be verified against its signature:\n" + verdict.why_not;
+    case Status::kDoesNotVerify: return "the metadata could not be verified against its signature:\n" + verdict.why_not;
     case Status::kAccepted: break;
   }
   return "the metadata is correctly signed";
@@ -112,9 +112,11 @@ Result<VariantReport> verify_one(const std::filesystem::path& dir, const std::st
       compare_digests(metadata.digest_algorithm, metadata.digest, metadata.digest_algorithm, actual);
   if (!violations.empty()) {
     std::string listed;
-    for (const auto& v : violations) listed += std::string(listed.empty() ? "" : "\n") + v.describe(Wording::kKernels);
-    report.line = "❌ " + variant + ": the files do not match the digest in the metadata, so they may have been "
-                  "modified:\n" + listed;
+    for (const auto& v : violations) listed += std::string(listed.empty() ? "" : "\n") + kernels_words::describe(v);
+    report.line = "❌ " + variant +
+                  ": the files do not match the digest in the metadata, so they may have been "
+                  "modified:\n" +
+                  listed;
     report.failed = true;
     report.json["digest"] = {{"status", "mismatch"}, {"message", listed}};
     return report;
@@ -155,11 +157,10 @@ int run_verify_signature(const VerifySignatureArguments& args, const CLI::App& a
     const auto decisions = resolver::select(*names, selection->environment, resolver::Loadable::python_process());
     const resolver::Decision* best = resolver::chosen(decisions);
     if (best == nullptr) {
-      return failed(Error{ErrorCode::kNoCompatibleVariant,
-                          resolver::no_variant_message("`" + repo->to_string() + "` version " +
-                                                           std::to_string(args.version),
-                                                       decisions, selection->environment,
-                                                       resolver::Loadable::python_process())});
+      return failed(
+          Error{ErrorCode::kNoCompatibleVariant,
+                resolver::no_variant_message("`" + repo->to_string() + "` version " + std::to_string(args.version),
+                                             decisions, selection->environment, resolver::Loadable::python_process())});
     }
     variants.push_back(best->name);
   }
@@ -179,12 +180,9 @@ int run_verify_signature(const VerifySignatureArguments& args, const CLI::App& a
   }
   say_fallbacks(kCommand, hub.fallbacks());
   if (args.json) {
-    const nlohmann::json out = {{"repo", repo->to_string()},
-                                {"version", args.version},
-                                {"commit", *commit},
-                                {"trusted_root", signature_settings->root_id},
-                                {"variants", reports},
-                                {"ok", !any_failed}};
+    const nlohmann::json out = {{"repo", repo->to_string()}, {"version", args.version},
+                                {"commit", *commit},         {"trusted_root", signature_settings->root_id},
+                                {"variants", reports},       {"ok", !any_failed}};
     std::printf("%s\n", out.dump(2).c_str());
   }
   return any_failed ? kExitFailure : kExitOk;

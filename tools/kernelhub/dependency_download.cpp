@@ -131,7 +131,7 @@ Result<nlohmann::json> download_dependencies(const KernelDependency& kernel,
                                              const std::vector<KernelDependency>& needed,
                                              const DependencyDownload& request, const client::HubClient& hub) {
   Downloader downloader(needed, request, hub);
-  KH_RETURN_IF_ERROR(walk_kernel_tree(kernel, downloader, Wording::kCli));
+  KH_RETURN_IF_ERROR(walk_kernel_tree(kernel, downloader));
   return downloader.take();
 }
 

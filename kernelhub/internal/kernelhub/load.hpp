@@ -32,15 +32,16 @@ Result<Kernel> load_variant(FetchedVariant fetched, const EnvironmentSource& env
 Result<Kernel> load_kernel(const FetchRequest& request, const FetchContext& ctx,
                            std::optional<KernelDependency> standing_for = std::nullopt);
 
-// get_kernel (kernelhub.hpp) with its errors as values, in `wording`'s words (the CLI asks with
-// Wording::kCli, so that its users read its options, not C++); its warnings said as get_kernel says
-// them (GetKernelOptions::on_warning). What get_kernel takes from the process is given: the
-// configuration `env` (get_kernel: process_environment()) and the Session (none: the process's,
-// Session::process_default(); tests and benchmarks pass one with a transport of their own).
-Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOptions& options, Wording wording,
+// get_kernel (kernelhub.hpp) with its errors as values, in kernelhub's words with their Problem
+// (fetch/problem.hpp; the CLI says them with its options, tools/common/cli_words.hpp); its
+// warnings said as get_kernel says them (GetKernelOptions::on_warning). What get_kernel takes from
+// the process is given: the configuration `env` (get_kernel: process_environment()) and the
+// Session (none: the process's, Session::process_default(); tests and benchmarks pass one with a
+// transport of their own).
+Result<Kernel> get_kernel_result(std::string_view repo_id, const GetKernelOptions& options,
                                  const EnvironmentSource& env, std::shared_ptr<Session> session = nullptr);
 
-// get_kernel_result in kernelhub's words, its errors thrown as get_kernel throws them.
+// get_kernel_result, its errors thrown as get_kernel throws them.
 Kernel get_kernel(std::string_view repo_id, const GetKernelOptions& options, const EnvironmentSource& env,
                   std::shared_ptr<Session> session = nullptr);
 

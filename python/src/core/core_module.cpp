@@ -5,7 +5,8 @@
 // download, verification and metadata.json. It returns plain data (dicts, lists, strings).
 // Importing the variant directory as a module stays in Python (kernelhub/_importer.py), exactly as
 // the `kernels` package imports it; so do the kernels-compatible signatures and exception classes.
-// Where kernels has its own words for an error, the core uses them (kernelhub/fetch/wording.hpp).
+// Where kernels has its own words for an error or a warning, the core says them, written from what
+// the fetch found (kernels_words/kernels_words.hpp).
 //
 // Torch: _core links only the torch-free layers (fetch and below), so one build fits every torch.
 // The caller passes the text of the torch it imported, read as the resolver reads an installed
@@ -41,6 +42,8 @@
 #include "kernelhub/fetch/variant_checks.hpp"
 #include "kernelhub/resolver/python_environment.hpp"
 #include "kernelhub/resolver/torch_version_info.hpp"
+#include "kernels_words.hpp"
+#include "same_build.hpp"
 
 namespace py = pybind11;
 
@@ -52,8 +55,8 @@ PyObject* core_error_type = nullptr;
 
 // Raises kernelhub._core.CoreError(code, message, missing). Needs the GIL.
 [[noreturn]] void raise_core_error(const Error& error) {
-  py::tuple args =
-      py::make_tuple(std::string(to_string(error.code)), error.message, std::string(to_string(error.missing)));
+  py::tuple args = py::make_tuple(std::string(to_string(error.code)), kernels_words::message(error),
+                                  std::string(to_string(error.missing)));
   PyErr_SetObject(core_error_type, args.ptr());
   throw py::error_already_set();
 }
@@ -212,7 +215,7 @@ Call make_call(std::optional<std::string> revision, std::optional<int> version, 
   request.trust_remote_code = trust_remote_code;
   request.trusted_repos = std::move(trusted_repos);
   request.loadable = resolver::Loadable::python_process();
-  request.wording = Wording::kKernels;
+  request.blobs_checked_last = true;  // kernels' digest check speaks first
   request.check_arch = checks.check_arch;
   request.honour_all_latest = checks.honour_all_latest;
   return Call{std::move(request), torch, std::move(backend)};
@@ -273,6 +276,14 @@ py::dict metadata_to_python(const Metadata& metadata) {
 
 // One kernel of a tree and, under "dependencies", the kernels it depends on (each with its
 // "repo_id"), to be imported first.
+// A load's warnings, in kernels' words (kernelhub/_warnings.py says them).
+std::vector<std::string> warnings_to_python(const std::vector<Warning>& warnings) {
+  std::vector<std::string> said;
+  said.reserve(warnings.size());
+  for (const Warning& warning : warnings) said.push_back(kernels_words::message(warning));
+  return said;
+}
+
 py::dict node_to_python(const KernelTree& tree, std::size_t index) {
   const KernelTreeNode& node = tree.nodes[index];
   py::dict out;
@@ -283,7 +294,7 @@ py::dict node_to_python(const KernelTree& tree, std::size_t index) {
   out["from_hub"] = node.fetched.revision != "local";
   out["metadata"] = metadata_to_python(node.fetched.metadata);
   out["metadata_json"] = node.fetched.metadata.raw;
-  out["warnings"] = node.fetched.warnings;
+  out["warnings"] = warnings_to_python(node.fetched.warnings);
   py::list dependencies;
   for (std::size_t d : node.dependencies) dependencies.append(node_to_python(tree, d));
   out["dependencies"] = dependencies;
@@ -307,7 +318,7 @@ py::dict fetched_to_python(const Fetched& fetched) {
   out["metadata"] = metadata_to_python(variant.metadata);
   out["metadata_json"] = variant.metadata.raw;  // empty for a variant older than metadata.json
   out["decisions"] = decisions_to_python(variant.decisions);
-  out["warnings"] = variant.warnings;
+  out["warnings"] = warnings_to_python(variant.warnings);
   out["timings"] = timings;
   out["dependencies"] = node_to_python(fetched.tree, fetched.tree.nodes.size() - 1)["dependencies"];
   out["fallbacks"] = variant.fallbacks;
@@ -329,7 +340,7 @@ py::dict fetch_kernel(const std::string& repo_id, std::optional<std::string> rev
     KH_RETURN_IF_ERROR(require_revision_or_version(call.request.revision, call.request.version));
     const EnvironmentSource env = process_environment();
     if (local_kernels) {
-      KH_ASSIGN_OR_RETURN(auto dir, local_kernel_dir(repo_id, env, Wording::kKernels));
+      KH_ASSIGN_OR_RETURN(auto dir, local_kernel_dir(repo_id, env));
       if (dir) {
         KernelDependency standing_for{repo_id, call.request.version, call.request.revision};
         return fetch_from_dir(std::move(call), *dir, env, std::move(standing_for));
@@ -355,7 +366,7 @@ Result<KernelLock> lock_entry(const std::string& repo_id, const std::optional<st
   if (!lockfile && !lock_json) return unexpected(ErrorCode::kInvalidArgument, "neither a lock file nor its text");
   KH_ASSIGN_OR_RETURN(const LockFile lock,
                       lockfile ? LockFile::read(*lockfile) : LockFile::parse(*lock_json, lock_source));
-  return lock.lock_of(repo_id, lockfile ? *lockfile : lock_source, Wording::kKernels);
+  return lock.lock_of(repo_id, lockfile ? *lockfile : lock_source);
 }
 
 // The commit a lock pins `repo_id` at (a locked layer repository needs it before it loads).
@@ -417,7 +428,7 @@ bool has_kernel(const std::string& repo_id, std::optional<std::string> revision,
   return without_gil<bool>([&]() -> Result<bool> {
     KH_RETURN_IF_ERROR(require_revision_or_version(call.request.revision, call.request.version));
     const EnvironmentSource env = process_environment();
-    KH_ASSIGN_OR_RETURN(auto dir, local_kernel_dir(repo_id, env, Wording::kKernels));
+    KH_ASSIGN_OR_RETURN(auto dir, local_kernel_dir(repo_id, env));
     KH_ASSIGN_OR_RETURN(FetchContext ctx, call.context(env));
     if (dir) {
       call.request.source = *dir;
@@ -484,12 +495,12 @@ py::dict parse_metadata(const std::string& text) {
 }
 
 // kernels' same-build check of an import whose metadata `id` is already imported: raises (integrity
-// mismatch) unless the build at `variant_path` is the one loaded (variant_checks.hpp).
+// mismatch) unless the build at `variant_path` is the one loaded (kernels_words/same_build.hpp).
 void check_same_build(const std::string& loaded_metadata_json, const std::string& metadata_json,
                       const std::string& variant_path) {
   const Metadata loaded = value_or_raise(Metadata::parse(loaded_metadata_json));
   const Metadata candidate = value_or_raise(Metadata::parse(metadata_json));
-  if (const Status same = kernelhub::check_same_build(loaded, candidate, variant_path); !same) {
+  if (const Status same = kernels_words::check_same_build(loaded, candidate, variant_path); !same) {
     raise_core_error(same.error());
   }
 }

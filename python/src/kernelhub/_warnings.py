@@ -1,8 +1,8 @@
 """The warnings the `kernels` package logs when it loads a variant, logged by kernelhub under the
 same logger names and in the same words, so that a program's logging configuration (levels,
 handlers, filters on `kernels._internals.*`) treats both alike. The words are the core's
-(fetch/internal/kernelhub/fetch/variant_checks.hpp, in the kernels package's wording); the logger is
-the kernels module that says it:
+(python/src/core/kernels_words/kernels_words.hpp, written from the checks of
+fetch/internal/kernelhub/fetch/variant_checks.hpp); the logger is the kernels module that says it:
 
 - `kernels._internals.validate`: a variant whose metadata.json records no digest (its integrity
   cannot be verified), and one built from a dirty git tree (kernels' DigestValidator and

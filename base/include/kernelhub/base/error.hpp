@@ -8,6 +8,7 @@
 // Thread safety: a value type; copies are independent.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -61,15 +62,33 @@ enum class NetworkFailure {
 // "", "unreachable", "no_answer" or "cut".
 std::string_view to_string(NetworkFailure failure);
 
+// What failed, as a value, where a layer gives one: an edge that speaks other words than the
+// message's (the Python shim raises the kernels package's) writes its own from it. Each layer
+// derives its own kinds (fetch/internal/kernelhub/fetch/problem.hpp); base knows none of them.
+struct ErrorDetail {
+  virtual ~ErrorDetail() = default;
+};
+
 struct Error {
   ErrorCode code;
   std::string message;
   Missing missing = Missing::kUnspecified;
   NetworkFailure network = NetworkFailure::kUnspecified;
+  // The failure as a value (null where the message is all there is), and the contexts added
+  // since it was attached ("outer: inner: "), which an edge writing its own words puts first.
+  std::shared_ptr<const ErrorDetail> detail = nullptr;
+  std::string detail_context = {};
 
   // Returns a copy whose message is "<context>: <message>", so callers can say what they were
   // doing without losing what went wrong underneath.
   Error with_context(std::string_view context) const;
+};
+
+// What a load that goes ahead warns of: kernelhub's words, and the same as a value for an edge
+// with words of its own (as Error's detail).
+struct Warning {
+  std::string message;
+  std::shared_ptr<const ErrorDetail> detail = nullptr;
 };
 
 // An Error for a failed system call: `what` names the operation and the file, errno is decoded.

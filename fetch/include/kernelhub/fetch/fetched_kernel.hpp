@@ -31,7 +31,7 @@ class FetchedKernel {
   // What the load warned about and did not stop it for (an unsigned variant, a signer no policy
   // accepts, no digest, a dirty build), one sentence each; said through
   // GetKernelOptions::on_warning as well.
-  const std::vector<std::string>& warnings() const;
+  std::vector<std::string> warnings() const;
 
  protected:
   // `fetched` lives as long as the kernel's own state: an aliasing pointer into it.

@@ -45,7 +45,6 @@
 #include "kernelhub/fetch/get_kernel_options.hpp"
 #include "kernelhub/fetch/load_timings.hpp"
 #include "kernelhub/fetch/metadata.hpp"
-#include "kernelhub/fetch/wording.hpp"
 #include "kernelhub/resolver/environment.hpp"
 #include "kernelhub/resolver/loadable.hpp"
 #include "kernelhub/resolver/select.hpp"
@@ -73,9 +72,9 @@ struct FetchRequest {
   // dlopens torch builds; a Python process also imports pure-Python ones (torch-universal,
   // torch-<backend>), as the kernels package does, and needs no op library.
   resolver::Loadable loadable = resolver::Loadable::cpp_process();
-  // Whose words errors about the request itself, and the checks of the variant (variant_checks.hpp),
-  // are in.
-  Wording wording = Wording::kKernelhub;
+  // Check a downloaded variant in the kernels package's order: its digest speaks before the
+  // cached blobs' own names (the Python shim), where kernelhub names a changed blob first.
+  bool blobs_checked_last = false;
   // Fit CUDA variants to the visible GPUs (their metadata.json `backend.archs`, then the device
   // code of the library). kernels' `check_arch=False` turns it off, for kernels that run on more
   // GPUs than they declare (a Triton fallback in their Python code).
@@ -128,8 +127,9 @@ struct FetchedVariant {
   std::shared_ptr<const binary_format::LibraryImage> image;
   LoadTimings timings;  // resolve, download, verify
   // What the load should tell the user and did not stop it: no digest to verify the files by, a
-  // build from a dirty tree, UNSTABLE_KERNELS_ALL_LATEST overriding the version asked for.
-  std::vector<std::string> warnings;
+  // build from a dirty tree, UNSTABLE_KERNELS_ALL_LATEST overriding the version asked for. Each
+  // in kernelhub's words, with what it warns of as a value (fetch/problem.hpp).
+  std::vector<Warning> warnings;
   // Answers taken from the cache because the Hub could not be reached (client::HubClient::
   // fallbacks()), one sentence each: a caller says them (the CLI on stderr and in --json).
   std::vector<std::string> fallbacks;

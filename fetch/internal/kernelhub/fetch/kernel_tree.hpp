@@ -46,7 +46,7 @@ struct KernelTree {
 
 // The kernel of `request` (whose source the caller chose: a Hub repo or a directory) and every
 // kernel it depends on, recursively. Dependencies are fetched with the request's options (offline,
-// trust, lock file, signatures, loadable, metadata_only, wording). `standing_for`: the repo,
+// trust, lock file, signatures, loadable, metadata_only, check order). `standing_for`: the repo,
 // version or revision a directory source was chosen for (LOCAL_KERNELS), so that a dependency
 // naming that repo again is seen as the cycle it is. Errors: those of fetch_variant,
 // kDependencyCycle, and those of LOCAL_KERNELS.

@@ -22,7 +22,6 @@
 
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/fetch/kernel_dependency.hpp"
-#include "kernelhub/fetch/wording.hpp"
 
 namespace kernelhub {
 
@@ -41,8 +40,8 @@ class KernelWalkVisitor {
 };
 
 // Walks from `kernel`; returns its place in the order of leaving (the number of kernels left
-// before it). `wording`: whose words the cycle's message is in. Errors: the visitor's, each of a
-// dependency prefixed with the chain that led to it, and kDependencyCycle.
-Result<std::size_t> walk_kernel_tree(const KernelDependency& kernel, KernelWalkVisitor& visitor, Wording wording);
+// before it). Errors: the visitor's, each of a dependency prefixed with the chain that led to it,
+// and kDependencyCycle (with its Problem, problem.hpp).
+Result<std::size_t> walk_kernel_tree(const KernelDependency& kernel, KernelWalkVisitor& visitor);
 
 }  // namespace kernelhub

@@ -14,19 +14,16 @@
 
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/fetch/wording.hpp"
 
 namespace kernelhub {
 
-// Errors: kInvalidArgument naming the malformed entry (in `wording`), or the repo id that is not
-// `org/name`.
-Result<std::map<std::string, std::filesystem::path>> parse_local_kernels(std::string_view value,
-                                                                         Wording wording = Wording::kKernelhub);
+// Errors: kInvalidArgument naming the malformed entry (with its Problem, problem.hpp), or the repo
+// id that is not `org/name`.
+Result<std::map<std::string, std::filesystem::path>> parse_local_kernels(std::string_view value);
 
 // The directory LOCAL_KERNELS (read from `env`) names for `repo_id`; none when it is unset or does
 // not list the repo (an id that is not `org/name` is never listed). A malformed value fails every
 // lookup, as in kernels. Errors: those of parse_local_kernels.
-Result<std::optional<std::filesystem::path>> local_kernel_dir(std::string_view repo_id, const EnvironmentSource& env,
-                                                              Wording wording = Wording::kKernelhub);
+Result<std::optional<std::filesystem::path>> local_kernel_dir(std::string_view repo_id, const EnvironmentSource& env);
 
 }  // namespace kernelhub

@@ -39,7 +39,6 @@
 #include "kernelhub/client/hub_client.hpp"
 #include "kernelhub/client/repo_tree.hpp"
 #include "kernelhub/fetch/kernel_dependency.hpp"
-#include "kernelhub/fetch/wording.hpp"
 
 namespace kernelhub {
 
@@ -72,13 +71,12 @@ struct LockFile {
   // kernel's own dependencies against a lock (its lock entries are keyed by both). An entry in
   // the format of kernels <= 0.16, which records no version, is its repo's.
   const KernelLock* find(const KernelDependency& dependency) const;
-  // The lock of `repo_id`. Errors: kNotFound (Missing::kLock) saying how to lock it, in `wording`
-  // (kernelhub's names `source`, the lock file).
-  Result<KernelLock> lock_of(std::string_view repo_id, std::string_view source,
-                             Wording wording = Wording::kKernelhub) const;
-  // The lock of exactly `dependency` (find() above). Errors: as lock_of(repo_id).
-  Result<KernelLock> lock_of(const KernelDependency& dependency, std::string_view source,
-                             Wording wording = Wording::kKernelhub) const;
+  // The lock of `repo_id`. Errors: kNotFound (Missing::kLock) naming `source`, the lock file, and
+  // saying how to lock it, with its Problem (NotLocked, problem.hpp).
+  Result<KernelLock> lock_of(std::string_view repo_id, std::string_view source) const;
+  // The lock of exactly `dependency` (find() above). Errors: as lock_of(repo_id); a repo locked
+  // at another version says so (its Problem is still NotLocked: the repo is not locked as asked).
+  Result<KernelLock> lock_of(const KernelDependency& dependency, std::string_view source) const;
 
   // Errors: kCorruptFile naming `source` and what is wrong (not a list, a byte order mark, an
   // unknown field or one given twice, a commit that is not 40 or 64 hex, a hash that is not

@@ -13,7 +13,7 @@
 namespace kernelhub {
 
 // REQUIRES: request.revision or request.version. Errors: those of HubClient::resolve_revision, a
-// missing version and an offline miss in request.wording's words.
+// missing version and an offline miss, each with its Problem (problem.hpp).
 Result<std::string> resolve_commit(const client::HubClient& hub, const client::RepoId& repo,
                                    const FetchRequest& request);
 

@@ -37,7 +37,6 @@
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/fetch/metadata.hpp"
 #include "kernelhub/fetch/signers.hpp"
-#include "kernelhub/fetch/wording.hpp"
 #include "kernelhub/signing/trusted_keys.hpp"
 #include "kernelhub/sigstore/signer.hpp"
 #include "kernelhub/sigstore/trusted_root.hpp"
@@ -58,11 +57,11 @@ struct SignatureVerdict {
     kMetadataMissing,  // a bundle, and no metadata.json for it to sign
   };
   Status status = Status::kUnsigned;
-  std::string signer;    // who signed (sigstore::Signer::describe()), when a bundle verified
-  std::string why_not;   // what failed (kMalformed, kDoesNotVerify), or what the policy wanted and
-                         // what the certificate held (kNotAccepted)
-  bool required = false;  // refuse anything but kAccepted (configured signers, or a requirement)
-  bool configured = false;  // the repo or its org has signers of its own
+  std::string signer;        // who signed (sigstore::Signer::describe()), when a bundle verified
+  std::string why_not;       // what failed (kMalformed, kDoesNotVerify), or what the policy wanted and
+                             // what the certificate held (kNotAccepted)
+  bool required = false;     // refuse anything but kAccepted (configured signers, or a requirement)
+  bool configured = false;   // the repo or its org has signers of its own
   bool from_record = false;  // a record of an earlier verification proved the bundle (no crypto)
   // kNotAccepted by a policy of several alternatives: how many (the kernels package then says
   // "0 of N policies succeeded").
@@ -102,8 +101,8 @@ class SignatureRecords {
 struct SignatureSettings {
   // The root's identity in records: "public-good", or the sha256 of the file that replaces it.
   std::string root_id;
-  Signers signers;                   // the signers file and the trusted keys
-  signing::TrustedKeys legacy_keys;  // the trusted keys, for a kernelhub.sig (layout v1 or v2)
+  Signers signers;                                        // the signers file and the trusted keys
+  signing::TrustedKeys legacy_keys;                       // the trusted keys, for a kernelhub.sig (layout v1 or v2)
   std::optional<std::filesystem::path> serial_store_dir;  // kernelhub.sig's freshness record
   bool require_signature = false;
 
@@ -119,7 +118,8 @@ struct SignatureSettings {
  private:
   std::string root_text_;  // the file's text; empty: the embedded root
   std::string root_source_;
-  std::shared_ptr<std::shared_ptr<const sigstore::TrustedRoot>> parsed_ = std::make_shared<std::shared_ptr<const sigstore::TrustedRoot>>();
+  std::shared_ptr<std::shared_ptr<const sigstore::TrustedRoot>> parsed_ =
+      std::make_shared<std::shared_ptr<const sigstore::TrustedRoot>>();
 };
 
 // Steps 1 and 2 for the variant folder `dir` of `repo`: every outcome of the bundle is a verdict.
@@ -127,18 +127,18 @@ struct SignatureSettings {
 // Errors: those of a kernelhub.sig that does not verify (signing/verify.hpp), kIo.
 Result<SignatureVerdict> check_signature(const std::filesystem::path& dir, std::string_view repo,
                                          std::string_view variant, std::string_view revision,
-                                         const SignatureSettings& settings,
-                                         const SignatureRecords& records, FileDigests* digests);
+                                         const SignatureSettings& settings, const SignatureRecords& records,
+                                         FileDigests* digests);
 
 // Step 3: an error where the verdict must refuse the load: always for a bundle that is malformed
 // or does not verify (kBadSignature); where a signature is required, for no bundle
-// (kMissingSignature) and a signer not accepted (kUntrustedPublisher). In `wording`.
-Status refuse_unless_accepted(const SignatureVerdict& verdict, std::string_view repo, std::string_view variant,
-                              Wording wording);
+// (kMissingSignature) and a signer not accepted (kUntrustedPublisher). Each with its Problem
+// (SignatureRefused, problem.hpp).
+Status refuse_unless_accepted(const SignatureVerdict& verdict, std::string_view repo, std::string_view variant);
 
-// Step 3: the warning a load that goes ahead says, in `wording` (the kernels package's:
-// "Kernel 'NAME' variant 'V': not signed, so its integrity cannot be verified"); none when accepted.
-std::optional<std::string> signature_warning(const SignatureVerdict& verdict, const Metadata& metadata,
-                                             std::string_view repo, std::string_view variant, Wording wording);
+// Step 3: the warning a load that goes ahead says (with its Problem, SignatureNotAccepted); none
+// when accepted.
+std::optional<Warning> signature_warning(const SignatureVerdict& verdict, const Metadata& metadata,
+                                         std::string_view repo, std::string_view variant);
 
 }  // namespace kernelhub

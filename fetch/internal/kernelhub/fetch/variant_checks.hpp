@@ -13,8 +13,9 @@
 // kernels 0.19 skips the digest of a Hub kernel it verified before, on the word of a receipt in
 // `<cache>/.verified-kernels/digest/v1/`; a receipt says nothing about the bytes on disk now, so
 // kernelhub never reads one as proof, and never writes, moves or deletes one (kernels keeps
-// reading its own). The messages are kernelhub's, or with Wording::kKernels the kernels
-// package's words (validate.py, digest.py, importer.py), which code written for kernels matches.
+// reading its own). The messages are kernelhub's; each failure and warning carries its value
+// (problem.hpp), from which the Python shim says the kernels package's words (validate.py,
+// digest.py), which code written for kernels matches (python/src/core/kernels_words.hpp).
 //
 // Thread safety: free functions over values.
 #pragma once
@@ -25,10 +26,10 @@
 #include <string_view>
 #include <vector>
 
+#include "kernelhub/base/error.hpp"
 #include "kernelhub/base/file_digests.hpp"
 #include "kernelhub/base/result.hpp"
 #include "kernelhub/fetch/metadata.hpp"
-#include "kernelhub/fetch/wording.hpp"
 
 namespace kernelhub {
 
@@ -50,8 +51,8 @@ struct DigestViolation {
   std::string expected;       // the recorded hash (or algorithm)
   std::string got;            // the actual hash (or algorithm)
 
-  // One line: "`a.py` is missing" (kernelhub), "Missing file: a.py" (kernels).
-  std::string describe(Wording wording) const;
+  // One line, in kernelhub's words: "`a.py` is missing".
+  std::string describe() const;
 };
 
 // `actual` against `expected` (relative path → base64 hash): every missing, unknown and changed
@@ -60,6 +61,11 @@ std::vector<DigestViolation> compare_digests(DigestAlgorithm expected_algorithm,
                                              const std::map<std::string, std::string>& expected,
                                              DigestAlgorithm actual_algorithm,
                                              const std::map<std::string, std::string>& actual);
+
+// kernelhub's words for a variant folder whose files differ from its digest (verify_digest's):
+// every violation on a line of its own, and what to do.
+std::string digest_mismatch_message(const std::filesystem::path& variant_dir,
+                                    const std::vector<DigestViolation>& violations);
 
 // SHA256 or SHA512, as kernels prints a digest algorithm.
 std::string_view digest_algorithm_name(DigestAlgorithm algorithm);
@@ -70,15 +76,9 @@ bool version_is_newer(std::string_view version, std::string_view than);
 
 // The checks above for the variant `variant` in `dir`, whose metadata.json is `metadata`.
 // `digests` carries what earlier checks of this load hashed. Warnings (no digest, a dirty build)
-// are appended to `warnings`, in the same wording. Errors: kClientTooOld, kIntegrityMismatch,
-// and those of hashing the files (kIo, kNotFound).
+// are appended to `warnings`. Errors: kClientTooOld and kIntegrityMismatch (each with its
+// Problem, problem.hpp), and those of hashing the files (kIo, kNotFound).
 Status check_variant(const std::filesystem::path& dir, const Metadata& metadata, std::string_view variant,
-                     Wording wording, FileDigests* digests, std::vector<std::string>& warnings);
-
-// A process imports one kernel per metadata `id`: a second build with the id of one it already
-// imported (`loaded`) must be that build, or the second import would silently get the first's
-// code. Same build: equal digests, or neither has one. Errors: kIntegrityMismatch, in the kernels
-// package's words (the shim is the only caller).
-Status check_same_build(const Metadata& loaded, const Metadata& candidate, const std::filesystem::path& candidate_dir);
+                     FileDigests* digests, std::vector<Warning>& warnings);
 
 }  // namespace kernelhub
