@@ -77,8 +77,8 @@ constexpr std::array kTable = {
                         "`scope` and an identity or `public-key`; docs/SIGNING.md)",
                         "$XDG_CONFIG_HOME/kernelhub/signers.toml", "fetch"},
     EnvironmentVariable{kXdgConfigHome,
-                        "where the trusted_keys and signers.toml files are: $XDG_CONFIG_HOME/kernelhub/",
-                        "~/.config", "fetch, signing"},
+                        "where the trusted_keys and signers.toml files are: $XDG_CONFIG_HOME/kernelhub/", "~/.config",
+                        "fetch, signing"},
     EnvironmentVariable{kKernelhubSigstoreTrustedRoot,
                         "a Sigstore `trusted_root.json` to verify bundles against instead of the embedded public-good "
                         "one",
@@ -126,6 +126,12 @@ constexpr std::array kTable = {
 
     // The Python package.
     EnvironmentVariable{kHfHubDisableProgressBars, "truthy: no download progress bars", "off", "python"},
+
+    // Test seams: what lets a test move time instead of waiting for it. Never set outside tests.
+    EnvironmentVariable{kKernelhubTestClockAheadS,
+                        "test seam: this process's clock reads this many seconds ahead (0 to 86400), so files "
+                        "written by an earlier process are as old as if the test had waited",
+                        "0 (the real clock)", "client, fetch"},
 };
 
 // Names are the table's key: each once.

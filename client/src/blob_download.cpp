@@ -23,7 +23,7 @@ namespace kernelhub::client {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using TimePoint = std::chrono::steady_clock::time_point;
 constexpr int kMaxIntegrityAttempts = 3;
 constexpr std::uint64_t kWritebackChunk = 8u << 20;
 
@@ -101,11 +101,11 @@ struct Job final : BodySink {
   BlobJob spec;
   std::string url;
   State state = State::kWaiting;
-  Clock::time_point ready_at{};
-  int failures = 0;             // consecutive attempts that ended without progress (the backoff)
-  int retries = 0;              // every retry after a transient failure (Note [Retry policy])
-  int attempts = 0;             // every GET
-  Clock::time_point started{};  // of the first GET
+  TimePoint ready_at{};
+  int failures = 0;     // consecutive attempts that ended without progress (the backoff)
+  int retries = 0;      // every retry after a transient failure (Note [Retry policy])
+  int attempts = 0;     // every GET
+  TimePoint started{};  // of the first GET
   int integrity_failures = 0;
   int redirects = 0;
   std::optional<FileLock> lock;
@@ -193,7 +193,7 @@ class BlobDownload final : public Workload {
   }
 
   std::optional<Item> next() override {
-    const auto now = Clock::now();
+    const auto now = settings_.clock->now();
     for (std::size_t i = 0; i < jobs_.size(); ++i) {
       Job& j = jobs_[i];
       if (j.state != Job::State::kWaiting || j.ready_at > now) continue;
@@ -331,9 +331,12 @@ class BlobDownload final : public Workload {
                        [](const Job& j) { return j.state == Job::State::kDone || j.state == Job::State::kFailed; });
   }
 
-  std::chrono::milliseconds idle_wait() const override {
+  // Until the first waiting job is ready (a backoff), at most 50 ms: on the settings' clock.
+  void wait_idle() override { settings_.clock->sleep_for(idle_wait()); }
+
+  std::chrono::milliseconds idle_wait() const {
     auto wait = std::chrono::milliseconds(50);
-    const auto now = Clock::now();
+    const auto now = settings_.clock->now();
     for (const Job& j : jobs_) {
       if (j.state != Job::State::kWaiting) continue;
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(j.ready_at - now);
@@ -471,14 +474,14 @@ class BlobDownload final : public Workload {
                                          " bytes received are kept, and running the command again continues from there"
                                    : "";
       // j.retries is now the transfers tried: the first and max_retries more (redirects not counted).
-      fail(j, Error{ErrorCode::kNetwork, "cannot download " + what_for(j).describe() + " after " +
-                                             plural(j.retries, "attempt") + ": " + why + " (the last of " +
-                                             std::to_string(settings_.max_retries) + " retries, " +
-                                             seconds_text(Clock::now() - j.started) + " after the first)" + kept});
+      fail(j, Error{ErrorCode::kNetwork,
+                    "cannot download " + what_for(j).describe() + " after " + plural(j.retries, "attempt") + ": " +
+                        why + " (the last of " + std::to_string(settings_.max_retries) + " retries, " +
+                        seconds_text(settings_.clock->now() - j.started) + " after the first)" + kept});
       return;
     }
     const auto delay = wait ? *wait : backoff_delay(settings_, j.failures);
-    j.ready_at = Clock::now() + delay;
+    j.ready_at = settings_.clock->now() + delay;
     say_retry("retrying `" + j.spec.path + "` in " + seconds_text(delay) + " (retry " + std::to_string(j.retries) +
               " of " + std::to_string(settings_.max_retries) + "): " + why);
   }
@@ -500,7 +503,7 @@ class BlobDownload final : public Workload {
                                                        "corrupt data; try again later or another endpoint"});
       return;
     }
-    j.ready_at = Clock::now() + backoff_delay(settings_, j.integrity_failures);
+    j.ready_at = settings_.clock->now() + backoff_delay(settings_, j.integrity_failures);
   }
 
   void complete(Job& j) {

@@ -257,7 +257,7 @@ class CurlTransport final : public Transport {
       }
       if (in_flight.empty()) {
         if (work.done()) break;
-        std::this_thread::sleep_for(work.idle_wait());
+        work.wait_idle();
         continue;
       }
       int running = 0;

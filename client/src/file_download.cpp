@@ -36,8 +36,6 @@ ProgressReporter reporter_for(const DownloadOptions& options) {
                                      : ProgressReporter::for_terminal(options.quiet);
 }
 
-using Clock = std::chrono::steady_clock;
-
 bool path_exists(const fs::path& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;  // follows the snapshot symlink to its blob
@@ -122,7 +120,7 @@ Result<FileMetadata> HubClient::file_metadata(const RepoId& repo, RepoType type,
 
 Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std::string_view revision,
                                           std::string_view path, const DownloadOptions& options) const {
-  const auto started = Clock::now();
+  const auto started = settings_.clock->now();
   What what{repo_label(repo, type), std::string(revision), std::string(path)};
   if (auto safe = hub_names::validate_repo_path(path); !safe) {
     return unexpected(ErrorCode::kInvalidArgument, safe.error().message + " (in " + what.repo + ")");
@@ -137,7 +135,7 @@ Result<Snapshot> HubClient::download_file(const RepoId& repo, RepoType type, std
     s.bytes = size;
     s.downloaded_bytes = downloaded;
     s.requests = requests;
-    s.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    s.seconds = std::chrono::duration<double>(settings_.clock->now() - started).count();
     return s;
   };
   auto cached = [&](const std::string& commit) -> std::optional<Snapshot> {
@@ -313,7 +311,7 @@ Result<Snapshot> download_under_prefixes(const Settings& settings, Transport& tr
                                          const RepoId& repo, RepoType type, std::string_view revision,
                                          const std::vector<std::string>& prefixes, std::string_view variant,
                                          const DownloadOptions& options) {
-  const auto started = Clock::now();
+  const auto started = settings.clock->now();
   Settings effective = settings;
   if (options.cache_only) effective.offline = true;
   HubCall call{effective, transport, state};
@@ -363,7 +361,7 @@ Result<Snapshot> download_under_prefixes(const Settings& settings, Transport& tr
   }
   snapshot.repaired = std::move(plan.changed);
   snapshot.requests = call.requests;
-  snapshot.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  snapshot.seconds = std::chrono::duration<double>(settings.clock->now() - started).count();
   return snapshot;
 }
 

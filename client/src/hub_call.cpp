@@ -1,13 +1,10 @@
 #include "hub_call.hpp"
 
 #include <algorithm>
-#include <thread>
 
 #include "url.hpp"
 
 namespace kernelhub::client {
-
-using Clock = std::chrono::steady_clock;
 
 std::chrono::milliseconds backoff_delay(const Settings& settings, int failures) {
   auto delay = settings.backoff_base;
@@ -32,7 +29,7 @@ Result<Response> HubCall::send(Request request, StringSink& sink, const What& wh
   if (auto down = state.given_up(origin)) return unexpected(not_asked_again(*down, what.describe()));
   request.connect_timeout = settings.connect_timeout;
   request.read_timeout = settings.api_timeout;
-  const auto started = Clock::now();
+  const auto started = settings.clock->now();
   for (int attempt = 1;; ++attempt) {
     ++requests;
     state.count_request();
@@ -60,11 +57,11 @@ Result<Response> HubCall::send(Request request, StringSink& sink, const What& wh
       if (result) return unexpected(error_from_response(*result, sink.body(), what, request.url));
       return unexpected(Error{ErrorCode::kNetwork,
                               "cannot reach the Hub for " + what.describe() + " after " + std::to_string(attempt) +
-                                  " attempts over " + seconds_text(Clock::now() - started) + ": " + why + ". " +
-                                  unreachable_advice(settings),
+                                  " attempts over " + seconds_text(settings.clock->now() - started) + ": " + why +
+                                  ". " + unreachable_advice(settings),
                               Missing::kUnspecified, result.error().network});
     }
-    std::this_thread::sleep_for(wait ? *wait : backoff_delay(settings, attempt));
+    settings.clock->sleep_for(wait ? *wait : backoff_delay(settings, attempt));
   }
 }
 

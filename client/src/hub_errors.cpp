@@ -154,7 +154,7 @@ Error unreachable(const Settings& settings, std::string_view request_url, const 
                               ? " accepted the request and sent no answer within the timeout"
                               : " could not be reached";
   const std::string tried = std::to_string(attempts) + (attempts == 1 ? " attempt" : " attempts") + " over " +
-                            seconds_text(std::chrono::steady_clock::now() - started);
+                            seconds_text(settings.clock->now() - started);
   std::string message = host + how + ", for " + what + " (" + cause.message + "; " + tried +
                         "; a host that cannot be reached or does not answer is not asked again). " +
                         unreachable_advice(settings);

@@ -40,7 +40,8 @@ std::optional<std::chrono::milliseconds> retry_after(const Response& response);
 bool gives_up(const Error& error);
 
 // The kNetwork error for a host given up on: which host (HF_ENDPOINT, or a storage host), for
-// what, why (`cause`), what was tried (`attempts` since `started`), and unreachable_advice().
+// what, why (`cause`), what was tried (`attempts` since `started`, on the settings' clock), and
+// unreachable_advice().
 Error unreachable(const Settings& settings, std::string_view url, const std::string& what, const Error& cause,
                   int attempts, std::chrono::steady_clock::time_point started);
 

@@ -71,6 +71,7 @@ std::string trim_token(std::string text) {
 
 Result<Settings> Settings::from_env(const EnvironmentSource& env) {
   Settings s;
+  KH_ASSIGN_OR_RETURN(s.clock, clock_from(env));
   // HF_HOME: $HF_HOME, else $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface.
   if (auto v = env(env_vars::kHfHome)) {
     s.hf_home = expand_user(*v, env);

@@ -112,7 +112,7 @@ Result<ApiAnswer> UploadCall::send(Request request, bool retry, const std::strin
       return unexpected(ErrorCode::kNetwork, "connection failed while " + doing + " after " + std::to_string(attempt) +
                                                  " attempt(s): " + why + "; run the command again to resume");
     }
-    std::this_thread::sleep_for(wait ? std::min(*wait, settings.retry_after_max) : delay);
+    settings.clock->sleep_for(wait ? std::min(*wait, settings.retry_after_max) : delay);
     delay = std::min(delay * 2, settings.backoff_max);
   }
 }

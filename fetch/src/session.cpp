@@ -26,7 +26,10 @@ client::HubClient Session::hub_client(client::Settings settings) const {
 }
 
 VerificationStamps Session::verification_stamps(const EnvironmentSource& env) const {
-  return VerificationStamps(VerificationStamps::state_dir_from(env), verified_.get());
+  // A malformed KERNELHUB_TEST_CLOCK_AHEAD_S is refused where the client's settings are read.
+  auto clock = clock_from(env);
+  return VerificationStamps(VerificationStamps::state_dir_from(env), verified_.get(), VerificationStamps::kRacyWindow,
+                            clock ? *clock : real_clock());
 }
 
 SignatureRecords Session::signature_records(const EnvironmentSource& env) const {

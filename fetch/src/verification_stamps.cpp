@@ -126,8 +126,8 @@ void VerifiedDirs::keep(const std::filesystem::path& dir, Files files,
 }
 
 VerificationStamps::VerificationStamps(std::optional<std::filesystem::path> state_dir, VerifiedDirs* in_memory,
-                                       std::chrono::nanoseconds racy_window)
-    : state_dir_(std::move(state_dir)), in_memory_(in_memory), racy_window_(racy_window) {}
+                                       std::chrono::nanoseconds racy_window, std::shared_ptr<const Clock> clock)
+    : state_dir_(std::move(state_dir)), in_memory_(in_memory), racy_window_(racy_window), clock_(std::move(clock)) {}
 
 std::optional<std::filesystem::path> VerificationStamps::state_dir_from(const EnvironmentSource& env) {
   if (auto dir = env(env_vars::kKernelhubStateDir); dir && !dir->empty()) return std::filesystem::path(*dir);
@@ -171,7 +171,7 @@ void VerificationStamps::record(const std::filesystem::path& variant_dir, const 
   // timestamp granularity of its hashing could be changed again without moving its times. Such a
   // file is hashed once more by a later process, then recorded.
   const auto now_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_->wall_now().time_since_epoch()).count();
   Files settled;
   for (const auto& [path, entry] : files) {
     if (std::max(entry.stamp.changed_ns, entry.stamp.modified_ns) < now_ns - racy_window_.count()) {

@@ -19,7 +19,7 @@ void MemoryHub::run(client::Workload& work, int) {
   while (!work.done()) {
     auto item = work.next();
     if (!item) {
-      std::this_thread::sleep_for(work.idle_wait());
+      work.wait_idle();
       continue;
     }
     const std::string& url = item->request.url;

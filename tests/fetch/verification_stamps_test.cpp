@@ -170,6 +170,26 @@ TEST_CASE("a file changed just before its verification was recorded goes to no s
   CHECK(again.bytes_read() == 5);
 }
 
+TEST_CASE("the same file, recorded once the clock has moved past the 2 s window, goes to the stamp file") {
+  const auto root = fresh_dir("settled");
+  const auto variant = root / "variant";
+  std::filesystem::create_directories(variant);
+  write(variant / "_ops.so", "fresh");
+  auto clock = std::make_shared<ManualClock>();
+  const VerificationStamps stamps(root / "state", /*in_memory=*/nullptr, VerificationStamps::kRacyWindow, clock);
+  FileDigests first;
+  hash_all(variant, first);
+  clock->advance(std::chrono::milliseconds(1900));  // still inside the window: nothing written
+  stamps.record(variant, first);
+  CHECK_FALSE(std::filesystem::exists(*stamps.stamp_file(variant)));
+  clock->advance(std::chrono::milliseconds(200));  // 2.1 s after the file was written, without waiting
+  stamps.record(variant, first);
+  FileDigests again;
+  stamps.seed(variant, again);
+  hash_all(variant, again);
+  CHECK(again.bytes_read() == 0);
+}
+
 TEST_CASE("the state directory comes from KERNELHUB_STATE_DIR, XDG_STATE_HOME or HOME") {
   CHECK(VerificationStamps::state_dir_from(map_environment({{"KERNELHUB_STATE_DIR", "/s"}, {"HOME", "/h"}})) ==
         std::filesystem::path("/s"));

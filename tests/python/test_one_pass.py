@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,14 @@ from shim_support import BUILD, child_env, cpu_variant_dir, publish, requests_in
 KERNELHUB = BUILD / "bin" / "kernelhub"
 
 
-def get(server, cache: Path, state: Path, *args: str):
-    env = child_env(server, cache, KERNELHUB_STATE_DIR=str(state))
+# Files written less than 2 s before a verification are racily clean (fetch's
+# verification_stamps.hpp). A later process whose clock reads 3 s ahead (a test seam, base/clock.hpp)
+# sees them as settled, as if the test had waited.
+LATER = {"KERNELHUB_TEST_CLOCK_AHEAD_S": "3"}
+
+
+def get(server, cache: Path, state: Path, *args: str, env_extra: dict[str, str] | None = None):
+    env = child_env(server, cache, KERNELHUB_STATE_DIR=str(state), **(env_extra or {}))
     env.pop("LD_LIBRARY_PATH", None)
     before = requests_in_log(server)
     r = subprocess.run([str(KERNELHUB), "get", "acme/reference-kernels", "--version", "1", "--backend", "cpu",
@@ -46,9 +51,8 @@ def test_each_byte_is_hashed_once_and_a_later_process_hashes_nothing_unchanged(h
     assert cold_requests > 0
 
     # Files written less than 2 s before a verification are racily clean: the next process hashes
-    # them once more, and records them.
-    time.sleep(2.2)
-    first, _ = get(hub, cache, state)
+    # them once more, and records them. (LATER: as if 3 s had passed.)
+    first, _ = get(hub, cache, state, env_extra=LATER)
     assert first.returncode == 0, first.stderr
     assert 0 < json.loads(first.stdout)["bytes_hashed"] <= size
     assert list((state / "verified").glob("*.json"))
@@ -64,8 +68,7 @@ def test_each_byte_is_hashed_once_and_a_later_process_hashes_nothing_unchanged(h
 def test_a_file_changed_after_its_verification_is_hashed_again_and_refused(hub, tmp_path):
     cache, state = tmp_path / "cache", tmp_path / "state"
     assert get(hub, cache, state)[0].returncode == 0
-    time.sleep(2.2)
-    assert get(hub, cache, state)[0].returncode == 0  # records a settled stamp
+    assert get(hub, cache, state, env_extra=LATER)[0].returncode == 0  # records a settled stamp
     (library,) = (cache / "kernels--acme--reference-kernels" / "snapshots").rglob("*.abi3.so")
     blob = library.resolve()
     data = bytearray(blob.read_bytes())

@@ -15,7 +15,7 @@ class CountedWorkload final : public client::Workload {
   }
   void finished(std::uint64_t id, Result<client::Response> result) override { inner_.finished(id, std::move(result)); }
   bool done() const override { return inner_.done(); }
-  std::chrono::milliseconds idle_wait() const override { return inner_.idle_wait(); }
+  void wait_idle() override { inner_.wait_idle(); }
 
  private:
   client::Workload& inner_;

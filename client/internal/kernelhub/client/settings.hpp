@@ -5,14 +5,17 @@
 // huggingface_hub's fallback chains and truthy set; tests build a Settings directly or pass a
 // map_environment(). Nothing else in the client reads configuration.
 //
-// Thread safety: a value type. Ownership: plain values; Token masks itself when printed.
+// Thread safety: a value type. Ownership: plain values, and a shared clock; Token masks itself
+// when printed.
 #pragma once
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "kernelhub/base/clock.hpp"
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/repo_type.hpp"
 #include "kernelhub/base/result.hpp"
@@ -51,6 +54,8 @@ struct Settings {
   int transfer_threads = -1;                          // KERNELHUB_TRANSFER_THREADS: threads, each with its own
                                                       // transfers hashed inline; -1: by core count
   bool fsync = true;                                  // KERNELHUB_FSYNC: fdatasync blobs before they become visible
+  // What retries wait on and timings read (base/clock.hpp); tests pass a ManualClock.
+  std::shared_ptr<Clock> clock = real_clock();
 
   // Reads the environment (and the token file, from disk). Errors: kInvalidArgument naming the
   // variable when a number does not parse. Touches disk (token file), not the network.

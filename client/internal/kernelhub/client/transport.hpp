@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "kernelhub/base/result.hpp"
@@ -104,8 +105,9 @@ class Workload {
   virtual void finished(std::uint64_t id, Result<Response> result) = 0;
   // True when no request will come any more; run() returns once this holds and none is in flight.
   virtual bool done() const = 0;
-  // How long run() may sleep when nothing is in flight and next() had nothing (a backoff wait).
-  virtual std::chrono::milliseconds idle_wait() const { return std::chrono::milliseconds(10); }
+  // What run() does when nothing is in flight and next() had nothing (a backoff wait): sleeps a
+  // little, on the real clock unless the workload has a clock of its own (base/clock.hpp).
+  virtual void wait_idle() { std::this_thread::sleep_for(std::chrono::milliseconds(10)); }
 };
 
 class Transport {

@@ -23,9 +23,11 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 
+#include "kernelhub/base/clock.hpp"
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/file_digests.hpp"
 
@@ -56,12 +58,16 @@ class VerifiedDirs {
 
 class VerificationStamps {
  public:
+  // How recent a file's times may be for it to be racily clean (see above).
+  static constexpr std::chrono::seconds kRacyWindow{2};
+
   // `state_dir`: where stamp files are kept; none keeps them in `in_memory` only.
   // `in_memory`: also remember verifications there (not owned; none: stamp files only, as tests
   // that read files want). `racy_window`: how recent a file's times may be for it to go to a
-  // stamp file (see above).
+  // stamp file. `clock`: whose wall time "now" is when a record is judged against the window.
   explicit VerificationStamps(std::optional<std::filesystem::path> state_dir, VerifiedDirs* in_memory,
-                              std::chrono::nanoseconds racy_window = std::chrono::seconds(2));
+                              std::chrono::nanoseconds racy_window = kRacyWindow,
+                              std::shared_ptr<const Clock> clock = real_clock());
 
   // The state directory the environment names (see above); none when no home is known.
   static std::optional<std::filesystem::path> state_dir_from(const EnvironmentSource& env);
@@ -80,6 +86,7 @@ class VerificationStamps {
   std::optional<std::filesystem::path> state_dir_;
   VerifiedDirs* in_memory_;
   std::chrono::nanoseconds racy_window_;
+  std::shared_ptr<const Clock> clock_;
 };
 
 // Seeds `digests` with the hashes a download computed while the files streamed in (by path,
