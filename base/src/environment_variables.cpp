@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "kernelhub/base/clock.hpp"
+
 namespace kernelhub {
 
 namespace {

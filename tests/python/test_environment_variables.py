@@ -1,5 +1,6 @@
 """Every environment variable kernelhub reads is an entry of one table
-(base/src/environment_variables.cpp, named in base/include/kernelhub/base/environment_variables.hpp)
+(base/src/environment_variables.cpp, named in base/include/kernelhub/base/environment_variables.hpp;
+the test seam's name in base/internal/kernelhub/base/clock.hpp, outside the installed header)
 and is read only through it: no product file outside the table's own names a variable in a string
 literal or reads the environment itself (getenv, environ; in Python os.environ, os.getenv), and
 docs/ENVIRONMENT.md is the table as `kernelhub env --variables --markdown` prints it. Tests,
@@ -18,10 +19,13 @@ import pytest
 from conftest import KERNELHUB_BIN
 
 ROOT = Path(__file__).resolve().parents[2]
-HEADER = ROOT / "base/include/kernelhub/base/environment_variables.hpp"
+# Where the table's names are constants: the installed header, and the test seam's internal one.
+HEADERS = (ROOT / "base/include/kernelhub/base/environment_variables.hpp",
+           ROOT / "base/internal/kernelhub/base/clock.hpp")
 # The table and the source that reads the process environment into a snapshot.
 TABLE_FILES = {
     "base/include/kernelhub/base/environment_variables.hpp",
+    "base/internal/kernelhub/base/clock.hpp",
     "base/src/environment_variables.cpp",
     "base/include/kernelhub/base/environment_source.hpp",
     "base/src/environment_source.cpp",
@@ -45,8 +49,9 @@ READS_ENVIRONMENT = re.compile(r"\b(getenv|secure_getenv|environ)\b")
 
 
 def table_names() -> set[str]:
-    """The names of the header's constants (every entry of the table has one)."""
-    return set(re.findall(r'inline constexpr std::string_view k\w+ = "([A-Z0-9_]+)";', HEADER.read_text()))
+    """The names of the headers' constants (every entry of the table has one)."""
+    return {name for header in HEADERS
+            for name in re.findall(r'inline constexpr std::string_view k\w+ = "([A-Z0-9_]+)";', header.read_text())}
 
 
 def product_files(suffixes: set[str]):

@@ -99,9 +99,6 @@ inline constexpr std::string_view kKernelhubTvmFfiLibrary = "KERNELHUB_TVM_FFI_L
 // The Python package (python/src/kernelhub/_environment.py).
 inline constexpr std::string_view kHfHubDisableProgressBars = "HF_HUB_DISABLE_PROGRESS_BARS";
 
-// Test seams (base/clock.hpp): never set outside tests.
-inline constexpr std::string_view kKernelhubTestClockAheadS = "KERNELHUB_TEST_CLOCK_AHEAD_S";
-
 }  // namespace env_vars
 
 }  // namespace kernelhub

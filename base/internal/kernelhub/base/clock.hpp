@@ -9,12 +9,19 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "kernelhub/base/environment_source.hpp"
 #include "kernelhub/base/result.hpp"
 
 namespace kernelhub {
+
+namespace env_vars {
+// The test seam clock_from reads; never set outside tests (listed in base/environment_variables.cpp's
+// table, kept out of the installed header).
+inline constexpr std::string_view kKernelhubTestClockAheadS = "KERNELHUB_TEST_CLOCK_AHEAD_S";
+}  // namespace env_vars
 
 class Clock {
  public:
