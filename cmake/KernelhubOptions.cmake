@@ -22,7 +22,8 @@ endfunction()
 
 # kernelhub_layer(<name> SOURCES ... LINK_PUBLIC ... LINK_PRIVATE ...): one folder, one target,
 # one namespace per layer. Its headers: <name>/include/ the public API, installed with the package
-# (cmake/KernelhubInstall.cmake); <name>/internal/ those the layers above use, never installed;
+# (cmake/KernelhubInstall.cmake); <name>/internal/ those the layers above use, never installed
+# (included as kernelhub/<name>/internal/x.hpp);
 # <name>/src/ the layer's own. Installed as kernelhub::<name>.
 # The include directories of a layer's target, from the layer's folder `dir`.
 function(kernelhub_layer_headers target dir)

@@ -10,8 +10,8 @@
 
 #include "digest_text.hpp"
 #include "fuzz_require.hpp"
-#include "kernelhub/base/hub_names.hpp"
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 #include "upload_requests.hpp"
 
 using kernelhub::fuzz::require;

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "kernelhub/binary_format/elf_file.hpp"
-#include "kernelhub/binary_format/fatbin.hpp"
+#include "kernelhub/binary_format/internal/elf_file.hpp"
+#include "kernelhub/binary_format/internal/fatbin.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace kernelhub::binary_format;

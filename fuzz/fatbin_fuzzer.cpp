@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "fuzz_require.hpp"
-#include "kernelhub/binary_format/fatbin.hpp"
+#include "kernelhub/binary_format/internal/fatbin.hpp"
 #include "kernelhub/resolver/gpu_fit.hpp"
 #include "kernelhub/resolver/reason.hpp"
 

@@ -9,8 +9,8 @@
 
 #include "fuzz_require.hpp"
 #include "hub_answers.hpp"
-#include "kernelhub/base/hub_names.hpp"
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 
 using kernelhub::fuzz::require;
 

@@ -9,7 +9,7 @@
 
 #include "digest_text.hpp"
 #include "fuzz_require.hpp"
-#include "kernelhub/base/hub_names.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
 #include "upload_requests.hpp"
 
 using kernelhub::fuzz::require;

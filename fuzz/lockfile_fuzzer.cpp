@@ -1,4 +1,4 @@
-// libFuzzer target: LockFile::parse (kernelhub/fetch/lockfile.hpp), the reader of kernels.lock and
+// libFuzzer target: LockFile::parse (kernelhub/fetch/internal/lockfile.hpp), the reader of kernels.lock and
 // kernelhub.lock. Beyond "no crash", what it accepts must write back (to_json, both formats) to
 // text it accepts again with the same commits.
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "fuzz_require.hpp"
-#include "kernelhub/fetch/lockfile.hpp"
+#include "kernelhub/fetch/internal/lockfile.hpp"
 
 using kernelhub::fuzz::require;
 

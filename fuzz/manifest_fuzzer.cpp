@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "fuzz_require.hpp"
-#include "kernelhub/signing/manifest.hpp"
+#include "kernelhub/signing/internal/manifest.hpp"
 
 using kernelhub::fuzz::require;
 

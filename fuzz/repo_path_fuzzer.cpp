@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "fuzz_require.hpp"
-#include "kernelhub/base/hub_names.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
 
 using kernelhub::fuzz::require;
 

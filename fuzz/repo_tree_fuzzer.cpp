@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "fuzz_require.hpp"
-#include "kernelhub/client/repo_tree.hpp"
+#include "kernelhub/client/internal/repo_tree.hpp"
 
 using kernelhub::fuzz::require;
 

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "fuzz_require.hpp"
-#include "kernelhub/base/unique_fd.hpp"
-#include "kernelhub/base/zip_archive.hpp"
-#include "kernelhub/fetch/zip_layout.hpp"
+#include "kernelhub/base/internal/unique_fd.hpp"
+#include "kernelhub/base/internal/zip_archive.hpp"
+#include "kernelhub/fetch/internal/zip_layout.hpp"
 
 using kernelhub::fuzz::require;
 

@@ -1,11 +1,11 @@
-#include "kernelhub/base/atomic_file.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 
-#include "kernelhub/base/random_name.hpp"
+#include "kernelhub/base/internal/random_name.hpp"
 
 namespace kernelhub {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/base/boolean_variable.hpp"
+#include "kernelhub/base/internal/boolean_variable.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "kernelhub/base/crc32.hpp"
+#include "kernelhub/base/internal/crc32.hpp"
 
 #include <array>
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "kernelhub/base/clock.hpp"
+#include "kernelhub/base/internal/clock.hpp"
 
 namespace kernelhub {
 

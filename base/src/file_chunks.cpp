@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "file_chunks.hpp"
-#include "kernelhub/base/unique_file.hpp"
+#include "kernelhub/base/internal/unique_file.hpp"
 
 namespace kernelhub::detail {
 

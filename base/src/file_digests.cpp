@@ -1,11 +1,11 @@
-#include "kernelhub/base/file_digests.hpp"
+#include "kernelhub/base/internal/file_digests.hpp"
 
 #include <optional>
 #include <system_error>
 
 #include "file_chunks.hpp"
 #include "kernelhub/base/error.hpp"
-#include "kernelhub/base/git_blob_sha1.hpp"
+#include "kernelhub/base/internal/git_blob_sha1.hpp"
 
 namespace kernelhub {
 

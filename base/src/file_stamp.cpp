@@ -1,4 +1,4 @@
-#include "kernelhub/base/file_stamp.hpp"
+#include "kernelhub/base/internal/file_stamp.hpp"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "kernelhub/base/git_blob_sha1.hpp"
+#include "kernelhub/base/internal/git_blob_sha1.hpp"
 
 #include "file_chunks.hpp"
 

@@ -1,4 +1,4 @@
-#include "kernelhub/base/hex.hpp"
+#include "kernelhub/base/internal/hex.hpp"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
-#include "kernelhub/base/hub_names.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
 
-#include "kernelhub/base/printable.hpp"
+#include "kernelhub/base/internal/printable.hpp"
 
 namespace kernelhub::hub_names {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/base/json_nesting.hpp"
+#include "kernelhub/base/internal/json_nesting.hpp"
 
 namespace kernelhub {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/base/percent_encoding.hpp"
+#include "kernelhub/base/internal/percent_encoding.hpp"
 
 namespace kernelhub {
 

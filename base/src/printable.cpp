@@ -1,4 +1,4 @@
-#include "kernelhub/base/printable.hpp"
+#include "kernelhub/base/internal/printable.hpp"
 
 #include <cstdint>
 

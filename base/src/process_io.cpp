@@ -1,4 +1,4 @@
-#include "kernelhub/base/process_io.hpp"
+#include "kernelhub/base/internal/process_io.hpp"
 
 #include <fstream>
 #include <string>

@@ -1,10 +1,10 @@
-#include "kernelhub/base/random_name.hpp"
+#include "kernelhub/base/internal/random_name.hpp"
 
 #include <openssl/rand.h>
 
 #include <fstream>
 
-#include "kernelhub/base/hex.hpp"
+#include "kernelhub/base/internal/hex.hpp"
 
 namespace kernelhub {
 

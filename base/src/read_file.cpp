@@ -1,9 +1,9 @@
-#include "kernelhub/base/read_file.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
 
 #include <cerrno>
 #include <cstdio>
 
-#include "kernelhub/base/unique_file.hpp"
+#include "kernelhub/base/internal/unique_file.hpp"
 
 namespace kernelhub {
 

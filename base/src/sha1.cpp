@@ -1,6 +1,6 @@
-#include "kernelhub/base/sha1.hpp"
+#include "kernelhub/base/internal/sha1.hpp"
 
-#include "kernelhub/base/hex.hpp"
+#include "kernelhub/base/internal/hex.hpp"
 
 namespace kernelhub {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 
 #include "file_chunks.hpp"
 

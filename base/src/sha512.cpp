@@ -1,4 +1,4 @@
-#include "kernelhub/base/sha512.hpp"
+#include "kernelhub/base/internal/sha512.hpp"
 
 #include "file_chunks.hpp"
 

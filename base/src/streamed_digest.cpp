@@ -1,4 +1,4 @@
-#include "kernelhub/base/streamed_digest.hpp"
+#include "kernelhub/base/internal/streamed_digest.hpp"
 
 #include <openssl/evp.h>
 

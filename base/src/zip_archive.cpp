@@ -1,4 +1,4 @@
-#include "kernelhub/base/zip_archive.hpp"
+#include "kernelhub/base/internal/zip_archive.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <string_view>
 
-#include "kernelhub/base/unique_fd.hpp"
+#include "kernelhub/base/internal/unique_fd.hpp"
 
 namespace kernelhub {
 

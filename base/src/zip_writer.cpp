@@ -1,10 +1,10 @@
-#include "kernelhub/base/zip_writer.hpp"
+#include "kernelhub/base/internal/zip_writer.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 
-#include "kernelhub/base/crc32.hpp"
+#include "kernelhub/base/internal/crc32.hpp"
 
 namespace kernelhub {
 

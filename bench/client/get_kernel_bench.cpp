@@ -21,12 +21,12 @@
 #include <sys/resource.h>
 #include <torch/torch.h>
 
-#include "kernelhub/base/process_io.hpp"
-#include "kernelhub/binary_format/torch_libraries.hpp"
-#include "kernelhub/client/transport.hpp"
-#include "kernelhub/fetch/session.hpp"
+#include "kernelhub/base/internal/process_io.hpp"
+#include "kernelhub/binary_format/internal/torch_libraries.hpp"
+#include "kernelhub/client/internal/transport.hpp"
+#include "kernelhub/fetch/internal/session.hpp"
+#include "kernelhub/internal/load.hpp"
 #include "kernelhub/kernelhub.hpp"
-#include "kernelhub/load.hpp"
 
 namespace {
 

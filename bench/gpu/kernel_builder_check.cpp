@@ -12,7 +12,7 @@
 #include <limits>
 #include <string>
 
-#include "kernelhub/binary_format/torch_libraries.hpp"
+#include "kernelhub/binary_format/internal/torch_libraries.hpp"
 #include "kernelhub/kernelhub.hpp"
 
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "kernelhub/base/read_file.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
 #include "kernelhub/sigstore/sigstore.hpp"
 
 namespace {

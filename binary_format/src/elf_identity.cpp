@@ -1,4 +1,4 @@
-#include "kernelhub/binary_format/elf_identity.hpp"
+#include "kernelhub/binary_format/internal/elf_identity.hpp"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "kernelhub/binary_format/elf_file.hpp"
+#include "kernelhub/binary_format/internal/elf_file.hpp"
 
 namespace kernelhub::binary_format {
 

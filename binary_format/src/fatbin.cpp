@@ -1,4 +1,4 @@
-#include "kernelhub/binary_format/fatbin.hpp"
+#include "kernelhub/binary_format/internal/fatbin.hpp"
 
 #include "mapped_file.hpp"
 
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "kernelhub/binary_format/elf_file.hpp"
+#include "kernelhub/binary_format/internal/elf_file.hpp"
 
 namespace kernelhub::binary_format {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/binary_format/file_checks.hpp"
+#include "kernelhub/binary_format/internal/file_checks.hpp"
 
 #include <elf.h>
 #include <gnu/libc-version.h>
@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "kernelhub/binary_format/elf_identity.hpp"
+#include "kernelhub/binary_format/internal/elf_identity.hpp"
 #include "library_paths.hpp"
 #include "loaded_libraries.hpp"
 

@@ -1,4 +1,4 @@
-#include "kernelhub/binary_format/library_image.hpp"
+#include "kernelhub/binary_format/internal/library_image.hpp"
 
 #include "mapped_file.hpp"
 

@@ -1,4 +1,4 @@
-#include "kernelhub/binary_format/op_schema_text.hpp"
+#include "kernelhub/binary_format/internal/op_schema_text.hpp"
 
 #include <cctype>
 

@@ -1,4 +1,4 @@
-#include "kernelhub/binary_format/torch_libraries.hpp"
+#include "kernelhub/binary_format/internal/torch_libraries.hpp"
 
 #include <dlfcn.h>
 
@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "kernelhub/binary_format/elf_file.hpp"
+#include "kernelhub/binary_format/internal/elf_file.hpp"
 #include "library_paths.hpp"
 #include "loaded_libraries.hpp"
 

@@ -14,9 +14,9 @@
 #include "file_lock.hpp"
 #include "hash_pipeline.hpp"
 #include "hub_call.hpp"
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/base/git_blob_sha1.hpp"
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/base/internal/git_blob_sha1.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 #include "url.hpp"
 
 namespace kernelhub::client {

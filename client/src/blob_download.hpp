@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 
 #include "client_state.hpp"
 #include "hub_errors.hpp"
-#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
+#include "kernelhub/client/internal/settings.hpp"
+#include "kernelhub/client/internal/transport.hpp"
 #include "kernelhub/client/progress.hpp"
-#include "kernelhub/client/settings.hpp"
-#include "kernelhub/client/transport.hpp"
 
 namespace kernelhub::client {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <fstream>
 
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/base/hub_names.hpp"
-#include "kernelhub/base/random_name.hpp"
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
+#include "kernelhub/base/internal/random_name.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 
 namespace kernelhub::client {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/client/cache_scan.hpp"
+#include "kernelhub/client/internal/cache_scan.hpp"
 
 #include <sys/stat.h>
 
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <variant>
 
-#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
 
 namespace kernelhub::client {
 

@@ -1,13 +1,13 @@
-#include "kernelhub/client/cached_blob.hpp"
+#include "kernelhub/client/internal/cached_blob.hpp"
 
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <map>
 
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/base/sha256.hpp"
-#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
 
 namespace kernelhub::client {
 

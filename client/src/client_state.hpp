@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "kernelhub/base/error.hpp"
-#include "kernelhub/client/parsed_trees.hpp"
+#include "kernelhub/client/internal/parsed_trees.hpp"
 
 namespace kernelhub::client {
 

@@ -10,8 +10,8 @@
 #include <mutex>
 #include <thread>
 
-#include "kernelhub/base/unique_file.hpp"
-#include "kernelhub/client/transport.hpp"
+#include "kernelhub/base/internal/unique_file.hpp"
+#include "kernelhub/client/internal/transport.hpp"
 
 namespace kernelhub::client {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/client/internal/hub_client.hpp"
 
 #include <sys/stat.h>
 
@@ -12,10 +12,10 @@
 #include "hub_call.hpp"
 #include "hub_errors.hpp"
 #include "hub_reads.hpp"
-#include "kernelhub/base/hub_names.hpp"
-#include "kernelhub/base/percent_encoding.hpp"
-#include "kernelhub/client/cache_layout.hpp"
-#include "kernelhub/client/cached_blob.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
+#include "kernelhub/base/internal/percent_encoding.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
+#include "kernelhub/client/internal/cached_blob.hpp"
 #include "kernelhub/client/progress.hpp"
 #include "url.hpp"
 

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/base/hub_names.hpp"
-#include "kernelhub/base/json_nesting.hpp"
-#include "kernelhub/base/printable.hpp"
-#include "kernelhub/base/sha256.hpp"
-#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
+#include "kernelhub/base/internal/json_nesting.hpp"
+#include "kernelhub/base/internal/printable.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
 
 namespace kernelhub::client {
 namespace {

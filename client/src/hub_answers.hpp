@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/client/repo_tree.hpp"
+#include "kernelhub/client/internal/repo_tree.hpp"
 
 namespace kernelhub::client {
 

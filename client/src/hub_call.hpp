@@ -17,9 +17,9 @@
 #include "client_state.hpp"
 #include "hub_errors.hpp"
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/client/cache_layout.hpp"
-#include "kernelhub/client/settings.hpp"
-#include "kernelhub/client/transport.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
+#include "kernelhub/client/internal/settings.hpp"
+#include "kernelhub/client/internal/transport.hpp"
 
 namespace kernelhub::client {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/client/internal/hub_client.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -9,7 +9,7 @@
 #include "hub_call.hpp"
 #include "hub_errors.hpp"
 #include "hub_reads.hpp"
-#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
 
 // The Hub's API as the rest of kernelhub sees it, each public call on a HubCall of its own:
 // revisions and listings (hub_reads.cpp), version branches and publishers here, the downloads in

@@ -8,9 +8,9 @@
 #include <string_view>
 
 #include "kernelhub/base/error.hpp"
+#include "kernelhub/client/internal/settings.hpp"
+#include "kernelhub/client/internal/transport.hpp"
 #include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/client/settings.hpp"
-#include "kernelhub/client/transport.hpp"
 
 namespace kernelhub::client {
 

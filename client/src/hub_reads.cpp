@@ -7,11 +7,11 @@
 
 #include "hub_answers.hpp"
 #include "hub_errors.hpp"
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/base/hub_names.hpp"
-#include "kernelhub/base/percent_encoding.hpp"
-#include "kernelhub/base/read_file.hpp"
-#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
+#include "kernelhub/base/internal/percent_encoding.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
 #include "url.hpp"
 
 namespace kernelhub::client {

@@ -10,8 +10,8 @@
 
 #include "hub_call.hpp"
 #include "kernelhub/base/result.hpp"
+#include "kernelhub/client/internal/repo_tree.hpp"
 #include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/client/repo_tree.hpp"
 
 namespace kernelhub::client {
 

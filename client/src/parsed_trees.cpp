@@ -1,4 +1,4 @@
-#include "kernelhub/client/parsed_trees.hpp"
+#include "kernelhub/client/internal/parsed_trees.hpp"
 
 namespace kernelhub::client {
 

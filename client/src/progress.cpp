@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "kernelhub/base/printable.hpp"
+#include "kernelhub/base/internal/printable.hpp"
 
 namespace kernelhub::client {
 

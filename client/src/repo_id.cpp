@@ -1,6 +1,6 @@
 #include "kernelhub/client/repo_id.hpp"
 
-#include "kernelhub/base/hub_names.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
 
 namespace kernelhub::client {
 

@@ -1,12 +1,12 @@
-#include "kernelhub/client/repo_tree.hpp"
+#include "kernelhub/client/internal/repo_tree.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "kernelhub/base/hub_names.hpp"
-#include "kernelhub/base/json_nesting.hpp"
-#include "kernelhub/base/printable.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
+#include "kernelhub/base/internal/json_nesting.hpp"
+#include "kernelhub/base/internal/printable.hpp"
 
 namespace kernelhub::client {
 

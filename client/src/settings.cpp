@@ -1,4 +1,4 @@
-#include "kernelhub/client/settings.hpp"
+#include "kernelhub/client/internal/settings.hpp"
 
 #include <sys/utsname.h>
 
@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "kernelhub/base/boolean_variable.hpp"
 #include "kernelhub/base/environment_variables.hpp"
+#include "kernelhub/base/internal/boolean_variable.hpp"
 
 namespace kernelhub::client {
 

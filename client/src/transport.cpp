@@ -1,4 +1,4 @@
-#include "kernelhub/client/transport.hpp"
+#include "kernelhub/client/internal/transport.hpp"
 
 namespace kernelhub::client {
 

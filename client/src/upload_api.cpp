@@ -5,13 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "hub_answers.hpp"
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/base/git_blob_sha1.hpp"
-#include "kernelhub/base/percent_encoding.hpp"
-#include "kernelhub/base/read_file.hpp"
-#include "kernelhub/base/sha256.hpp"
-#include "kernelhub/base/unique_file.hpp"
-#include "kernelhub/client/upload.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/base/internal/git_blob_sha1.hpp"
+#include "kernelhub/base/internal/percent_encoding.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/base/internal/unique_file.hpp"
+#include "kernelhub/client/internal/upload.hpp"
 #include "upload_call.hpp"
 #include "url.hpp"
 

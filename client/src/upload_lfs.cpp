@@ -5,7 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/client/upload.hpp"
+#include "kernelhub/client/internal/upload.hpp"
 #include "upload_call.hpp"
 
 namespace kernelhub::client {

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <optional>
 
-#include "kernelhub/base/read_file.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
 #include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/fetch/lockfile.hpp"
+#include "kernelhub/fetch/internal/lockfile.hpp"
 
 namespace kernelhub {
 

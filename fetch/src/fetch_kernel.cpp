@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <memory>
 
-#include "kernelhub/fetch/fetch.hpp"
-#include "kernelhub/fetch/local_kernels.hpp"
-#include "kernelhub/fetch/raise_for.hpp"
+#include "kernelhub/fetch/internal/fetch.hpp"
+#include "kernelhub/fetch/internal/local_kernels.hpp"
+#include "kernelhub/fetch/internal/raise_for.hpp"
 
 namespace kernelhub {
 

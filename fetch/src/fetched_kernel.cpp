@@ -1,6 +1,6 @@
 #include "kernelhub/fetch/fetched_kernel.hpp"
 
-#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/internal/fetch.hpp"
 
 namespace kernelhub {
 

@@ -1,9 +1,9 @@
-#include "kernelhub/fetch/kernel_tree.hpp"
+#include "kernelhub/fetch/internal/kernel_tree.hpp"
 
 #include <utility>
 
-#include "kernelhub/fetch/kernel_walk.hpp"
-#include "kernelhub/fetch/local_kernels.hpp"
+#include "kernelhub/fetch/internal/kernel_walk.hpp"
+#include "kernelhub/fetch/internal/local_kernels.hpp"
 #include "request_lock.hpp"
 
 namespace kernelhub {

@@ -1,11 +1,11 @@
-#include "kernelhub/fetch/kernel_walk.hpp"
+#include "kernelhub/fetch/internal/kernel_walk.hpp"
 
 #include <map>
 #include <string>
 #include <string_view>
 #include <utility>
 
-#include "kernelhub/fetch/problem.hpp"
+#include "kernelhub/fetch/internal/problem.hpp"
 
 namespace kernelhub {
 

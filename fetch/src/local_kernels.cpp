@@ -1,7 +1,7 @@
-#include "kernelhub/fetch/local_kernels.hpp"
+#include "kernelhub/fetch/internal/local_kernels.hpp"
 
 #include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/fetch/problem.hpp"
+#include "kernelhub/fetch/internal/problem.hpp"
 
 namespace kernelhub {
 

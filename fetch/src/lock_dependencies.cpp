@@ -1,8 +1,8 @@
 #include <algorithm>
 
-#include "kernelhub/fetch/lockfile.hpp"
+#include "kernelhub/fetch/internal/lockfile.hpp"
+#include "kernelhub/fetch/internal/publisher_trust.hpp"
 #include "kernelhub/fetch/metadata.hpp"
-#include "kernelhub/fetch/publisher_trust.hpp"
 
 namespace kernelhub {
 

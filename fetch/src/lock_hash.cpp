@@ -4,9 +4,9 @@
 #include <set>
 #include <vector>
 
-#include "kernelhub/base/git_blob_sha1.hpp"
-#include "kernelhub/base/sha256.hpp"
-#include "kernelhub/fetch/lockfile.hpp"
+#include "kernelhub/base/internal/git_blob_sha1.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/fetch/internal/lockfile.hpp"
 
 namespace kernelhub {
 

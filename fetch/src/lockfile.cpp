@@ -1,4 +1,4 @@
-#include "kernelhub/fetch/lockfile.hpp"
+#include "kernelhub/fetch/internal/lockfile.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -9,10 +9,10 @@
 #include <set>
 #include <sstream>
 
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/base/json_nesting.hpp"
-#include "kernelhub/base/sha256.hpp"
-#include "kernelhub/fetch/problem.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/base/internal/json_nesting.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/fetch/internal/problem.hpp"
 
 namespace kernelhub {
 

@@ -10,12 +10,12 @@
 #include <sstream>
 
 #include "git_url.hpp"
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/base/json_nesting.hpp"
-#include "kernelhub/base/sha256.hpp"
-#include "kernelhub/base/sha512.hpp"
-#include "kernelhub/fetch/variant_checks.hpp"
-#include "kernelhub/signing/signature_file.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/base/internal/json_nesting.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/base/internal/sha512.hpp"
+#include "kernelhub/fetch/internal/variant_checks.hpp"
+#include "kernelhub/signing/internal/signature_file.hpp"
 
 namespace kernelhub {
 

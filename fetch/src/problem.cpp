@@ -1,4 +1,4 @@
-#include "kernelhub/fetch/problem.hpp"
+#include "kernelhub/fetch/internal/problem.hpp"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "kernelhub/fetch/publisher_trust.hpp"
+#include "kernelhub/fetch/internal/publisher_trust.hpp"
 
 #include <sys/stat.h>
 
@@ -7,10 +7,10 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/base/json_nesting.hpp"
-#include "kernelhub/base/read_file.hpp"
-#include "kernelhub/fetch/verification_stamps.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/base/internal/json_nesting.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/fetch/internal/verification_stamps.hpp"
 
 namespace kernelhub {
 

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "kernelhub/fetch/fetch.hpp"
-#include "kernelhub/fetch/lockfile.hpp"
+#include "kernelhub/fetch/internal/fetch.hpp"
+#include "kernelhub/fetch/internal/lockfile.hpp"
 
 namespace kernelhub {
 

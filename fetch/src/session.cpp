@@ -1,4 +1,4 @@
-#include "kernelhub/fetch/session.hpp"
+#include "kernelhub/fetch/internal/session.hpp"
 
 namespace kernelhub {
 

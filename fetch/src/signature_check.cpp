@@ -1,4 +1,4 @@
-#include "kernelhub/fetch/signature_check.hpp"
+#include "kernelhub/fetch/internal/signature_check.hpp"
 
 #include <sys/stat.h>
 
@@ -6,16 +6,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/base/json_nesting.hpp"
-#include "kernelhub/base/read_file.hpp"
-#include "kernelhub/base/sha256.hpp"
-#include "kernelhub/fetch/problem.hpp"
-#include "kernelhub/fetch/verification_stamps.hpp"
-#include "kernelhub/signing/serial_store.hpp"
-#include "kernelhub/signing/signature_file.hpp"
-#include "kernelhub/signing/verify.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/base/internal/json_nesting.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/fetch/internal/problem.hpp"
+#include "kernelhub/fetch/internal/verification_stamps.hpp"
+#include "kernelhub/signing/internal/serial_store.hpp"
+#include "kernelhub/signing/internal/signature_file.hpp"
+#include "kernelhub/signing/internal/verify.hpp"
 #include "kernelhub/sigstore/artifact.hpp"
 #include "kernelhub/sigstore/bundle.hpp"
 #include "kernelhub/sigstore/policy.hpp"

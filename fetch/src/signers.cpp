@@ -1,11 +1,11 @@
-#include "kernelhub/fetch/signers.hpp"
+#include "kernelhub/fetch/internal/signers.hpp"
 
 #include <toml++/toml.h>
 
 #include <algorithm>
 
-#include "kernelhub/base/read_file.hpp"
-#include "kernelhub/signing/keys.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/signing/internal/keys.hpp"
 
 namespace kernelhub {
 
@@ -42,9 +42,9 @@ Result<std::optional<std::vector<std::string>>> strings_of(const toml::table& ta
       out.push_back(text->get());
     }
   } else {
-    return unexpected(ErrorCode::kInvalidArgument,
-                      where + ": `" + std::string(key) + "` must be a string or a list of strings" +
-                          std::string(kExample));
+    return unexpected(
+        ErrorCode::kInvalidArgument,
+        where + ": `" + std::string(key) + "` must be a string or a list of strings" + std::string(kExample));
   }
   if (std::any_of(out.begin(), out.end(), [](const std::string& s) { return s.empty(); })) {
     return unexpected(ErrorCode::kInvalidArgument, where + ": `" + std::string(key) + "` holds an empty string");
@@ -52,8 +52,7 @@ Result<std::optional<std::vector<std::string>>> strings_of(const toml::table& ta
   return std::optional<std::vector<std::string>>(std::move(out));
 }
 
-Result<std::optional<std::string>> string_of(const toml::table& table, std::string_view key,
-                                             const std::string& where) {
+Result<std::optional<std::string>> string_of(const toml::table& table, std::string_view key, const std::string& where) {
   KH_ASSIGN_OR_RETURN(auto values, strings_of(table, key, where));
   if (!values) return std::optional<std::string>();
   if (values->size() != 1) {
@@ -88,21 +87,23 @@ Status add_table(Signers& signers, const toml::table& table, const std::string& 
   const bool identity = issuer || source || workflows;
   if (identity == key_path.has_value()) {
     return unexpected(ErrorCode::kInvalidArgument,
-                      where + (identity ? ": a signer is an identity or a key, not both"
-                                        : ": a signer needs an identity (`issuer`) or a `public-key`") +
+                      where +
+                          (identity ? ": a signer is an identity or a key, not both"
+                                    : ": a signer needs an identity (`issuer`) or a `public-key`") +
                           std::string(kExample));
   }
   std::variant<WorkflowIdentity, SigningKey> who;
   if (identity) {
     if (!issuer) {
-      return unexpected(ErrorCode::kInvalidArgument,
-                        where + ": an identity needs its OIDC `issuer` (GitHub Actions: "
-                                "\"https://token.actions.githubusercontent.com\")");
+      return unexpected(ErrorCode::kInvalidArgument, where +
+                                                         ": an identity needs its OIDC `issuer` (GitHub Actions: "
+                                                         "\"https://token.actions.githubusercontent.com\")");
     }
     if (!source && !workflows) {
       return unexpected(ErrorCode::kInvalidArgument,
-                        where + ": an identity needs a `source-repository` or `workflows`: an issuer alone accepts "
-                                "anyone it issues certificates to");
+                        where +
+                            ": an identity needs a `source-repository` or `workflows`: an issuer alone accepts "
+                            "anyone it issues certificates to");
     }
     who = WorkflowIdentity{*issuer, source, workflows.value_or(std::vector<std::string>())};
   } else {

@@ -1,6 +1,6 @@
-#include "kernelhub/fetch/variant_checks.hpp"
+#include "kernelhub/fetch/internal/variant_checks.hpp"
 
-#include "kernelhub/fetch/problem.hpp"
+#include "kernelhub/fetch/internal/problem.hpp"
 
 #include <charconv>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "kernelhub/fetch/verification_stamps.hpp"
+#include "kernelhub/fetch/internal/verification_stamps.hpp"
 
 #include <sys/stat.h>
 
@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/base/json_nesting.hpp"
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/base/internal/json_nesting.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 
 namespace kernelhub {
 

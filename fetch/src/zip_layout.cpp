@@ -1,10 +1,10 @@
-#include "kernelhub/fetch/zip_layout.hpp"
+#include "kernelhub/fetch/internal/zip_layout.hpp"
 
 #include <algorithm>
 #include <set>
 
-#include "kernelhub/base/zip_archive.hpp"
-#include "kernelhub/signing/manifest.hpp"
+#include "kernelhub/base/internal/zip_archive.hpp"
+#include "kernelhub/signing/internal/manifest.hpp"
 
 namespace kernelhub {
 

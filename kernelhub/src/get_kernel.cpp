@@ -1,9 +1,9 @@
 // get_kernel and get_local_kernel: configuration read once, fetch, load, errors raised at the edge.
 #include <functional>
 
-#include "kernelhub/fetch/local_kernels.hpp"
-#include "kernelhub/fetch/raise_for.hpp"
-#include "kernelhub/load.hpp"
+#include "kernelhub/fetch/internal/local_kernels.hpp"
+#include "kernelhub/fetch/internal/raise_for.hpp"
+#include "kernelhub/internal/load.hpp"
 
 namespace kernelhub {
 

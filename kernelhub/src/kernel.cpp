@@ -1,6 +1,6 @@
 #include "kernel_state.hpp"
-#include "kernelhub/fetch/raise_for.hpp"
-#include "kernelhub/load.hpp"
+#include "kernelhub/fetch/internal/raise_for.hpp"
+#include "kernelhub/internal/load.hpp"
 
 namespace kernelhub {
 

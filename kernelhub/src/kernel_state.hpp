@@ -4,9 +4,9 @@
 #include <memory>
 #include <vector>
 
-#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/internal/fetch.hpp"
 #include "kernelhub/kernelhub.hpp"
-#include "kernelhub/loader/op_library.hpp"
+#include "kernelhub/loader/internal/op_library.hpp"
 
 namespace kernelhub {
 

@@ -1,13 +1,13 @@
-#include "kernelhub/load.hpp"
+#include "kernelhub/internal/load.hpp"
 
 #include <chrono>
 
 #include "kernel_factory.hpp"
 #include "kernel_state.hpp"
-#include "kernelhub/binary_format/library_image.hpp"
-#include "kernelhub/binary_format/torch_libraries.hpp"
-#include "kernelhub/fetch/kernel_tree.hpp"
-#include "kernelhub/loader/torch_runtime.hpp"
+#include "kernelhub/binary_format/internal/library_image.hpp"
+#include "kernelhub/binary_format/internal/torch_libraries.hpp"
+#include "kernelhub/fetch/internal/kernel_tree.hpp"
+#include "kernelhub/loader/internal/torch_runtime.hpp"
 
 namespace kernelhub {
 

@@ -2,7 +2,7 @@
 
 #include <ATen/core/jit_type.h>
 
-#include "kernelhub/binary_format/op_schema_text.hpp"
+#include "kernelhub/binary_format/internal/op_schema_text.hpp"
 
 namespace kernelhub {
 

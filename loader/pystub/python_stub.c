@@ -1,5 +1,5 @@
 /* Stand-ins for the Python C-API functions that kernel-builder op libraries import, so that
- * they load in a process without Python (see loader/internal/kernelhub/loader/python_stub.hpp).
+ * they load in a process without Python (see loader/internal/kernelhub/loader/internal/python_stub.hpp).
  * Only Python's import machinery would call these (through PyInit_*); if anything else ever
  * does, they fail the way the C API fails: NULL / -1, no side effects. The list matches
  * kKnownPythonStubSymbols in python_stub.cpp. */

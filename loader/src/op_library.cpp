@@ -1,4 +1,4 @@
-#include "kernelhub/loader/op_library.hpp"
+#include "kernelhub/loader/internal/op_library.hpp"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <dlfcn.h>
@@ -9,8 +9,8 @@
 #include <regex>
 #include <sstream>
 
-#include "kernelhub/loader/preflight.hpp"
-#include "kernelhub/loader/python_stub.hpp"
+#include "kernelhub/loader/internal/preflight.hpp"
+#include "kernelhub/loader/internal/python_stub.hpp"
 
 namespace kernelhub::loader {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/loader/preflight.hpp"
+#include "kernelhub/loader/internal/preflight.hpp"
 
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -7,8 +7,8 @@
 #include <memory>
 #include <optional>
 
-#include "kernelhub/binary_format/torch_libraries.hpp"
-#include "kernelhub/loader/python_stub.hpp"
+#include "kernelhub/binary_format/internal/torch_libraries.hpp"
+#include "kernelhub/loader/internal/python_stub.hpp"
 
 namespace kernelhub::loader {
 

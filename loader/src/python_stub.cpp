@@ -1,4 +1,4 @@
-#include "kernelhub/loader/python_stub.hpp"
+#include "kernelhub/loader/internal/python_stub.hpp"
 
 #include <dlfcn.h>
 #include <sys/mman.h>

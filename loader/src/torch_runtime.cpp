@@ -1,7 +1,7 @@
-#include "kernelhub/loader/torch_runtime.hpp"
+#include "kernelhub/loader/internal/torch_runtime.hpp"
 
-#include "kernelhub/binary_format/torch_libraries.hpp"
-#include "kernelhub/resolver/installed_torch.hpp"
+#include "kernelhub/binary_format/internal/torch_libraries.hpp"
+#include "kernelhub/resolver/internal/installed_torch.hpp"
 
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <dlfcn.h>

@@ -1,4 +1,4 @@
-#include "kernelhub/resolver/cuda_probe.hpp"
+#include "kernelhub/resolver/internal/cuda_probe.hpp"
 
 #include <dlfcn.h>
 #include <poll.h>

@@ -5,8 +5,8 @@
 
 #include <charconv>
 
-#include "kernelhub/resolver/cuda_probe.hpp"
-#include "kernelhub/resolver/torch_spec.hpp"
+#include "kernelhub/resolver/internal/cuda_probe.hpp"
+#include "kernelhub/resolver/internal/torch_spec.hpp"
 
 namespace kernelhub::resolver {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/resolver/gpu_fit_step.hpp"
+#include "kernelhub/resolver/internal/gpu_fit_step.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -1,6 +1,6 @@
-#include "kernelhub/resolver/installed_torch.hpp"
+#include "kernelhub/resolver/internal/installed_torch.hpp"
 
-#include "kernelhub/base/read_file.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
 
 namespace kernelhub::resolver {
 

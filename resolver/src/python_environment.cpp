@@ -1,4 +1,4 @@
-#include "kernelhub/resolver/python_environment.hpp"
+#include "kernelhub/resolver/internal/python_environment.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,8 +12,8 @@
 #include <fstream>
 #include <map>
 
-#include "kernelhub/base/read_file.hpp"
-#include "kernelhub/base/unique_fd.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/base/internal/unique_fd.hpp"
 #include "kernelhub/resolver/version.hpp"
 
 namespace kernelhub::resolver {

@@ -1,8 +1,8 @@
-#include "kernelhub/resolver/torch_lookup.hpp"
+#include "kernelhub/resolver/internal/torch_lookup.hpp"
 
-#include "kernelhub/resolver/installed_torch.hpp"
-#include "kernelhub/resolver/python_environment.hpp"
-#include "kernelhub/resolver/torch_spec.hpp"
+#include "kernelhub/resolver/internal/installed_torch.hpp"
+#include "kernelhub/resolver/internal/python_environment.hpp"
+#include "kernelhub/resolver/internal/torch_spec.hpp"
 
 namespace kernelhub::resolver {
 

@@ -1,7 +1,7 @@
-#include "kernelhub/resolver/torch_spec.hpp"
+#include "kernelhub/resolver/internal/torch_spec.hpp"
 
 #include "kernelhub/base/environment_variables.hpp"
-#include "kernelhub/resolver/torch_version_info.hpp"
+#include "kernelhub/resolver/internal/torch_version_info.hpp"
 
 namespace kernelhub::resolver {
 

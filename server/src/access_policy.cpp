@@ -1,9 +1,9 @@
-#include "kernelhub/server/access_policy.hpp"
+#include "kernelhub/server/internal/access_policy.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/base/read_file.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
 
 namespace kernelhub::server {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernelhub/base/sha1.hpp"
+#include "kernelhub/base/internal/sha1.hpp"
 #include "server_impl.hpp"
 
 namespace kernelhub::server {

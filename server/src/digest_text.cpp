@@ -3,7 +3,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "kernelhub/base/hex.hpp"
+#include "kernelhub/base/internal/hex.hpp"
 
 namespace kernelhub::server {
 

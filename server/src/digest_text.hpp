@@ -1,5 +1,5 @@
 // Digests as text on the wire: the HMAC that signs storage URLs, and the hex forms of ids the
-// server accepts. (SHA-1 and git blob ids are base's: kernelhub/base/sha1.hpp, git_blob_sha1.hpp.)
+// server accepts. (SHA-1 and git blob ids are base's: kernelhub/base/internal/sha1.hpp, git_blob_sha1.hpp.)
 #pragma once
 
 #include <string>

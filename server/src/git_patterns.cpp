@@ -1,4 +1,4 @@
-#include "kernelhub/server/git_patterns.hpp"
+#include "kernelhub/server/internal/git_patterns.hpp"
 
 #include <cctype>
 

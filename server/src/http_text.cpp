@@ -3,7 +3,7 @@
 #include <chrono>
 #include <ctime>
 
-#include "kernelhub/base/percent_encoding.hpp"
+#include "kernelhub/base/internal/percent_encoding.hpp"
 
 namespace kernelhub::server {
 

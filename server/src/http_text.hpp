@@ -1,5 +1,5 @@
 // Text helpers for the wire: request targets, query strings, dates, HTML. (Percent-encoding and
-// base64 are base's: kernelhub/base/percent_encoding.hpp, base64.hpp.)
+// base64 are base's: kernelhub/base/internal/percent_encoding.hpp, base64.hpp.)
 #pragma once
 
 #include <map>

@@ -1,6 +1,6 @@
-#include "kernelhub/server/repo_key.hpp"
+#include "kernelhub/server/internal/repo_key.hpp"
 
-#include "kernelhub/base/hub_names.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
 
 namespace kernelhub::server {
 

@@ -1,6 +1,6 @@
 #include "request_json.hpp"
 
-#include "kernelhub/base/json_nesting.hpp"
+#include "kernelhub/base/internal/json_nesting.hpp"
 
 namespace kernelhub::server {
 

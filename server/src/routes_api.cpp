@@ -4,9 +4,9 @@
 
 #include "digest_text.hpp"
 #include "http_text.hpp"
-#include "kernelhub/base/hub_names.hpp"
-#include "kernelhub/base/percent_encoding.hpp"
-#include "kernelhub/base/sha1.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
+#include "kernelhub/base/internal/percent_encoding.hpp"
+#include "kernelhub/base/internal/sha1.hpp"
 #include "model_card.hpp"
 #include "request_json.hpp"
 #include "server_impl.hpp"

@@ -7,7 +7,7 @@
 
 #include "digest_text.hpp"
 #include "http_text.hpp"
-#include "kernelhub/base/sha1.hpp"
+#include "kernelhub/base/internal/sha1.hpp"
 #include "request_json.hpp"
 #include "server_impl.hpp"
 #include "upload_requests.hpp"

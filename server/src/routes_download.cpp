@@ -9,8 +9,8 @@
 
 #include "digest_text.hpp"
 #include "http_text.hpp"
-#include "kernelhub/base/hub_names.hpp"
-#include "kernelhub/base/unique_fd.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
+#include "kernelhub/base/internal/unique_fd.hpp"
 #include "server_impl.hpp"
 
 namespace kernelhub::server {

@@ -13,9 +13,9 @@
 
 #include "digest_text.hpp"
 #include "http_text.hpp"
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/base/sha256.hpp"
-#include "kernelhub/server/git_patterns.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/server/internal/git_patterns.hpp"
 #include "server_impl.hpp"
 #include "upload_requests.hpp"
 

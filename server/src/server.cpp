@@ -1,4 +1,4 @@
-#include "kernelhub/server/server.hpp"
+#include "kernelhub/server/internal/server.hpp"
 
 #include <sys/socket.h>
 
@@ -10,7 +10,7 @@
 
 #include "digest_text.hpp"
 #include "http_text.hpp"
-#include "kernelhub/base/random_name.hpp"
+#include "kernelhub/base/internal/random_name.hpp"
 #include "server_impl.hpp"
 
 namespace kernelhub::server {

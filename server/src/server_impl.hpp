@@ -13,10 +13,10 @@
 #include <thread>
 #include <vector>
 
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/server/access_policy.hpp"
-#include "kernelhub/server/server.hpp"
-#include "kernelhub/server/store.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/server/internal/access_policy.hpp"
+#include "kernelhub/server/internal/server.hpp"
+#include "kernelhub/server/internal/store.hpp"
 #include "upload_requests.hpp"
 
 namespace kernelhub::server {

@@ -1,4 +1,4 @@
-#include "kernelhub/server/store.hpp"
+#include "kernelhub/server/internal/store.hpp"
 
 #include <sys/stat.h>
 
@@ -7,12 +7,12 @@
 
 #include "digest_text.hpp"
 #include "http_text.hpp"
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/base/git_blob_sha1.hpp"
-#include "kernelhub/base/random_name.hpp"
-#include "kernelhub/base/read_file.hpp"
-#include "kernelhub/base/sha1.hpp"
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/base/internal/git_blob_sha1.hpp"
+#include "kernelhub/base/internal/random_name.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/base/internal/sha1.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 
 namespace kernelhub::server {
 namespace fs = std::filesystem;

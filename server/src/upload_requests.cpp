@@ -4,9 +4,9 @@
 
 #include "digest_text.hpp"
 #include "http_text.hpp"
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/base/hub_names.hpp"
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 #include "request_json.hpp"
 
 namespace kernelhub::server {

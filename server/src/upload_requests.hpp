@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/server/store.hpp"
+#include "kernelhub/server/internal/store.hpp"
 
 namespace kernelhub::server {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/signing/keys.hpp"
+#include "kernelhub/signing/internal/keys.hpp"
 
 #include <fcntl.h>
 #include <openssl/crypto.h>
@@ -9,10 +9,10 @@
 #include <cerrno>
 #include <memory>
 
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/base/read_file.hpp"
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 
 namespace kernelhub::signing {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/signing/manifest.hpp"
+#include "kernelhub/signing/internal/manifest.hpp"
 
 #include <algorithm>
 #include <charconv>

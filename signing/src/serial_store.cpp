@@ -1,4 +1,4 @@
-#include "kernelhub/signing/serial_store.hpp"
+#include "kernelhub/signing/internal/serial_store.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -8,7 +8,7 @@
 #include <charconv>
 #include <string>
 
-#include "kernelhub/base/unique_fd.hpp"
+#include "kernelhub/base/internal/unique_fd.hpp"
 
 namespace kernelhub::signing {
 

@@ -1,10 +1,10 @@
-#include "kernelhub/signing/sign.hpp"
+#include "kernelhub/signing/internal/sign.hpp"
 
 #include <chrono>
 
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/signing/signature_file.hpp"
-#include "kernelhub/signing/variant_files.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/signing/internal/signature_file.hpp"
+#include "kernelhub/signing/internal/variant_files.hpp"
 
 namespace kernelhub::signing {
 

@@ -1,9 +1,9 @@
-#include "kernelhub/signing/signature_file.hpp"
+#include "kernelhub/signing/internal/signature_file.hpp"
 
 #include <algorithm>
 
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/signing/keys.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/signing/internal/keys.hpp"
 
 namespace kernelhub::signing {
 

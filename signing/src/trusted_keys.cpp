@@ -1,10 +1,10 @@
-#include "kernelhub/signing/trusted_keys.hpp"
+#include "kernelhub/signing/internal/trusted_keys.hpp"
 
 #include <algorithm>
 #include <fstream>
 #include <sstream>
 
-#include "kernelhub/base/base64.hpp"
+#include "kernelhub/base/internal/base64.hpp"
 
 namespace kernelhub::signing {
 

@@ -1,8 +1,8 @@
-#include "kernelhub/signing/variant_files.hpp"
+#include "kernelhub/signing/internal/variant_files.hpp"
 
 #include <algorithm>
 
-#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
 
 namespace kernelhub::signing {
 

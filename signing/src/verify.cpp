@@ -1,4 +1,4 @@
-#include "kernelhub/signing/verify.hpp"
+#include "kernelhub/signing/internal/verify.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,9 +7,9 @@
 #include <cerrno>
 #include <map>
 
-#include "kernelhub/signing/serial_store.hpp"
-#include "kernelhub/signing/signature_file.hpp"
-#include "kernelhub/signing/variant_files.hpp"
+#include "kernelhub/signing/internal/serial_store.hpp"
+#include "kernelhub/signing/internal/signature_file.hpp"
+#include "kernelhub/signing/internal/variant_files.hpp"
 
 namespace kernelhub::signing {
 

@@ -4,8 +4,8 @@
 #include <cctype>
 #include <cstring>
 
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 
 namespace kernelhub::sigstore {
 

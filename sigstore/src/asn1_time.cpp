@@ -1,8 +1,8 @@
-#include "kernelhub/sigstore/asn1_time.hpp"
+#include "kernelhub/sigstore/internal/asn1_time.hpp"
 
 #include <string_view>
 
-#include "kernelhub/sigstore/time_fields.hpp"
+#include "kernelhub/sigstore/internal/time_fields.hpp"
 
 namespace kernelhub::sigstore {
 

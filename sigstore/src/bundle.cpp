@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/sigstore/protobuf_json.hpp"
+#include "kernelhub/sigstore/internal/protobuf_json.hpp"
 
 namespace kernelhub::sigstore {
 

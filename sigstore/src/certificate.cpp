@@ -1,10 +1,10 @@
-#include "kernelhub/sigstore/certificate.hpp"
+#include "kernelhub/sigstore/internal/certificate.hpp"
 
 #include <openssl/objects.h>
 #include <openssl/x509v3.h>
 
-#include "kernelhub/sigstore/asn1_time.hpp"
-#include "kernelhub/sigstore/openssl_handles.hpp"
+#include "kernelhub/sigstore/internal/asn1_time.hpp"
+#include "kernelhub/sigstore/internal/openssl_handles.hpp"
 
 namespace kernelhub::sigstore {
 

@@ -1,9 +1,9 @@
-#include "kernelhub/sigstore/chain.hpp"
+#include "kernelhub/sigstore/internal/chain.hpp"
 
 #include <openssl/err.h>
 #include <openssl/x509_vfy.h>
 
-#include "kernelhub/sigstore/openssl_handles.hpp"
+#include "kernelhub/sigstore/internal/openssl_handles.hpp"
 
 namespace kernelhub::sigstore {
 

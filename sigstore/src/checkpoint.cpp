@@ -1,9 +1,9 @@
-#include "kernelhub/sigstore/checkpoint.hpp"
+#include "kernelhub/sigstore/internal/checkpoint.hpp"
 
 #include <charconv>
 
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/sigstore/protobuf_json.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/sigstore/internal/protobuf_json.hpp"
 
 namespace kernelhub::sigstore {
 

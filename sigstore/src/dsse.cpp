@@ -1,10 +1,10 @@
-#include "kernelhub/sigstore/dsse.hpp"
+#include "kernelhub/sigstore/internal/dsse.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/sigstore/protobuf_json.hpp"
+#include "kernelhub/sigstore/internal/protobuf_json.hpp"
 
 namespace kernelhub::sigstore {
 

@@ -1,7 +1,7 @@
-#include "kernelhub/sigstore/inclusion_proof.hpp"
+#include "kernelhub/sigstore/internal/inclusion_proof.hpp"
 
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/sigstore/verification_key.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/sigstore/internal/verification_key.hpp"
 
 namespace kernelhub::sigstore {
 

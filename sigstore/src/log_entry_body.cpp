@@ -1,12 +1,12 @@
-#include "kernelhub/sigstore/log_entry_body.hpp"
+#include "kernelhub/sigstore/internal/log_entry_body.hpp"
 
 #include <openssl/pem.h>
 
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/sigstore/openssl_handles.hpp"
-#include "kernelhub/sigstore/protobuf_json.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/sigstore/internal/openssl_handles.hpp"
+#include "kernelhub/sigstore/internal/protobuf_json.hpp"
 
 namespace kernelhub::sigstore {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "kernelhub/sigstore/openssl_handles.hpp"
-#include "kernelhub/sigstore/verification_key.hpp"
+#include "kernelhub/sigstore/internal/openssl_handles.hpp"
+#include "kernelhub/sigstore/internal/verification_key.hpp"
 
 namespace kernelhub::sigstore {
 

@@ -1,11 +1,11 @@
-#include "kernelhub/sigstore/protobuf_json.hpp"
+#include "kernelhub/sigstore/internal/protobuf_json.hpp"
 
 #include <charconv>
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/base/json_nesting.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/base/internal/json_nesting.hpp"
 
 namespace kernelhub::sigstore::protobuf_json {
 

@@ -1,9 +1,9 @@
-#include "kernelhub/sigstore/sct.hpp"
+#include "kernelhub/sigstore/internal/sct.hpp"
 
 #include <openssl/asn1.h>
 
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/sigstore/openssl_handles.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/sigstore/internal/openssl_handles.hpp"
 
 namespace kernelhub::sigstore {
 

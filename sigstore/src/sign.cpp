@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/sigstore/openssl_handles.hpp"
-#include "kernelhub/sigstore/verification_key.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/sigstore/internal/openssl_handles.hpp"
+#include "kernelhub/sigstore/internal/verification_key.hpp"
 
 namespace kernelhub::sigstore {
 

@@ -1,7 +1,7 @@
-#include "kernelhub/sigstore/signed_entry_timestamp.hpp"
+#include "kernelhub/sigstore/internal/signed_entry_timestamp.hpp"
 
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/base/hex.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/base/internal/hex.hpp"
 
 namespace kernelhub::sigstore {
 

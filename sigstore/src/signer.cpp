@@ -1,8 +1,8 @@
 #include "kernelhub/sigstore/signer.hpp"
 
-#include "kernelhub/sigstore/certificate.hpp"
-#include "kernelhub/sigstore/openssl_handles.hpp"
-#include "kernelhub/sigstore/signer_of.hpp"
+#include "kernelhub/sigstore/internal/certificate.hpp"
+#include "kernelhub/sigstore/internal/openssl_handles.hpp"
+#include "kernelhub/sigstore/internal/signer_of.hpp"
 
 namespace kernelhub::sigstore {
 

@@ -1,6 +1,6 @@
 #include "kernelhub/sigstore/time.hpp"
 
-#include "kernelhub/sigstore/time_fields.hpp"
+#include "kernelhub/sigstore/internal/time_fields.hpp"
 
 #include <cstdio>
 

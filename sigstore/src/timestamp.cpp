@@ -1,11 +1,11 @@
-#include "kernelhub/sigstore/timestamp.hpp"
+#include "kernelhub/sigstore/internal/timestamp.hpp"
 
 #include <openssl/err.h>
 #include <openssl/objects.h>
 #include <openssl/pkcs7.h>
 
-#include "kernelhub/sigstore/asn1_time.hpp"
-#include "kernelhub/sigstore/openssl_handles.hpp"
+#include "kernelhub/sigstore/internal/asn1_time.hpp"
+#include "kernelhub/sigstore/internal/openssl_handles.hpp"
 
 namespace kernelhub::sigstore {
 

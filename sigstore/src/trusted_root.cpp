@@ -2,12 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/base/read_file.hpp"
-#include "kernelhub/sigstore/embedded_data.hpp"
-#include "kernelhub/sigstore/openssl_handles.hpp"
-#include "kernelhub/sigstore/protobuf_json.hpp"
-#include "kernelhub/sigstore/trusted_material.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/sigstore/internal/embedded_data.hpp"
+#include "kernelhub/sigstore/internal/openssl_handles.hpp"
+#include "kernelhub/sigstore/internal/protobuf_json.hpp"
+#include "kernelhub/sigstore/internal/trusted_material.hpp"
 
 namespace kernelhub::sigstore {
 

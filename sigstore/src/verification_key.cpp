@@ -1,12 +1,12 @@
-#include "kernelhub/sigstore/verification_key.hpp"
+#include "kernelhub/sigstore/internal/verification_key.hpp"
 
 #include <openssl/core_names.h>
 #include <openssl/decoder.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/sigstore/openssl_handles.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/sigstore/internal/openssl_handles.hpp"
 
 namespace kernelhub::sigstore {
 

@@ -3,19 +3,19 @@
 #include <algorithm>
 #include <set>
 
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/sigstore/certificate.hpp"
-#include "kernelhub/sigstore/chain.hpp"
-#include "kernelhub/sigstore/checkpoint.hpp"
-#include "kernelhub/sigstore/dsse.hpp"
-#include "kernelhub/sigstore/inclusion_proof.hpp"
-#include "kernelhub/sigstore/log_entry_body.hpp"
-#include "kernelhub/sigstore/openssl_handles.hpp"
-#include "kernelhub/sigstore/sct.hpp"
-#include "kernelhub/sigstore/signed_entry_timestamp.hpp"
-#include "kernelhub/sigstore/signer_of.hpp"
-#include "kernelhub/sigstore/timestamp.hpp"
-#include "kernelhub/sigstore/trusted_material.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/sigstore/internal/certificate.hpp"
+#include "kernelhub/sigstore/internal/chain.hpp"
+#include "kernelhub/sigstore/internal/checkpoint.hpp"
+#include "kernelhub/sigstore/internal/dsse.hpp"
+#include "kernelhub/sigstore/internal/inclusion_proof.hpp"
+#include "kernelhub/sigstore/internal/log_entry_body.hpp"
+#include "kernelhub/sigstore/internal/openssl_handles.hpp"
+#include "kernelhub/sigstore/internal/sct.hpp"
+#include "kernelhub/sigstore/internal/signed_entry_timestamp.hpp"
+#include "kernelhub/sigstore/internal/signer_of.hpp"
+#include "kernelhub/sigstore/internal/timestamp.hpp"
+#include "kernelhub/sigstore/internal/trusted_material.hpp"
 
 namespace kernelhub::sigstore {
 

@@ -1,12 +1,12 @@
-#include "kernelhub/base/atomic_file.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/base/random_name.hpp"
-#include "kernelhub/base/read_file.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/base/internal/random_name.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
 #include "support/temp_dir.hpp"
 
 namespace kernelhub {

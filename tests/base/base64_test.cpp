@@ -1,4 +1,4 @@
-#include "kernelhub/base/base64.hpp"
+#include "kernelhub/base/internal/base64.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "kernelhub/base/clock.hpp"
+#include "kernelhub/base/internal/clock.hpp"
 
 #include <catch2/catch.hpp>
 

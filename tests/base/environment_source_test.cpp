@@ -6,8 +6,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "kernelhub/base/boolean_variable.hpp"
 #include "kernelhub/base/environment_variables.hpp"
+#include "kernelhub/base/internal/boolean_variable.hpp"
 
 namespace kernelhub {
 namespace {

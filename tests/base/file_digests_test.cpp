@@ -1,6 +1,6 @@
-#include "kernelhub/base/file_digests.hpp"
+#include "kernelhub/base/internal/file_digests.hpp"
 
-#include "kernelhub/base/git_blob_sha1.hpp"
+#include "kernelhub/base/internal/git_blob_sha1.hpp"
 #include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-#include "kernelhub/base/hub_names.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
 
 #include <catch2/catch.hpp>
 #include <random>

@@ -2,7 +2,7 @@
 // reach it; text in any script must stay readable.
 #include <catch2/catch.hpp>
 
-#include "kernelhub/base/printable.hpp"
+#include "kernelhub/base/internal/printable.hpp"
 
 using namespace kernelhub;
 

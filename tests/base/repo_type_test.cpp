@@ -1,4 +1,4 @@
-#include "kernelhub/base/repo_type.hpp"
+#include "kernelhub/base/internal/repo_type.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "kernelhub/base/base64.hpp"
+#include "kernelhub/base/internal/base64.hpp"
 
 namespace kernelhub {
 namespace {

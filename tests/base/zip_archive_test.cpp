@@ -1,10 +1,10 @@
-#include "kernelhub/base/zip_archive.hpp"
+#include "kernelhub/base/internal/zip_archive.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "kernelhub/base/crc32.hpp"
-#include "kernelhub/base/zip_writer.hpp"
+#include "kernelhub/base/internal/crc32.hpp"
+#include "kernelhub/base/internal/zip_writer.hpp"
 #include "support/temp_dir.hpp"
 
 namespace kernelhub {

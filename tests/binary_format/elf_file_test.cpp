@@ -1,4 +1,4 @@
-#include "kernelhub/binary_format/elf_file.hpp"
+#include "kernelhub/binary_format/internal/elf_file.hpp"
 
 #include <elf.h>
 

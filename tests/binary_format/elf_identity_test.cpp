@@ -2,7 +2,7 @@
 // the x86_64 build, aarch64 in the aarch64 one (scripts/aarch64.sh, under qemu). What the pre-flight
 // reads of it (machine, NEEDED, symbol versions, relocation kinds), a copy claiming the other
 // machine, and copies cut short. Links no LibTorch.
-#include "kernelhub/binary_format/elf_identity.hpp"
+#include "kernelhub/binary_format/internal/elf_identity.hpp"
 
 #include <elf.h>
 
@@ -10,8 +10,8 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
-#include "kernelhub/binary_format/elf_file.hpp"
-#include "kernelhub/binary_format/file_checks.hpp"
+#include "kernelhub/binary_format/internal/elf_file.hpp"
+#include "kernelhub/binary_format/internal/file_checks.hpp"
 #include "support/file_bytes.hpp"
 
 namespace kernelhub::binary_format {

@@ -1,4 +1,4 @@
-// Test helpers: builds CUDA fatbinary bytes field by field (layout in kernelhub/binary_format/fatbin.hpp), so
+// Test helpers: builds CUDA fatbinary bytes field by field (layout in kernelhub/binary_format/internal/fatbin.hpp), so
 // tests can write valid, truncated and lying containers without nvcc.
 #pragma once
 

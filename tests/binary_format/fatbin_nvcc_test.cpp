@@ -15,7 +15,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "kernelhub/binary_format/fatbin.hpp"
+#include "kernelhub/binary_format/internal/fatbin.hpp"
 #include "kernelhub/resolver/gpu_fit.hpp"
 #include "kernelhub/resolver/reason.hpp"
 #include "support/file_bytes.hpp"

@@ -1,4 +1,4 @@
-#include "kernelhub/binary_format/fatbin.hpp"
+#include "kernelhub/binary_format/internal/fatbin.hpp"
 
 #include <catch2/catch.hpp>
 

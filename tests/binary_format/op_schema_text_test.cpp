@@ -1,6 +1,6 @@
 // Op schemas as text, without torch: what describe-api prints for C++ callers. The same mapping on
 // a registered schema is checked against c10 in tests/kernelhub/kernel_builder_test.cpp.
-#include "kernelhub/binary_format/op_schema_text.hpp"
+#include "kernelhub/binary_format/internal/op_schema_text.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "kernelhub/base/git_blob_sha1.hpp"
+#include "kernelhub/base/internal/git_blob_sha1.hpp"
 #include "test_support.hpp"
 
 using namespace kernelhub;

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <fstream>
 
-#include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/client/internal/hub_client.hpp"
 #include "support/fake_hub.hpp"
 #include "test_support.hpp"
 

@@ -1,8 +1,8 @@
-#include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/client/internal/hub_client.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "kernelhub/client/cache_layout.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
 #include "support/fake_hub.hpp"
 #include "test_support.hpp"
 

@@ -7,8 +7,8 @@
 
 #include "hub_answers.hpp"
 #include "hub_errors.hpp"
-#include "kernelhub/client/repo_tree.hpp"
-#include "kernelhub/client/transport.hpp"
+#include "kernelhub/client/internal/repo_tree.hpp"
+#include "kernelhub/client/internal/transport.hpp"
 
 using namespace kernelhub;
 using namespace kernelhub::client;

@@ -6,11 +6,11 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "kernelhub/base/git_blob_sha1.hpp"
-#include "kernelhub/base/sha256.hpp"
-#include "kernelhub/client/cache_layout.hpp"
-#include "kernelhub/client/cached_blob.hpp"
-#include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/base/internal/git_blob_sha1.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
+#include "kernelhub/client/internal/cached_blob.hpp"
+#include "kernelhub/client/internal/hub_client.hpp"
 #include "support/counting_transport.hpp"
 #include "support/fake_hub.hpp"
 #include "test_support.hpp"

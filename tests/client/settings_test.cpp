@@ -1,4 +1,4 @@
-#include "kernelhub/client/settings.hpp"
+#include "kernelhub/client/internal/settings.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>

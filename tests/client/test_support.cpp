@@ -4,8 +4,8 @@
 #include <random>
 #include <sstream>
 
-#include "kernelhub/base/git_blob_sha1.hpp"
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/git_blob_sha1.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 
 namespace kernelhub::client::testing {
 

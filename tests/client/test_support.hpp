@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "kernelhub/client/settings.hpp"
+#include "kernelhub/client/internal/settings.hpp"
 #include "support/temp_dir.hpp"
 
 namespace kernelhub::client::testing {

@@ -1,5 +1,5 @@
 // One cluster node in a small process, for tests/python/test_cluster_*.py and bench/cluster/: the
-// fetch stage of get_kernel (resolve, list, select, download, verify; kernelhub/fetch/fetch.hpp) with
+// fetch stage of get_kernel (resolve, list, select, download, verify; kernelhub/fetch/internal/fetch.hpp) with
 // the same code, without LibTorch. Starting LibTorch alone costs ~0.4 s of CPU a process, which
 // for 64 simulated nodes on a 2-core machine is most of the run; the load itself is what the
 // torchrun tests cover. The machine is uname's, with the KERNELHUB_* overrides (KERNELHUB_TORCH,
@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/internal/fetch.hpp"
 
 namespace {
 

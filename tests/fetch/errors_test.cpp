@@ -1,4 +1,4 @@
-#include "kernelhub/fetch/raise_for.hpp"
+#include "kernelhub/fetch/internal/raise_for.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // fetch_kernel_tree on local kernels: dependencies through LOCAL_KERNELS, their order, a diamond,
 // a cycle and a missing dependency (the Hub's side: tests/python/test_kernel_depends.py).
-#include "kernelhub/fetch/kernel_tree.hpp"
+#include "kernelhub/fetch/internal/kernel_tree.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>

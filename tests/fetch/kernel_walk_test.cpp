@@ -1,7 +1,7 @@
 // walk_kernel_tree with a visitor over a table of kernels: the order it enters and leaves them,
 // a diamond entered once, the chain on a dependency's error and on a cycle (what fetch_kernel_tree
 // and `kernelhub download` both rely on; kernel_tree_test.cpp tests the fetch on top).
-#include "kernelhub/fetch/kernel_walk.hpp"
+#include "kernelhub/fetch/internal/kernel_walk.hpp"
 
 #include <catch2/catch.hpp>
 #include <map>

@@ -1,8 +1,8 @@
-#include "kernelhub/fetch/local_kernels.hpp"
+#include "kernelhub/fetch/internal/local_kernels.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/internal/fetch.hpp"
 #include "kernels_words.hpp"
 
 namespace kernelhub {

@@ -1,10 +1,10 @@
-#include "kernelhub/fetch/lockfile.hpp"
+#include "kernelhub/fetch/internal/lockfile.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/base/json_nesting.hpp"
+#include "kernelhub/base/internal/json_nesting.hpp"
 #include "kernels_words.hpp"
 #include "support/temp_dir.hpp"
 

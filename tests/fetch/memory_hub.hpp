@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernelhub/client/transport.hpp"
+#include "kernelhub/client/internal/transport.hpp"
 
 namespace kernelhub::testing {
 

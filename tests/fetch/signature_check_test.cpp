@@ -1,7 +1,7 @@
-// The signature check of every load (fetch/internal/kernelhub/fetch/signature_check.hpp) over
+// The signature check of every load (fetch/internal/kernelhub/fetch/internal/signature_check.hpp) over
 // variant folders signed with a managed key (sigstore/sign.hpp), and the signers file. Bundles
 // with Fulcio certificates come from a test Sigstore in tests/python/ (test_sigstore_*.py).
-#include "kernelhub/fetch/signature_check.hpp"
+#include "kernelhub/fetch/internal/signature_check.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -10,8 +10,8 @@
 #include <fstream>
 #include <memory>
 
-#include "kernelhub/base/read_file.hpp"
-#include "kernelhub/signing/sign.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/signing/internal/sign.hpp"
 #include "kernelhub/sigstore/sign.hpp"
 #include "kernels_words.hpp"
 #include "support/temp_dir.hpp"

@@ -10,12 +10,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "kernelhub/base/git_blob_sha1.hpp"
-#include "kernelhub/binary_format/elf_file.hpp"
-#include "kernelhub/binary_format/elf_identity.hpp"
-#include "kernelhub/fetch/fetch.hpp"
-#include "kernelhub/fetch/problem.hpp"
-#include "kernelhub/fetch/session.hpp"
+#include "kernelhub/base/internal/git_blob_sha1.hpp"
+#include "kernelhub/binary_format/internal/elf_file.hpp"
+#include "kernelhub/binary_format/internal/elf_identity.hpp"
+#include "kernelhub/fetch/internal/fetch.hpp"
+#include "kernelhub/fetch/internal/problem.hpp"
+#include "kernelhub/fetch/internal/session.hpp"
 #include "memory_hub.hpp"
 #include "support/temp_dir.hpp"
 

@@ -1,4 +1,4 @@
-#include "kernelhub/fetch/variant_checks.hpp"
+#include "kernelhub/fetch/internal/variant_checks.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>

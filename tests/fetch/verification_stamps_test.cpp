@@ -1,4 +1,4 @@
-#include "kernelhub/fetch/verification_stamps.hpp"
+#include "kernelhub/fetch/internal/verification_stamps.hpp"
 
 #include <unistd.h>
 

@@ -1,11 +1,11 @@
 // The zip build layout's package archive: what check_zip_package() refuses before anything
 // imports it, each a typed error naming the archive, the member and what to do.
-#include "kernelhub/fetch/zip_layout.hpp"
+#include "kernelhub/fetch/internal/zip_layout.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "kernelhub/base/zip_writer.hpp"
+#include "kernelhub/base/internal/zip_writer.hpp"
 #include "support/temp_dir.hpp"
 
 namespace kernelhub {

@@ -7,8 +7,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/binary_format/op_schema_text.hpp"
-#include "kernelhub/load.hpp"
+#include "kernelhub/binary_format/internal/op_schema_text.hpp"
+#include "kernelhub/internal/load.hpp"
 #include "load_local.hpp"
 
 namespace kernelhub {

@@ -10,9 +10,9 @@
 #include <catch2/catch.hpp>
 #include <limits>
 
-#include "kernelhub/load.hpp"
+#include "kernelhub/internal/load.hpp"
+#include "kernelhub/loader/internal/python_stub.hpp"
 #include "load_local.hpp"
-#include "kernelhub/loader/python_stub.hpp"
 
 namespace kernelhub {
 namespace {

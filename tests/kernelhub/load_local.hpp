@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "kernelhub/load.hpp"
+#include "kernelhub/internal/load.hpp"
 
 namespace kernelhub {
 

@@ -12,8 +12,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "kernelhub/fetch/session.hpp"
-#include "kernelhub/load.hpp"
+#include "kernelhub/fetch/internal/session.hpp"
+#include "kernelhub/internal/load.hpp"
 #include "support/tcp_relay.hpp"
 #include "test_hub.hpp"
 

@@ -1,10 +1,10 @@
-#include "kernelhub/loader/op_library.hpp"
+#include "kernelhub/loader/internal/op_library.hpp"
 
 #include <torch/torch.h>
 
 #include <catch2/catch.hpp>
 
-#include "kernelhub/loader/python_stub.hpp"
+#include "kernelhub/loader/internal/python_stub.hpp"
 
 namespace kernelhub::loader {
 namespace {

@@ -1,4 +1,4 @@
-#include "kernelhub/loader/preflight.hpp"
+#include "kernelhub/loader/internal/preflight.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include "kernelhub/binary_format/elf_file.hpp"
+#include "kernelhub/binary_format/internal/elf_file.hpp"
 #include "support/file_bytes.hpp"
 
 namespace kernelhub::loader {

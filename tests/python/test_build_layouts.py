@@ -360,7 +360,7 @@ def test_a_bad_archive_is_refused_by_the_cpp_loader_and_the_cache_stays_whole(ba
 @pytest.mark.parametrize("case", BAD_ARCHIVES)
 def test_a_bad_archive_is_refused_by_the_shim_before_anything_is_imported(bad_repos, tmp_path, case):
     _, code, words = BAD_ARCHIVES[case]
-    if case == "bytes-not-the-digest":  # the shim speaks as kernels 0.19.1 (fetch/internal/kernelhub/fetch/variant_checks.hpp)
+    if case == "bytes-not-the-digest":  # the shim speaks as kernels 0.19.1 (fetch/internal/kernelhub/fetch/internal/variant_checks.hpp)
         words = "the files do not match the digest in the metadata"
     env = child_env(bad_repos["server"], tmp_path / "cache", XDG_STATE_HOME=str(tmp_path / "state"))
     script = textwrap.dedent("""

@@ -1,6 +1,6 @@
 """Every environment variable kernelhub reads is an entry of one table
 (base/src/environment_variables.cpp, named in base/include/kernelhub/base/environment_variables.hpp;
-the test seam's name in base/internal/kernelhub/base/clock.hpp, outside the installed header)
+the test seam's name in base/internal/kernelhub/base/internal/clock.hpp, outside the installed header)
 and is read only through it: no product file outside the table's own names a variable in a string
 literal or reads the environment itself (getenv, environ; in Python os.environ, os.getenv), and
 docs/ENVIRONMENT.md is the table as `kernelhub env --variables --markdown` prints it. Tests,
@@ -21,11 +21,11 @@ from conftest import KERNELHUB_BIN
 ROOT = Path(__file__).resolve().parents[2]
 # Where the table's names are constants: the installed header, and the test seam's internal one.
 HEADERS = (ROOT / "base/include/kernelhub/base/environment_variables.hpp",
-           ROOT / "base/internal/kernelhub/base/clock.hpp")
+           ROOT / "base/internal/kernelhub/base/internal/clock.hpp")
 # The table and the source that reads the process environment into a snapshot.
 TABLE_FILES = {
     "base/include/kernelhub/base/environment_variables.hpp",
-    "base/internal/kernelhub/base/clock.hpp",
+    "base/internal/kernelhub/base/internal/clock.hpp",
     "base/src/environment_variables.cpp",
     "base/include/kernelhub/base/environment_source.hpp",
     "base/src/environment_source.cpp",

@@ -4,7 +4,7 @@ changes nothing for `kernelhub get`, `download`, the shim or kernels 0.19.1, whi
 variant is refused; names with terminal escape sequences in them are printed escaped.
 
 `kernelhub serve` refuses such names on upload, as the Hub does; they are put into its store
-directly (a commit's file map, server/internal/kernelhub/server/store.hpp), and the server started
+directly (a commit's file map, server/internal/kernelhub/server/internal/store.hpp), and the server started
 again on that store serves them in its listing.
 """
 

@@ -1,5 +1,5 @@
 """metadata.json `kernel-depends`: the kernels a kernel depends on are fetched, verified and loaded
-before it, recursively (fetch/internal/kernelhub/fetch/kernel_tree.hpp), through every path we offer and
+before it, recursively (fetch/internal/kernelhub/fetch/internal/kernel_tree.hpp), through every path we offer and
 as kernels 0.19.1 does it, against `kernelhub serve`.
 
 The chain is three real native kernels with distinct op namespaces, each republished with a

@@ -1,5 +1,5 @@
 """The checks of every load, as kernels 0.19.1 makes them and never weaker than kernelhub's own
-(fetch/internal/kernelhub/fetch/variant_checks.hpp), and the shim's API that came with them: a missing
+(fetch/internal/kernelhub/fetch/internal/variant_checks.hpp), and the shim's API that came with them: a missing
 digest only warns; kernels' verification receipts are never proof for kernelhub and never broken
 for kernels; a kernel's minimum `kernels` version is honoured; one import per kernel id;
 `check_arch`; UNSTABLE_KERNELS_ALL_LATEST. (The exception classes: test_shim_exceptions.py.)"""

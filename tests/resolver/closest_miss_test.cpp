@@ -1,4 +1,4 @@
-#include "kernelhub/resolver/closest_miss.hpp"
+#include "kernelhub/resolver/internal/closest_miss.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "kernelhub/resolver/cuda_probe.hpp"
+#include "kernelhub/resolver/internal/cuda_probe.hpp"
 
 #include <catch2/catch.hpp>
 

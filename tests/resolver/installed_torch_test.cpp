@@ -1,4 +1,4 @@
-#include "kernelhub/resolver/installed_torch.hpp"
+#include "kernelhub/resolver/internal/installed_torch.hpp"
 
 #include <catch2/catch.hpp>
 

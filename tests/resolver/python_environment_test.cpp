@@ -1,4 +1,4 @@
-#include "kernelhub/resolver/python_environment.hpp"
+#include "kernelhub/resolver/internal/python_environment.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "kernelhub/resolver/torch_lookup.hpp"
+#include "kernelhub/resolver/internal/torch_lookup.hpp"
 
 #include <catch2/catch.hpp>
 

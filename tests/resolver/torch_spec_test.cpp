@@ -1,4 +1,4 @@
-#include "kernelhub/resolver/torch_spec.hpp"
+#include "kernelhub/resolver/internal/torch_spec.hpp"
 
 #include <catch2/catch.hpp>
 

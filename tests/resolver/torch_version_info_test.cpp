@@ -1,4 +1,4 @@
-#include "kernelhub/resolver/torch_version_info.hpp"
+#include "kernelhub/resolver/internal/torch_version_info.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "kernelhub/server/access_policy.hpp"
+#include "kernelhub/server/internal/access_policy.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "kernelhub/client/upload.hpp"
+#include "kernelhub/client/internal/upload.hpp"
 #include "test_hub.hpp"
 
 using namespace kernelhub;

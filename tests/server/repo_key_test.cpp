@@ -1,4 +1,4 @@
-#include "kernelhub/server/repo_key.hpp"
+#include "kernelhub/server/internal/repo_key.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <sstream>
 
-#include "kernelhub/server/server.hpp"
+#include "kernelhub/server/internal/server.hpp"
 #include "test_hub.hpp"
 
 using namespace kernelhub;

@@ -1,5 +1,5 @@
 // Download and read API routes, checked header by header against what huggingface_hub reads.
-#include "kernelhub/server/server.hpp"
+#include "kernelhub/server/internal/server.hpp"
 
 #include <catch2/catch.hpp>
 

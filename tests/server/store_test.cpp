@@ -1,9 +1,9 @@
-#include "kernelhub/server/store.hpp"
+#include "kernelhub/server/internal/store.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 #include "temp_dir.hpp"
 
 using namespace kernelhub::server;

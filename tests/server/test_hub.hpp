@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/base/sha256.hpp"
-#include "kernelhub/server/server.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/server/internal/server.hpp"
 #include "temp_dir.hpp"
 
 namespace kernelhub::server::testing {

@@ -1,4 +1,4 @@
-#include "kernelhub/signing/keys.hpp"
+#include "kernelhub/signing/internal/keys.hpp"
 
 #include <sys/stat.h>
 

@@ -5,9 +5,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "kernelhub/signing/sign.hpp"
-#include "kernelhub/signing/signature_file.hpp"
-#include "kernelhub/signing/verify.hpp"
+#include "kernelhub/signing/internal/sign.hpp"
+#include "kernelhub/signing/internal/signature_file.hpp"
+#include "kernelhub/signing/internal/verify.hpp"
 #include "signing_fixture.hpp"
 
 namespace kernelhub::signing {

@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "kernelhub/signing/sign.hpp"
+#include "kernelhub/signing/internal/sign.hpp"
 
 namespace kernelhub::signing::testing {
 

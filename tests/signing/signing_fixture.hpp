@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <string>
 
-#include "kernelhub/signing/keys.hpp"
-#include "kernelhub/signing/verify.hpp"
+#include "kernelhub/signing/internal/keys.hpp"
+#include "kernelhub/signing/internal/verify.hpp"
 #include "support/temp_dir.hpp"
 
 namespace kernelhub::signing::testing {

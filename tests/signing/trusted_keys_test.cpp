@@ -1,4 +1,4 @@
-#include "kernelhub/signing/trusted_keys.hpp"
+#include "kernelhub/signing/internal/trusted_keys.hpp"
 
 #include <catch2/catch.hpp>
 

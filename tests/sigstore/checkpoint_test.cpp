@@ -1,9 +1,9 @@
-#include "kernelhub/sigstore/checkpoint.hpp"
+#include "kernelhub/sigstore/internal/checkpoint.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/sigstore/trusted_material.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/sigstore/internal/trusted_material.hpp"
 #include "test_instance.hpp"
 
 namespace kernelhub::sigstore {

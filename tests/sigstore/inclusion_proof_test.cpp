@@ -1,4 +1,4 @@
-#include "kernelhub/sigstore/inclusion_proof.hpp"
+#include "kernelhub/sigstore/internal/inclusion_proof.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -6,10 +6,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/base/sha256.hpp"
-#include "kernelhub/sigstore/openssl_handles.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/sigstore/internal/openssl_handles.hpp"
 #include "kernelhub/sigstore/verify.hpp"
 
 namespace kernelhub::sigstore {

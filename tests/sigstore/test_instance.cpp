@@ -8,14 +8,14 @@
 
 #include <stdexcept>
 
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 #include "kernelhub/sigstore/bundle.hpp"
-#include "kernelhub/sigstore/dsse.hpp"
-#include "kernelhub/sigstore/inclusion_proof.hpp"
-#include "kernelhub/sigstore/openssl_handles.hpp"
-#include "kernelhub/sigstore/signed_entry_timestamp.hpp"
+#include "kernelhub/sigstore/internal/dsse.hpp"
+#include "kernelhub/sigstore/internal/inclusion_proof.hpp"
+#include "kernelhub/sigstore/internal/openssl_handles.hpp"
+#include "kernelhub/sigstore/internal/signed_entry_timestamp.hpp"
 
 namespace kernelhub::sigstore::testing {
 

@@ -6,9 +6,9 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
-#include "kernelhub/base/base64.hpp"
-#include "kernelhub/base/hex.hpp"
-#include "kernelhub/base/sha256.hpp"
+#include "kernelhub/base/internal/base64.hpp"
+#include "kernelhub/base/internal/hex.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
 #include "kernelhub/sigstore/policy.hpp"
 #include "kernelhub/sigstore/sign.hpp"
 #include "test_instance.hpp"

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <memory>
 
-#include "kernelhub/client/transport.hpp"
+#include "kernelhub/client/internal/transport.hpp"
 
 namespace kernelhub::testing {
 

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "kernelhub/base/unique_fd.hpp"
+#include "kernelhub/base/internal/unique_fd.hpp"
 
 namespace kernelhub::testing {
 

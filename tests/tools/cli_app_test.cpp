@@ -3,7 +3,7 @@
 #include "cli_app.hpp"
 
 #include "cli_words.hpp"
-#include "kernelhub/fetch/problem.hpp"
+#include "kernelhub/fetch/internal/problem.hpp"
 
 #include <catch2/catch.hpp>
 #include <vector>

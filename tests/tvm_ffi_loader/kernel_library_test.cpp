@@ -1,4 +1,4 @@
-#include "kernelhub/tvm_ffi_loader/kernel_library.hpp"
+#include "kernelhub/tvm_ffi_loader/internal/kernel_library.hpp"
 
 #include <dlfcn.h>
 

@@ -1,10 +1,10 @@
-#include "kernelhub/tvm_ffi_loader/runtime.hpp"
+#include "kernelhub/tvm_ffi_loader/internal/runtime.hpp"
 
 #include <dlfcn.h>
 
 #include <catch2/catch.hpp>
 
-#include "kernelhub/binary_format/file_checks.hpp"
+#include "kernelhub/binary_format/internal/file_checks.hpp"
 
 namespace kernelhub::tvm_ffi_loader {
 namespace {

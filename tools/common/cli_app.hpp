@@ -8,7 +8,7 @@
 // only with --help), 3 not found, 4 no variant runs here, 5 the Hub could not be reached, 6
 // offline and not cached, 7 access refused, 8 not trusted (publisher, signature), 9 a file is not
 // what it should be. Text that came from a Hub or a kernel's files (names, metadata, a server's
-// message) is printed through printable() (kernelhub/base/printable.hpp): fail() and
+// message) is printed through printable() (kernelhub/base/internal/printable.hpp): fail() and
 // say_fallbacks() do, and so does every command's text output; --json leaves it to JSON's escapes.
 //
 // Thread safety: none needed (one parse per process, on the main thread).
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "kernelhub/base/error.hpp"
-#include "kernelhub/base/printable.hpp"
+#include "kernelhub/base/internal/printable.hpp"
 
 namespace kernelhub::cli {
 

@@ -1,6 +1,6 @@
 #include "cli_words.hpp"
 
-#include "kernelhub/fetch/problem.hpp"
+#include "kernelhub/fetch/internal/problem.hpp"
 
 namespace kernelhub::cli {
 

@@ -1,4 +1,4 @@
-// The command line's words for what a fetch found (fetch/internal/kernelhub/fetch/problem.hpp):
+// The command line's words for what a fetch found (fetch/internal/kernelhub/fetch/internal/problem.hpp):
 // kernelhub's, with the request spelled in the CLI's options (`--revision <commit>`,
 // `--version 1`) where the message spells it for a C++ caller (`{.revision = "<commit>"}`).
 // fail() and error_json() say every error of a command in them.

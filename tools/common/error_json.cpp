@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "cli_words.hpp"
-#include "kernelhub/base/printable.hpp"
+#include "kernelhub/base/internal/printable.hpp"
 
 namespace kernelhub::cli {
 

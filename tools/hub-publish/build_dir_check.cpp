@@ -5,20 +5,20 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/base/atomic_file.hpp"
 #include "kernelhub/base/environment_source.hpp"
-#include "kernelhub/binary_format/elf_file.hpp"
-#include "kernelhub/binary_format/elf_identity.hpp"
-#include "kernelhub/binary_format/torch_libraries.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/binary_format/internal/elf_file.hpp"
+#include "kernelhub/binary_format/internal/elf_identity.hpp"
+#include "kernelhub/binary_format/internal/torch_libraries.hpp"
+#include "kernelhub/fetch/internal/signature_check.hpp"
+#include "kernelhub/fetch/internal/zip_layout.hpp"
 #include "kernelhub/fetch/metadata.hpp"
-#include "kernelhub/fetch/signature_check.hpp"
-#include "kernelhub/fetch/zip_layout.hpp"
-#include "kernelhub/loader/preflight.hpp"
+#include "kernelhub/loader/internal/preflight.hpp"
 #include "kernelhub/resolver/variant.hpp"
-#include "kernelhub/signing/signature_file.hpp"
+#include "kernelhub/signing/internal/signature_file.hpp"
 #if defined(KERNELHUB_WITH_TVM_FFI)
-#include "kernelhub/tvm_ffi_loader/preflight.hpp"
-#include "kernelhub/tvm_ffi_loader/runtime.hpp"
+#include "kernelhub/tvm_ffi_loader/internal/preflight.hpp"
+#include "kernelhub/tvm_ffi_loader/internal/runtime.hpp"
 #endif
 
 namespace kernelhub::publish {

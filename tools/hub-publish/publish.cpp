@@ -4,8 +4,8 @@
 #include <map>
 #include <set>
 
-#include "kernelhub/fetch/signature_check.hpp"
-#include "kernelhub/signing/signature_file.hpp"
+#include "kernelhub/fetch/internal/signature_check.hpp"
+#include "kernelhub/signing/internal/signature_file.hpp"
 
 namespace kernelhub::publish {
 

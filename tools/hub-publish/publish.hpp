@@ -20,8 +20,8 @@
 
 #include "build_dir_check.hpp"
 #include "kernelhub/base/result.hpp"
+#include "kernelhub/client/internal/upload.hpp"
 #include "kernelhub/client/progress.hpp"
-#include "kernelhub/client/upload.hpp"
 
 namespace kernelhub::publish {
 

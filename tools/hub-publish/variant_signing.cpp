@@ -1,9 +1,9 @@
 #include "variant_signing.hpp"
 
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/base/read_file.hpp"
-#include "kernelhub/base/sha256.hpp"
-#include "kernelhub/fetch/signature_check.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/fetch/internal/signature_check.hpp"
 #include "kernelhub/sigstore/artifact.hpp"
 #include "kernelhub/sigstore/bundle.hpp"
 #include "kernelhub/sigstore/sign.hpp"
@@ -62,16 +62,17 @@ void check_bundles(const std::vector<VariantDir>& variants, const EnvironmentSou
     if (!v.bundle) continue;
     const std::string label = v.name + ": its `" + std::string(kSigstoreBundleName) + "` ";
     if (v.digest_added) {
-      problems.push_back(label + "signs metadata.json without a digest, and publishing adds one (which changes the "
-                                 "bytes it signs): sign after the digest is written (kernel-builder's hash step), or "
-                                 "pass --sign-key KEY");
+      problems.push_back(label +
+                         "signs metadata.json without a digest, and publishing adds one (which changes the "
+                         "bytes it signs): sign after the digest is written (kernel-builder's hash step), or "
+                         "pass --sign-key KEY");
       continue;
     }
     auto text = read_file(*v.bundle);
     auto metadata = read_file(v.dir / "metadata.json");
     if (!text || !metadata) {
-      problems.push_back(label + "or metadata.json cannot be read: " +
-                         (!text ? text.error().message : metadata.error().message));
+      problems.push_back(
+          label + "or metadata.json cannot be read: " + (!text ? text.error().message : metadata.error().message));
       continue;
     }
     auto bundle = sigstore::Bundle::parse(*text);
@@ -81,8 +82,9 @@ void check_bundles(const std::vector<VariantDir>& variants, const EnvironmentSou
     }
     const Sha256Digest digest = sha256(*metadata);
     if (auto stated = stated_digest(*bundle); !stated || *stated != std::string(digest.begin(), digest.end())) {
-      problems.push_back(label + "does not sign this metadata.json (it was signed before metadata.json last "
-                                 "changed, or over something else): sign again, or pass --sign-key KEY");
+      problems.push_back(label +
+                         "does not sign this metadata.json (it was signed before metadata.json last "
+                         "changed, or over something else): sign again, or pass --sign-key KEY");
       continue;
     }
     if (!bundle->has_certificate()) continue;  // a keyed bundle: only its users hold the key

@@ -7,10 +7,10 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/base/read_file.hpp"
-#include "kernelhub/base/zip_writer.hpp"
-#include "kernelhub/fetch/zip_layout.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/base/internal/zip_writer.hpp"
+#include "kernelhub/fetch/internal/zip_layout.hpp"
 
 namespace kernelhub::publish {
 

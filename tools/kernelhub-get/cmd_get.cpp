@@ -9,10 +9,10 @@
 #include "command.hpp"
 #include "decision_json.hpp"
 #include "get_options.hpp"
-#include "kernelhub/base/process_io.hpp"
+#include "kernelhub/base/internal/process_io.hpp"
 #include "kernelhub/client/progress.hpp"
+#include "kernelhub/internal/load.hpp"
 #include "kernelhub/kernelhub.hpp"
-#include "kernelhub/load.hpp"
 #include "torch_commands.hpp"
 
 namespace kernelhub::cli {

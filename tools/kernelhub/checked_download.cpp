@@ -2,11 +2,11 @@
 
 #include <cstdio>
 
-#include "kernelhub/base/file_digests.hpp"
-#include "kernelhub/base/printable.hpp"
-#include "kernelhub/client/cache_layout.hpp"
-#include "kernelhub/fetch/session.hpp"
-#include "kernelhub/fetch/verification_stamps.hpp"
+#include "kernelhub/base/internal/file_digests.hpp"
+#include "kernelhub/base/internal/printable.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
+#include "kernelhub/fetch/internal/session.hpp"
+#include "kernelhub/fetch/internal/verification_stamps.hpp"
 
 namespace kernelhub::cli {
 

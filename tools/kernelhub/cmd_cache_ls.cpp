@@ -13,8 +13,8 @@
 
 #include "command.hpp"
 #include "error_json.hpp"
-#include "kernelhub/client/cache_scan.hpp"
-#include "kernelhub/client/settings.hpp"
+#include "kernelhub/client/internal/cache_scan.hpp"
+#include "kernelhub/client/internal/settings.hpp"
 #include "kernelhub/resolver/variant.hpp"
 
 namespace kernelhub::cli {

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "kernelhub/client/cache_layout.hpp"
-#include "kernelhub/client/cached_blob.hpp"
-#include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/client/internal/cache_layout.hpp"
+#include "kernelhub/client/internal/cached_blob.hpp"
+#include "kernelhub/client/internal/hub_client.hpp"
 
 namespace kernelhub::cli {
 

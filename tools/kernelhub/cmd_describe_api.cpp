@@ -18,11 +18,11 @@
 #include "command.hpp"
 #include "error_json.hpp"
 #include "kernel_target.hpp"
-#include "kernelhub/base/json_nesting.hpp"
-#include "kernelhub/base/read_file.hpp"
-#include "kernelhub/binary_format/op_schema_text.hpp"
-#include "kernelhub/client/hub_client.hpp"
-#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/base/internal/json_nesting.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/binary_format/internal/op_schema_text.hpp"
+#include "kernelhub/client/internal/hub_client.hpp"
+#include "kernelhub/fetch/internal/fetch.hpp"
 #include "selection_environment.hpp"
 
 namespace kernelhub::cli {

@@ -1,7 +1,7 @@
 // kernelhub info ORG/NAME|DIR [--revision R | --version N] [--dep-tree] [--torch SPEC] [--json]:
 // what a kernel is, as `kernels info` (kernels 0.19.1, cli/info.py) describes it: the variant that
 // runs here and its metadata.json (name, version, minimum kernels version, license, upstream,
-// source), every kernel it depends on (kernel-depends, recursively: kernelhub/fetch/kernel_tree.hpp),
+// source), every kernel it depends on (kernel-depends, recursively: kernelhub/fetch/internal/kernel_tree.hpp),
 // the Python packages they all need and the backends the repo has builds for. Only the listings
 // and the chosen variants' metadata.json are downloaded; nothing is loaded. A repo is described at
 // its latest version unless --revision or --version says otherwise (`main` when it has none).
@@ -20,8 +20,8 @@
 #include "command.hpp"
 #include "error_json.hpp"
 #include "kernel_target.hpp"
-#include "kernelhub/client/hub_client.hpp"
-#include "kernelhub/fetch/kernel_tree.hpp"
+#include "kernelhub/client/internal/hub_client.hpp"
+#include "kernelhub/fetch/internal/kernel_tree.hpp"
 #include "selection_environment.hpp"
 
 namespace kernelhub::cli {

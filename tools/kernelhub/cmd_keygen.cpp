@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "kernelhub/signing/keys.hpp"
+#include "kernelhub/signing/internal/keys.hpp"
 
 namespace kernelhub::cli {
 

@@ -1,12 +1,12 @@
 // kernelhub lock [PROJECT_DIR] [--format kernels|legacy] [--trust-remote-code] [--json]: lock a
-// project's kernel dependencies to commits and variant hashes (kernelhub/fetch/lockfile.hpp).
+// project's kernel dependencies to commits and variant hashes (kernelhub/fetch/internal/lockfile.hpp).
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/client/hub_client.hpp"
-#include "kernelhub/fetch/lockfile.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/client/internal/hub_client.hpp"
+#include "kernelhub/fetch/internal/lockfile.hpp"
 
 namespace kernelhub::cli {
 

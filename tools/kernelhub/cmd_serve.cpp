@@ -1,4 +1,4 @@
-// `kernelhub serve`: run the Hub-compatible server (kernelhub/server/server.hpp) until SIGINT or
+// `kernelhub serve`: run the Hub-compatible server (kernelhub/server/internal/server.hpp) until SIGINT or
 // SIGTERM. Prints the URL it listens on, so scripts and tests using `--port 0` can read it (with
 // --json as one JSON line, flushed as soon as it listens).
 #include <csignal>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "command.hpp"
-#include "kernelhub/server/server.hpp"
+#include "kernelhub/server/internal/server.hpp"
 #include "torch_commands.hpp"
 
 namespace kernelhub::cli {

@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "kernelhub/base/atomic_file.hpp"
-#include "kernelhub/base/read_file.hpp"
+#include "kernelhub/base/internal/atomic_file.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/fetch/internal/signature_check.hpp"
 #include "kernelhub/fetch/metadata.hpp"
-#include "kernelhub/fetch/signature_check.hpp"
 #include "kernelhub/sigstore/bundle.hpp"
 #include "kernelhub/sigstore/sign.hpp"
 

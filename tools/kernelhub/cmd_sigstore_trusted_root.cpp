@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "kernelhub/base/hex.hpp"
+#include "kernelhub/base/internal/hex.hpp"
 #include "sigstore_root_option.hpp"
 
 namespace kernelhub::cli {

@@ -11,7 +11,7 @@
 
 #include "command.hpp"
 #include "error_json.hpp"
-#include "kernelhub/base/read_file.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
 #include "kernelhub/sigstore/artifact.hpp"
 #include "kernelhub/sigstore/bundle.hpp"
 #include "kernelhub/sigstore/policy.hpp"

@@ -34,10 +34,10 @@
 #include "environment_json.hpp"
 #include "error_json.hpp"
 #include "kernel_target.hpp"
-#include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/client/internal/hub_client.hpp"
 #include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/fetch/fetch.hpp"
-#include "kernelhub/resolver/closest_miss.hpp"
+#include "kernelhub/fetch/internal/fetch.hpp"
+#include "kernelhub/resolver/internal/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
 #include "selection_environment.hpp"
 

@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "kernelhub/base/file_digests.hpp"
-#include "kernelhub/base/read_file.hpp"
+#include "kernelhub/base/internal/file_digests.hpp"
+#include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/fetch/internal/signature_check.hpp"
 #include "kernelhub/fetch/metadata.hpp"
-#include "kernelhub/fetch/signature_check.hpp"
-#include "kernelhub/signing/keys.hpp"
+#include "kernelhub/signing/internal/keys.hpp"
 
 namespace kernelhub::cli {
 

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "kernelhub/fetch/kernel_walk.hpp"
+#include "kernelhub/fetch/internal/kernel_walk.hpp"
 #include "kernelhub/fetch/metadata.hpp"
-#include "kernelhub/resolver/closest_miss.hpp"
+#include "kernelhub/resolver/internal/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
 
 namespace kernelhub::cli {

@@ -1,6 +1,6 @@
 // `kernelhub download` of a kernel's dependencies: the kernels the downloaded variants name in
 // metadata.json `kernel-depends`, downloaded into the Hugging Face cache too, recursively, by the
-// rule get_kernel loads them with (kernelhub/fetch/kernel_tree.hpp): each at its own version (branch v<N>)
+// rule get_kernel loads them with (kernelhub/fetch/internal/kernel_tree.hpp): each at its own version (branch v<N>)
 // or revision, with its own variant for the machine (or, when the kernel's download took every
 // variant or the whole repo, every variant or the whole repo of each dependency too). As for the
 // kernel itself, files are verified against the Hub's hashes as they arrive and no publisher check
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/client/internal/hub_client.hpp"
 #include "kernelhub/fetch/kernel_dependency.hpp"
 #include "kernelhub/resolver/environment.hpp"
 #include "kernelhub/resolver/loadable.hpp"

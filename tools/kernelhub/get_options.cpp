@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "cli_app.hpp"
-#include "kernelhub/base/process_io.hpp"
+#include "kernelhub/base/internal/process_io.hpp"
 
 namespace kernelhub::cli {
 

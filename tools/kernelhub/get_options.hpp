@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "kernelhub/fetch/fetch.hpp"
 #include "kernelhub/fetch/get_kernel_options.hpp"
+#include "kernelhub/fetch/internal/fetch.hpp"
 
 namespace kernelhub::cli {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/client/internal/hub_client.hpp"
 
 namespace kernelhub::cli {
 

@@ -4,10 +4,10 @@
 #include <cassert>
 
 #include "checked_download.hpp"
-#include "kernelhub/fetch/lockfile.hpp"
-#include "kernelhub/resolver/closest_miss.hpp"
+#include "kernelhub/fetch/internal/lockfile.hpp"
+#include "kernelhub/resolver/internal/closest_miss.hpp"
 #include "kernelhub/resolver/select.hpp"
-#include "kernelhub/signing/signature_file.hpp"
+#include "kernelhub/signing/internal/signature_file.hpp"
 
 namespace kernelhub::cli {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernelhub/base/result.hpp"
-#include "kernelhub/client/hub_client.hpp"
+#include "kernelhub/client/internal/hub_client.hpp"
 #include "kernelhub/resolver/environment.hpp"
 #include "kernelhub/resolver/loadable.hpp"
 

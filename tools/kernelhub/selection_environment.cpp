@@ -2,10 +2,10 @@
 
 #include <cstdio>
 
-#include "kernelhub/resolver/torch_lookup.hpp"
-#include "kernelhub/resolver/torch_spec.hpp"
+#include "kernelhub/resolver/internal/torch_lookup.hpp"
+#include "kernelhub/resolver/internal/torch_spec.hpp"
 #if defined(KERNELHUB_WITH_TVM_FFI)
-#include "kernelhub/tvm_ffi_load.hpp"
+#include "kernelhub/internal/tvm_ffi_load.hpp"
 #endif
 
 namespace kernelhub::cli {

@@ -1,8 +1,8 @@
 // tvm_ffi::get_kernel and get_local_kernel: configuration read once, the runtime, fetch, load,
 // errors raised at the edge. Mirrors kernelhub/src/get_kernel.cpp with the selection of a process
 // that loads tvm-ffi builds only.
-#include "kernelhub/fetch/raise_for.hpp"
-#include "kernelhub/tvm_ffi_load.hpp"
+#include "kernelhub/fetch/internal/raise_for.hpp"
+#include "kernelhub/internal/tvm_ffi_load.hpp"
 
 namespace kernelhub::tvm_ffi {
 

@@ -1,7 +1,7 @@
 #include <variant>
 
 #include "kernel_state.hpp"
-#include "kernelhub/fetch/raise_for.hpp"
+#include "kernelhub/fetch/internal/raise_for.hpp"
 #include "kernelhub/tvm_ffi.hpp"
 
 namespace kernelhub::tvm_ffi {

@@ -3,9 +3,9 @@
 
 #include <memory>
 
-#include "kernelhub/fetch/fetch.hpp"
+#include "kernelhub/fetch/internal/fetch.hpp"
 #include "kernelhub/tvm_ffi.hpp"
-#include "kernelhub/tvm_ffi_loader/kernel_library.hpp"
+#include "kernelhub/tvm_ffi_loader/internal/kernel_library.hpp"
 
 namespace kernelhub::tvm_ffi {
 

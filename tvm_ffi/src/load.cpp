@@ -1,8 +1,8 @@
 #include <chrono>
 
 #include "kernel_state.hpp"
-#include "kernelhub/binary_format/library_image.hpp"
-#include "kernelhub/tvm_ffi_load.hpp"
+#include "kernelhub/binary_format/internal/library_image.hpp"
+#include "kernelhub/internal/tvm_ffi_load.hpp"
 
 namespace kernelhub::tvm_ffi {
 

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "kernelhub/tvm_ffi_loader/runtime.hpp"
+#include "kernelhub/tvm_ffi_loader/internal/runtime.hpp"
 
 namespace kernelhub::tvm_ffi_loader {
 

@@ -1,4 +1,4 @@
-#include "kernelhub/tvm_ffi_loader/kernel_library.hpp"
+#include "kernelhub/tvm_ffi_loader/internal/kernel_library.hpp"
 
 #include <dlfcn.h>
 #include <tvm/ffi/c_api.h>
@@ -8,7 +8,7 @@
 #include <mutex>
 #include <set>
 
-#include "kernelhub/tvm_ffi_loader/preflight.hpp"
+#include "kernelhub/tvm_ffi_loader/internal/preflight.hpp"
 #include "shared_library.hpp"
 
 namespace kernelhub::tvm_ffi_loader {

@@ -1,10 +1,10 @@
-#include "kernelhub/tvm_ffi_loader/preflight.hpp"
+#include "kernelhub/tvm_ffi_loader/internal/preflight.hpp"
 
 #include <algorithm>
 #include <set>
 
-#include "kernelhub/binary_format/file_checks.hpp"
-#include "kernelhub/binary_format/torch_libraries.hpp"
+#include "kernelhub/binary_format/internal/file_checks.hpp"
+#include "kernelhub/binary_format/internal/torch_libraries.hpp"
 
 namespace kernelhub::tvm_ffi_loader {
 

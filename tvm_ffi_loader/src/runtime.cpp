@@ -1,4 +1,4 @@
-#include "kernelhub/tvm_ffi_loader/runtime.hpp"
+#include "kernelhub/tvm_ffi_loader/internal/runtime.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -7,9 +7,9 @@
 
 #include <mutex>
 
-#include "kernelhub/binary_format/elf_file.hpp"
-#include "kernelhub/binary_format/file_checks.hpp"
-#include "kernelhub/resolver/python_environment.hpp"
+#include "kernelhub/binary_format/internal/elf_file.hpp"
+#include "kernelhub/binary_format/internal/file_checks.hpp"
+#include "kernelhub/resolver/internal/python_environment.hpp"
 #include "shared_library.hpp"
 
 namespace kernelhub::tvm_ffi_loader {

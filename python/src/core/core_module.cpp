@@ -32,16 +32,16 @@
 #include <string>
 #include <vector>
 
-#include "kernelhub/base/hub_names.hpp"
+#include "kernelhub/base/internal/hub_names.hpp"
 #include "kernelhub/client/progress.hpp"
 #include "kernelhub/client/repo_id.hpp"
-#include "kernelhub/fetch/fetch.hpp"
-#include "kernelhub/fetch/kernel_tree.hpp"
-#include "kernelhub/fetch/local_kernels.hpp"
-#include "kernelhub/fetch/lockfile.hpp"
-#include "kernelhub/fetch/variant_checks.hpp"
-#include "kernelhub/resolver/python_environment.hpp"
-#include "kernelhub/resolver/torch_version_info.hpp"
+#include "kernelhub/fetch/internal/fetch.hpp"
+#include "kernelhub/fetch/internal/kernel_tree.hpp"
+#include "kernelhub/fetch/internal/local_kernels.hpp"
+#include "kernelhub/fetch/internal/lockfile.hpp"
+#include "kernelhub/fetch/internal/variant_checks.hpp"
+#include "kernelhub/resolver/internal/python_environment.hpp"
+#include "kernelhub/resolver/internal/torch_version_info.hpp"
 #include "kernels_words.hpp"
 #include "same_build.hpp"
 

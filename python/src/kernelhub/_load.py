@@ -2,7 +2,7 @@
 variants.py). Every rule is the C++ core's (kernelhub._core, with the GIL released): the
 revision-or-version rule, LOCAL_KERNELS, UNSTABLE_KERNELS_ALL_LATEST, lock files, revision
 resolution, variant selection and the GPU fit (`check_arch`), download, the checks of every load
-(fetch/internal/kernelhub/fetch/variant_checks.hpp: kernels-minver, the digest) and metadata.json, with
+(fetch/internal/kernelhub/fetch/internal/variant_checks.hpp: kernels-minver, the digest) and metadata.json, with
 the kernels package's words where it has its own. What stays here: reading the imported torch,
 finding the caller's package for a lock in its metadata, importing the variant (_importer.py),
 logging the core's warnings (as kernels logs them), and the signatures, return values and
@@ -60,7 +60,7 @@ def _trust(trust_remote_code: bool | list[str]) -> dict:
 
 def _import(fetched: dict, repo_id: str | None = None) -> ModuleType:
     """Imports what the core fetched, after the kernels it depends on (which the core fetched and
-    verified with it, kernelhub/fetch/kernel_tree.hpp) and after logging the warnings its checks gave (no
+    verified with it, kernelhub/fetch/internal/kernel_tree.hpp) and after logging the warnings its checks gave (no
     digest, a dirty build, ...) as kernels logs them; a load from the Hub carries its RepoInfo.
     What the core took from the cache because the Hub could not be reached is said, as
     huggingface_hub says its own fallbacks: a warning on the `kernelhub` logger."""

@@ -2,7 +2,7 @@
 same logger names and in the same words, so that a program's logging configuration (levels,
 handlers, filters on `kernels._internals.*`) treats both alike. The words are the core's
 (python/src/core/kernels_words/kernels_words.hpp, written from the checks of
-fetch/internal/kernelhub/fetch/variant_checks.hpp); the logger is the kernels module that says it:
+fetch/internal/kernelhub/fetch/internal/variant_checks.hpp); the logger is the kernels module that says it:
 
 - `kernels._internals.validate`: a variant whose metadata.json records no digest (its integrity
   cannot be verified), and one built from a dirty git tree (kernels' DigestValidator and

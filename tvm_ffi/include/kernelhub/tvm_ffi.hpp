@@ -41,7 +41,8 @@
 #include "kernelhub/tvm_ffi_loader/signature.hpp"
 
 namespace kernelhub::tvm_ffi_loader {
-class KernelLibrary;  // a loaded kernel library (tvm_ffi_loader/internal/kernelhub/tvm_ffi_loader/kernel_library.hpp)
+class KernelLibrary;  // a loaded kernel library
+                      // (tvm_ffi_loader/internal/kernelhub/tvm_ffi_loader/internal/kernel_library.hpp)
 }
 
 namespace kernelhub::tvm_ffi {

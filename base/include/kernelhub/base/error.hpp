@@ -64,7 +64,7 @@ std::string_view to_string(NetworkFailure failure);
 
 // What failed, as a value, where a layer gives one: an edge that speaks other words than the
 // message's (the Python shim raises the kernels package's) writes its own from it. Each layer
-// derives its own kinds (fetch/internal/kernelhub/fetch/problem.hpp); base knows none of them.
+// derives its own kinds (fetch/internal/kernelhub/fetch/internal/problem.hpp); base knows none of them.
 struct ErrorDetail {
   virtual ~ErrorDetail() = default;
 };

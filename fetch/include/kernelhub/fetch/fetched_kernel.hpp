@@ -17,7 +17,7 @@
 
 namespace kernelhub {
 
-struct FetchedVariant;  // what the fetch stage made (not installed: fetch/internal/kernelhub/fetch/fetch.hpp)
+struct FetchedVariant;  // what the fetch stage made (not installed: fetch/internal/kernelhub/fetch/internal/fetch.hpp)
 
 class FetchedKernel {
  public:

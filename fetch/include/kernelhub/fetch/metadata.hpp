@@ -50,7 +50,7 @@
 
 namespace kernelhub {
 
-class FileDigests;  // base/internal/kernelhub/base/file_digests.hpp
+class FileDigests;  // base/internal/kernelhub/base/internal/file_digests.hpp
 
 // The state of a git tree something was built from.
 struct GitStatus {

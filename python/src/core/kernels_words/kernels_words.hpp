@@ -1,4 +1,4 @@
-// The kernels package's words for what a fetch found (fetch/internal/kernelhub/fetch/problem.hpp),
+// The kernels package's words for what a fetch found (fetch/internal/kernelhub/fetch/internal/problem.hpp),
 // which the Python shim raises and warns with verbatim (kernels 0.19.1: validate.py, digest.py,
 // verify.py, locking.py, load.py, _versions.py, resolver.py, _internals/deps.py), because code and
 // tests written against kernels match on them. kernelhub's own words stay in Error::message.
@@ -10,8 +10,8 @@
 #include <string>
 
 #include "kernelhub/base/error.hpp"
-#include "kernelhub/fetch/problem.hpp"
-#include "kernelhub/fetch/variant_checks.hpp"
+#include "kernelhub/fetch/internal/problem.hpp"
+#include "kernelhub/fetch/internal/variant_checks.hpp"
 
 namespace kernelhub::kernels_words {
 
