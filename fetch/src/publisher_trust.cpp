@@ -10,6 +10,7 @@
 #include "kernelhub/base/internal/atomic_file.hpp"
 #include "kernelhub/base/internal/json_nesting.hpp"
 #include "kernelhub/base/internal/read_file.hpp"
+#include "kernelhub/base/internal/state_dir.hpp"
 #include "kernelhub/fetch/internal/verification_stamps.hpp"
 
 namespace kernelhub {
@@ -23,7 +24,7 @@ namespace {
 class RememberedTrust {
  public:
   explicit RememberedTrust(const EnvironmentSource& env) {
-    if (auto dir = VerificationStamps::state_dir_from(env)) file_ = *dir / "trusted-publishers.json";
+    if (auto dir = state_dir_from(env)) file_ = *dir / "trusted-publishers.json";
   }
 
   std::optional<std::int64_t> when_trusted(const std::string& key) const {

@@ -1,5 +1,7 @@
 #include "kernelhub/fetch/internal/session.hpp"
 
+#include "kernelhub/base/internal/state_dir.hpp"
+
 namespace kernelhub {
 
 Session::Session(SessionOptions options)
@@ -28,12 +30,12 @@ client::HubClient Session::hub_client(client::Settings settings) const {
 VerificationStamps Session::verification_stamps(const EnvironmentSource& env) const {
   // A malformed KERNELHUB_TEST_CLOCK_AHEAD_S is refused where the client's settings are read.
   auto clock = clock_from(env);
-  return VerificationStamps(VerificationStamps::state_dir_from(env), verified_.get(), VerificationStamps::kRacyWindow,
+  return VerificationStamps(state_dir_from(env), verified_.get(), VerificationStamps::kRacyWindow,
                             clock ? *clock : real_clock());
 }
 
 SignatureRecords Session::signature_records(const EnvironmentSource& env) const {
-  return SignatureRecords(VerificationStamps::state_dir_from(env), signatures_.get());
+  return SignatureRecords(state_dir_from(env), signatures_.get());
 }
 
 }  // namespace kernelhub

@@ -11,6 +11,7 @@
 #include "kernelhub/base/internal/json_nesting.hpp"
 #include "kernelhub/base/internal/read_file.hpp"
 #include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/base/internal/state_dir.hpp"
 #include "kernelhub/fetch/internal/problem.hpp"
 #include "kernelhub/fetch/internal/verification_stamps.hpp"
 #include "kernelhub/signing/internal/serial_store.hpp"
@@ -234,11 +235,7 @@ void SignatureRecords::keep(const std::string& key, const sigstore::Signer& sign
   } else {
     doc["public_key"] = base64_encode(std::get<sigstore::KeyIdentity>(signer.identity).public_key_der);
   }
-  std::error_code ec;
-  if (fs::create_directories(*dir_, ec)) {
-    ::chmod(dir_->parent_path().c_str(), 0700);  // the user's own, as the verification stamps
-    ::chmod(dir_->c_str(), 0700);
-  }
+  if (!state_subdir(dir_->parent_path(), dir_->filename().string())) return;
   (void)write_file_atomic(*dir_ / (key + ".json"), doc.dump() + "\n", {.mode = 0600});
 }
 

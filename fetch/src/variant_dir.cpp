@@ -5,7 +5,6 @@
 #include <regex>
 #include <sstream>
 
-
 namespace kernelhub {
 
 namespace {

@@ -13,7 +13,9 @@
 
 #include "kernelhub/base/internal/atomic_file.hpp"
 #include "kernelhub/base/internal/json_nesting.hpp"
+#include "kernelhub/base/internal/name_hash.hpp"
 #include "kernelhub/base/internal/sha256.hpp"
+#include "kernelhub/base/internal/state_dir.hpp"
 
 namespace kernelhub {
 
@@ -70,23 +72,7 @@ Files read_stamp_file(const std::filesystem::path& file, const std::filesystem::
   return out;
 }
 
-// The name of a directory's stamp file: 128 bits of FNV-1a (two 64-bit streams, seeded apart) over
-// its canonical path, as 32 hex digits. A name, not a proof (a stamp file says its directory, and
-// one naming another is ignored), so no digest: a warm load then starts none of OpenSSL's
-// providers, which its first SHA-256 costs (about 3 million instructions).
-std::string stamp_key(std::string_view dir) {
-  constexpr std::uint64_t kPrime = 0x100000001b3ULL;
-  std::uint64_t forward = 0xcbf29ce484222325ULL;
-  std::uint64_t backward = 0x6c62272e07bb0142ULL;
-  for (std::size_t i = 0; i < dir.size(); ++i) {
-    forward = (forward ^ static_cast<unsigned char>(dir[i])) * kPrime;
-    backward = (backward ^ static_cast<unsigned char>(dir[dir.size() - 1 - i])) * kPrime;
-  }
-  char out[33];
-  std::snprintf(out, sizeof out, "%016llx%016llx", static_cast<unsigned long long>(forward),
-                static_cast<unsigned long long>(backward));
-  return out;
-}
+constexpr std::string_view kStampFolder = "verified";
 
 std::string stamp_json(const std::filesystem::path& dir, const Files& files) {
   nlohmann::json list = nlohmann::json::array();
@@ -129,18 +115,9 @@ VerificationStamps::VerificationStamps(std::optional<std::filesystem::path> stat
                                        std::chrono::nanoseconds racy_window, std::shared_ptr<const Clock> clock)
     : state_dir_(std::move(state_dir)), in_memory_(in_memory), racy_window_(racy_window), clock_(std::move(clock)) {}
 
-std::optional<std::filesystem::path> VerificationStamps::state_dir_from(const EnvironmentSource& env) {
-  if (auto dir = env(env_vars::kKernelhubStateDir); dir && !dir->empty()) return std::filesystem::path(*dir);
-  if (auto dir = env(env_vars::kXdgStateHome); dir && !dir->empty()) return std::filesystem::path(*dir) / "kernelhub";
-  if (auto home = env(env_vars::kHome); home && !home->empty()) {
-    return std::filesystem::path(*home) / ".local" / "state" / "kernelhub";
-  }
-  return std::nullopt;
-}
-
 std::optional<std::filesystem::path> VerificationStamps::stamp_file(const std::filesystem::path& variant_dir) const {
   if (!state_dir_) return std::nullopt;
-  return *state_dir_ / "verified" / (stamp_key(canonical_or_same(variant_dir).string()) + ".json");
+  return *state_dir_ / kStampFolder / (name_hash(canonical_or_same(variant_dir).string()) + ".json");
 }
 
 void VerificationStamps::seed(const std::filesystem::path& variant_dir, FileDigests& digests) const {
@@ -180,13 +157,9 @@ void VerificationStamps::record(const std::filesystem::path& variant_dir, const 
   }
   bool written_in_full = false;
   if (file && !settled.empty()) {
-    std::error_code ec;
-    if (std::filesystem::create_directories(file->parent_path(), ec)) {
-      ::chmod(state_dir_->c_str(), 0700);  // the user's own: other users may not add stamps
-      ::chmod(file->parent_path().c_str(), 0700);
-    }
     // Best effort: a miss only costs a hash.
-    const bool written = write_file_atomic(*file, stamp_json(dir, settled), {.mode = 0600}).has_value();
+    const bool written = state_subdir(*state_dir_, kStampFolder) &&
+                         write_file_atomic(*file, stamp_json(dir, settled), {.mode = 0600}).has_value();
     written_in_full = written && settled.size() == files.size();
   }
   if (in_memory_ != nullptr) in_memory_->keep(dir, files, written_in_full ? file : std::nullopt);

@@ -222,7 +222,7 @@ CudaDriverAccess CudaDriverAccess::real(const EnvironmentSource& env) {
                           &query_gpus_in_child};
 }
 
-CudaProbe probe_cuda(const CudaDriverAccess& driver) {
+CudaProbe probe_cuda(const CudaDriverAccess& driver, const GpuMemo& memo) {
   CudaProbe probe;
   probe.driver = driver.driver_version();
   if (!probe.driver) return probe;
@@ -230,23 +230,30 @@ CudaProbe probe_cuda(const CudaDriverAccess& driver) {
     probe.gpus = std::move(*gpus);
     return probe;
   }
+  const std::optional<std::string> key = memo.key_for(*probe.driver);
+  if (auto gpus = key ? memo.recall(*key) : std::nullopt) {
+    probe.gpus = std::move(*gpus);
+    probe.remembered = true;
+    return probe;
+  }
   if (auto gpus = driver.nvml_gpus ? driver.nvml_gpus() : std::nullopt) {
     probe.gpus = std::move(*gpus);
     probe.from_nvml = true;
-    return probe;
+  } else {
+    probe.gpus = driver.gpus_in_child();
+    probe.forked = true;
   }
-  probe.gpus = driver.gpus_in_child();
-  probe.forked = true;
+  if (key && (probe.from_nvml || !probe.gpus.empty())) memo.keep(*key, probe.gpus);
   return probe;
 }
 
 const CudaProbe& CudaProbeOnce::get() {
-  std::call_once(once_, [this] { probe_ = probe_cuda(driver_); });
+  std::call_once(once_, [this] { probe_ = probe_cuda(driver_, memo_); });
   return probe_;
 }
 
 const CudaProbe& probe_cuda_once(const EnvironmentSource& env) {
-  static CudaProbeOnce once(CudaDriverAccess::real(env));
+  static CudaProbeOnce once(CudaDriverAccess::real(env), GpuMemo::for_process(env));
   return once.get();
 }
 

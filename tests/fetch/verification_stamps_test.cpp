@@ -190,15 +190,5 @@ TEST_CASE("the same file, recorded once the clock has moved past the 2 s window,
   CHECK(again.bytes_read() == 0);
 }
 
-TEST_CASE("the state directory comes from KERNELHUB_STATE_DIR, XDG_STATE_HOME or HOME") {
-  CHECK(VerificationStamps::state_dir_from(map_environment({{"KERNELHUB_STATE_DIR", "/s"}, {"HOME", "/h"}})) ==
-        std::filesystem::path("/s"));
-  CHECK(VerificationStamps::state_dir_from(map_environment({{"XDG_STATE_HOME", "/x"}, {"HOME", "/h"}})) ==
-        std::filesystem::path("/x/kernelhub"));
-  CHECK(VerificationStamps::state_dir_from(map_environment({{"HOME", "/h"}})) ==
-        std::filesystem::path("/h/.local/state/kernelhub"));
-  CHECK_FALSE(VerificationStamps::state_dir_from(map_environment({})).has_value());
-}
-
 }  // namespace
 }  // namespace kernelhub

@@ -69,9 +69,6 @@ class VerificationStamps {
                               std::chrono::nanoseconds racy_window = kRacyWindow,
                               std::shared_ptr<const Clock> clock = real_clock());
 
-  // The state directory the environment names (see above); none when no home is known.
-  static std::optional<std::filesystem::path> state_dir_from(const EnvironmentSource& env);
-
   // Seeds `digests` with what is known of the files under `variant_dir`.
   void seed(const std::filesystem::path& variant_dir, FileDigests& digests) const;
 

@@ -9,8 +9,9 @@
 //      when it can tell which GPUs CUDA_VISIBLE_DEVICES leaves visible;
 //   3. in a short-lived child process (fork, cuInit, query, report over a pipe, _exit), the state
 //      PyTorch leaves a process in before its first CUDA call.
-// Once per process: GPUs do not come and go under a running process. KERNELHUB_GPUS and
-// KERNELHUB_CUDA_DRIVER skip the probe entirely.
+// Once per process: GPUs do not come and go under a running process. Steps 2 and 3 are asked once
+// per boot: their answer is kept in kernelhub's state directory (gpu_memo.hpp) for the processes
+// after. KERNELHUB_GPUS and KERNELHUB_CUDA_DRIVER skip the probe entirely.
 //
 // Thread safety: probe_cuda_once() may be called from any thread; the driver seam is read-only.
 #pragma once
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "kernelhub/resolver/environment.hpp"
+#include "kernelhub/resolver/internal/gpu_memo.hpp"
 
 namespace kernelhub::resolver {
 
@@ -30,6 +32,7 @@ struct CudaProbe {
   std::vector<ComputeCapability> gpus;  // empty: no visible GPU
   bool forked = false;                  // the GPUs were listed in a child process
   bool from_nvml = false;               // the GPUs were listed through NVML
+  bool remembered = false;              // the GPUs are what an earlier process of this boot listed
 };
 
 // How the probe reaches the driver: the seam tests replace.
@@ -64,24 +67,27 @@ std::optional<std::vector<ComputeCapability>> gpus_visible_to_cuda(const std::ve
                                                                    const char* cuda_visible_devices);
 
 // One probe with `driver`: the version, then the GPUs in this process if CUDA is initialised
-// here, else in a child.
-CudaProbe probe_cuda(const CudaDriverAccess& driver);
+// here, else as `memo` kept them for this driver on this boot, else through NVML or in a child
+// (that answer then kept in `memo`; a child's empty list is not, as a failed child gives one too).
+CudaProbe probe_cuda(const CudaDriverAccess& driver, const GpuMemo& memo = GpuMemo());
 
 // Answers the first probe's result to every later call (one probe, at most one child, per
 // instance). The process has one, below; tests make their own.
 class CudaProbeOnce {
  public:
-  explicit CudaProbeOnce(CudaDriverAccess driver) : driver_(std::move(driver)) {}
+  explicit CudaProbeOnce(CudaDriverAccess driver, GpuMemo memo = GpuMemo())
+      : driver_(std::move(driver)), memo_(std::move(memo)) {}
   const CudaProbe& get();
 
  private:
   CudaDriverAccess driver_;
+  GpuMemo memo_;
   std::once_flag once_;
   CudaProbe probe_;
 };
 
-// This process's probe, with the real driver and the configuration of the first call (GPUs and
-// CUDA_VISIBLE_DEVICES do not change under a running process's CUDA).
+// This process's probe, with the real driver, the state directory's memo and the configuration of
+// the first call (GPUs and CUDA_VISIBLE_DEVICES do not change under a running process's CUDA).
 const CudaProbe& probe_cuda_once(const EnvironmentSource& env);
 
 }  // namespace kernelhub::resolver
