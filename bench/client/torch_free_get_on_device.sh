@@ -8,7 +8,7 @@
 # command's PATH): --backend cuda (the CUDA driver probed, and a row with the GPUs given: no probe)
 # and --backend cpu, the earlier build's gets in the same rounds (--before).
 #
-#   bash bench/client/torch_free_get_on_device.sh [RUNS]
+#   [BACKENDS=cuda] bash bench/client/torch_free_get_on_device.sh [RUNS]
 #
 # Before the call, here: bash bench/device_debs.sh (Debian packages the image lacks, into .debs/);
 # and, where the image's Python lacks apache-tvm-ffi, its wheel into .whl/:
@@ -61,7 +61,7 @@ if [ -n "$tarball" ]; then
   trace=(--trace)
 fi
 
-for backend in cuda cpu; do
+for backend in ${BACKENDS:-cuda cpu}; do  # BACKENDS=cuda: the GPU rows alone
   echo "== --backend $backend"
   python3 bench/client/torch_free_get.py --build "$work/new" --runs "$runs" --backend "$backend" "${before[@]}" \
     "${kernelhub[@]}" "${trace[@]}" --json "$out/torch-free-get-$backend.json" | tee "$out/torch-free-get-$backend.md"
