@@ -100,7 +100,7 @@ def test_hub_publish_writes_each_layout_and_signs_it_in_the_folder(published):
             files = variant_files(published, layout, signed)
             # A Sigstore bundle in the folder, which every kernels release leaves out of its digest.
             assert (f"build/{name}/metadata.json.sigstore" in files) is signed
-            assert not any(path.endswith("kernelhub.sig") for path in files)  # the format of before 2026-12
+            assert not any(path.endswith("kernelhub.sig") for path in files)  # the legacy format (layout v1)
             files = {path: size for path, size in files.items() if not path.endswith(".sigstore")}
             inside = {path.removeprefix(f"build/{name}/") for path in files if path.startswith(f"build/{name}/")}
             if layout == "files":
@@ -408,10 +408,10 @@ def test_an_old_signature_is_not_published_and_a_stale_bundle_is_refused(publish
     name = cpu_variant_dir().name
     build_dir = tmp_path / "build"
     shutil.copytree(cpu_variant_dir(), build_dir / name, ignore=shutil.ignore_patterns("__pycache__"))
-    (build_dir / name / "kernelhub.sig").write_text("what kernelhub wrote before 2026-12\n")
+    (build_dir / name / "kernelhub.sig").write_text("what kernelhub wrote in its legacy layout v1\n")
     r = hub_publish(server, build_dir, "acme/legacy", "--dry-run")
     assert r.returncode == 2 and "kernels >= 0.18 refuses" in r.stderr
-    (build_dir / f"{name}.kernelhub.sig").write_text("what kernelhub wrote beside the folder before 2026-12\n")
+    (build_dir / f"{name}.kernelhub.sig").write_text("what kernelhub wrote beside the folder in its legacy layout v2\n")
     r = hub_publish(server, build_dir, "acme/legacy", "--dry-run")
     assert r.returncode == 2 and f"{name}.kernelhub.sig: kernelhub's signature format of before 2026-12" in r.stderr
     # Signing anew drops both, and writes nothing into the build folder.
